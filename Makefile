@@ -1,0 +1,117 @@
+# beamscope: one non-recursive Makefile.
+#
+#   make                  build build/beamscope (the NIF and .beam files inside)
+#   make check            build and run every test under prove
+#   make DEVELOPER=1      warnings are errors
+#   make SANITIZE=address,undefined check
+#   make V=1              show full commands
+#   make install [PREFIX=/usr/local] [DESTDIR=...]
+
+PREFIX ?= /usr/local
+BUILD  ?= build
+CC     ?= cc
+ERLC   ?= erlc
+PROVE  ?= prove
+
+VERSION := 0.1.0
+.DEFAULT_GOAL := all
+
+-include $(BUILD)/config.mk
+
+$(BUILD)/config.mk: scripts/erl-config
+	@mkdir -p $(BUILD)
+	@scripts/erl-config > $@.tmp && mv $@.tmp $@
+
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wvla
+ifdef DEVELOPER
+WARN += -Werror
+endif
+ifdef SANITIZE
+SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+CPPFLAGS_ALL := -D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE) -MMD -MP \
+	-DBS_VERSION='"$(VERSION)"' -DBS_OTP_RELEASE='"$(OTP_RELEASE)"' \
+	-DBS_OTP_ARCH='"$(OTP_ARCH)"'
+CFLAGS_ALL := -std=c11 $(WARN) $(SAN) $(CFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
+LDFLAGS_ALL := $(SAN) $(LDFLAGS)
+LIBS := -L$(EI_LIB) -lei -lcjson -lpthread
+
+CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
+MAIN_OBJ := $(BUILD)/src/main.o
+# unit tests link the model only, not the code that talks to a node
+UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/batch.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
+
+EBIN  := $(BUILD)/ebin
+BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam
+NIFSO := $(BUILD)/nif/beamscope_tracer.so
+# the NIF runs inside the target VM: never sanitized, always position-independent
+NIF_CFLAGS := -std=c11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) \
+	-I$(ERTS_INCLUDE)
+
+UNIT_SRC  := $(wildcard test/unit/*.c)
+UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
+
+all: $(BUILD)/beamscope
+.PHONY: all check unit clean install uninstall demo
+
+$(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ)
+	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BUILD)/src/%.o: src/%.c $(BUILD)/config.mk Makefile
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/src/embed.o: src/embed.S $(BEAMS) $(NIFSO)
+	@mkdir -p $(dir $@)
+	$(call quiet,EMBED,$@)$(CC) -c -o $@ $< \
+		-DBS_AGENT_BEAM='"$(EBIN)/beamscope_agent.beam"' \
+		-DBS_TRACER_BEAM='"$(EBIN)/beamscope_tracer.beam"' \
+		-DBS_TRACER_SO='"$(NIFSO)"'
+
+$(EBIN)/%.beam: nif/%.erl
+	@mkdir -p $(EBIN)
+	$(call quiet,ERLC,$@)$(ERLC) +warnings_as_errors +deterministic -o $(EBIN) $<
+
+$(NIFSO): nif/beamscope_tracer.c $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $<
+
+$(BUILD)/test/%.t: test/unit/%.c test/unit/tap.h $(UNIT_OBJ)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -Itest/unit -o $@ $< $(UNIT_OBJ) \
+		$(LDFLAGS_ALL) $(LIBS)
+
+unit: $(UNIT_BIN)
+
+# Tests: C unit tests, then shell tests against real nodes.
+check: all unit
+	$(PROVE) $(PROVE_OPTS) $(UNIT_BIN) test/t[0-9]*.sh
+
+demo: all
+	scripts/demo
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/beamscope $(DESTDIR)$(PREFIX)/bin/beamscope
+	install -m 644 man/beamscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/beamscope.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/beamscope \
+		$(DESTDIR)$(PREFIX)/share/man/man1/beamscope.1
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/test/*.d)

@@ -1,0 +1,580 @@
+/*
+ * agent: bootstrap over rex, then requests to the agent process, all on the
+ * one pump.  At most one rpc and one request are outstanding at a time.
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "embed.h"
+#include "exitcode.h"
+#include "sig.h"
+#include "term.h"
+#include "xalloc.h"
+
+#define READ_BUDGET 256          /* messages per pump, so keys stay live */
+#define MSG_TMO_MS 5000          /* the rest of a message that has begun */
+#define SEND_TMO_MS 5000
+#define RPC_TMO_MS 15000
+#define MIN_OTP 25               /* the release the embedded code is built by */
+
+#ifndef BS_OTP_ARCH
+#define BS_OTP_ARCH "unknown"
+#endif
+
+void agent_init(struct agent *a, struct conn *c, const struct agent_stream *s)
+{
+	memset(a, 0, sizeof(*a));
+	a->conn = c;
+	a->stream = *s;
+	names_init(&a->names);
+	ei_x_new(&a->rpc_reply);
+	ei_x_new(&a->req_reply);
+}
+
+void agent_release(struct agent *a)
+{
+	names_release(&a->names);
+	ei_x_free(&a->rpc_reply);
+	ei_x_free(&a->req_reply);
+}
+
+static bool same_ref(const erlang_ref *x, const erlang_ref *y)
+{
+	if (x->len != y->len || x->creation != y->creation ||
+	    strcmp(x->node, y->node))
+		return false;
+	for (int i = 0; i < x->len && i < 5; i++)
+		if (x->n[i] != y->n[i])
+			return false;
+	return true;
+}
+
+/* Copy the term at buf[idx] into dst as a standalone encoded term. */
+static void copy_term(ei_x_buff *dst, const char *buf, int idx)
+{
+	int end = idx;
+	dst->index = 0;
+	ei_x_encode_version(dst);
+	if (ei_skip_term(buf, &end) == 0)
+		ei_x_append_buf(dst, buf + idx, end - idx);
+	else
+		ei_x_encode_atom(dst, "malformed");
+}
+
+static void dispatch(struct agent *a)
+{
+	const char *buf = a->conn->rx.buff;
+	struct msg m;
+
+	switch (decode_msg(buf, &m)) {
+	case WIRE_RPC_REPLY:
+		if (a->rpc_want && !a->rpc_got) {
+			copy_term(&a->rpc_reply, buf, m.body);
+			a->rpc_got = true;
+		}
+		break;
+	case WIRE_REPLY:
+		if (a->req_want && !a->req_got && same_ref(&m.ref, &a->req_ref)) {
+			copy_term(&a->req_reply, buf, m.body);
+			a->req_got = true;
+		}
+		/* other replies answer pings: nothing to do */
+		break;
+	case WIRE_BATCH:
+		if (a->stream.batch)
+			a->stream.batch(a->stream.arg, buf, &m);
+		break;
+	case WIRE_EOS:
+		if (a->stream.eos)
+			a->stream.eos(a->stream.arg, &m);
+		break;
+	default:
+		a->unknown++;
+		break;
+	}
+}
+
+enum pump_result agent_pump(struct agent *a, int ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = a->conn->fd, .events = POLLIN },
+		{ .fd = sig_fd(), .events = POLLIN },
+	};
+	if (a->conn->fd < 0)
+		return PUMP_LOST;
+	int r = poll(pfd, 2, ms);
+	if (r < 0)
+		return errno == EINTR ? PUMP_SIGNAL : PUMP_OK;
+	if (pfd[1].revents & POLLIN)
+		return PUMP_SIGNAL;
+	if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		return PUMP_OK;
+	for (int n = 0; n < READ_BUDGET; n++) {
+		int got = conn_read(a->conn, MSG_TMO_MS);
+		if (got < 0)
+			return PUMP_LOST;
+		if (got > 0)
+			dispatch(a);
+		struct pollfd more = { .fd = a->conn->fd, .events = POLLIN };
+		if (poll(&more, 1, 0) <= 0)
+			break;
+	}
+	return PUMP_OK;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Pump until *flag, the deadline, a signal or a lost connection. */
+static enum pump_result wait_for(struct agent *a, const bool *flag, int tmo_ms)
+{
+	long long deadline = now_ms() + tmo_ms;
+	while (!*flag) {
+		long long left = deadline - now_ms();
+		if (left <= 0)
+			return PUMP_OK;
+		enum pump_result r = agent_pump(a, (int)left);
+		if (r != PUMP_OK)
+			return r;
+	}
+	return PUMP_OK;
+}
+
+enum { RPC_OK = 0, RPC_TIMEOUT = -1, RPC_LOST = -2, RPC_SIGNAL = -3 };
+
+static int rpc(struct agent *a, const char *mod, const char *fun,
+	       ei_x_buff *args)
+{
+	a->rpc_want = true;
+	a->rpc_got = false;
+	if (ei_rpc_to(&a->conn->ec, a->conn->fd, (char *)mod, (char *)fun,
+		      args->buff, args->index) < 0) {
+		a->rpc_want = false;
+		return RPC_LOST;
+	}
+	enum pump_result r = wait_for(a, &a->rpc_got, RPC_TMO_MS);
+	a->rpc_want = false;
+	if (a->rpc_got)
+		return RPC_OK;
+	return r == PUMP_LOST ? RPC_LOST : r == PUMP_SIGNAL ? RPC_SIGNAL :
+		RPC_TIMEOUT;
+}
+
+static int rpc_fail(struct agent *a, int r, const char *what, struct sbuf *err)
+{
+	if (r == RPC_LOST) {
+		sbuf_addf(err, "lost the connection to \"%s\" while %s",
+			  a->conn->target, what);
+		return EXIT_LOST;
+	}
+	if (r == RPC_SIGNAL) {
+		sbuf_addf(err, "interrupted while %s", what);
+		return EXIT_OK;
+	}
+	sbuf_addf(err, "node \"%s\" did not answer while %s; is it overloaded?",
+		  a->conn->target, what);
+	return EXIT_CONNECT;
+}
+
+static void reply_text(const ei_x_buff *x, int idx, const char *node,
+		       struct sbuf *out)
+{
+	if (term_render(x->buff, &idx, node, out, 300, NULL) < 0)
+		sbuf_addstr(out, "(malformed)");
+}
+
+/* rpc erlang:system_info(Item) and expect a string. */
+static int system_info(struct agent *a, const char *item, char *out,
+		       size_t outsz, struct sbuf *err)
+{
+	ei_x_buff args;
+	ei_x_new_with_version(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, item);
+	ei_x_encode_empty_list(&args);
+	int r = rpc(a, "erlang", "system_info", &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return rpc_fail(a, r, "asking for its release", err);
+	int idx = 1, type, size;
+	if (ei_get_type(a->rpc_reply.buff, &idx, &type, &size) < 0 ||
+	    type != ERL_STRING_EXT || (size_t)size >= outsz ||
+	    ei_decode_string(a->rpc_reply.buff, &idx, out) < 0) {
+		sbuf_addf(err, "node \"%s\" gave an odd answer to "
+			  "erlang:system_info(%s): ", a->conn->target, item);
+		reply_text(&a->rpc_reply, 1, NULL, err);
+		return EXIT_REFUSED;
+	}
+	return EXIT_OK;
+}
+
+static void encode_binary(ei_x_buff *x, const unsigned char *b, long n)
+{
+	ei_x_encode_binary(x, b, n);
+}
+
+/* Decode the start/4 reply's info map. */
+static void read_info(struct agent *a, const char *buf, int *idx)
+{
+	int arity;
+	if (ei_decode_map_header(buf, idx, &arity) < 0)
+		return;
+	for (int i = 0; i < arity; i++) {
+		char key[MAXATOMLEN_UTF8];
+		long v;
+		if (ei_decode_atom(buf, idx, key) < 0)
+			return;
+		if (!strcmp(key, "workers") && ei_decode_long(buf, idx, &v) == 0) {
+			a->workers = (int)v;
+		} else if (!strcmp(key, "schedulers") &&
+			   ei_decode_long(buf, idx, &v) == 0) {
+			a->schedulers = (int)v;
+		} else if (!strcmp(key, "names")) {
+			int n;
+			if (ei_decode_list_header(buf, idx, &n) < 0)
+				return;
+			for (int k = 0; k < n; k++) {
+				int t;
+				erlang_pid p;
+				char name[MAXATOMLEN_UTF8];
+				if (ei_decode_tuple_header(buf, idx, &t) < 0 || t != 2 ||
+				    ei_decode_pid(buf, idx, &p) < 0 ||
+				    ei_decode_atom_as(buf, idx, name, sizeof(name),
+						      ERLANG_UTF8, NULL, NULL) < 0)
+					return;
+				struct bs_pid bp = { p.num, p.serial };
+				names_set(&a->names, bp, name);
+			}
+			if (n > 0 && ei_skip_term(buf, idx) < 0)
+				return;
+		} else if (ei_skip_term(buf, idx) < 0) {
+			return;
+		}
+	}
+}
+
+int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
+{
+	char arch[256];
+	int rc;
+
+	if ((rc = system_info(a, "otp_release", a->otp, sizeof(a->otp), err)))
+		return rc;
+	if (atoi(a->otp) < MIN_OTP) {
+		sbuf_addf(err, "node \"%s\" runs OTP %s; beamscope needs OTP %d "
+			  "or newer on the target", a->conn->target, a->otp, MIN_OTP);
+		return EXIT_REFUSED;
+	}
+	if ((rc = system_info(a, "system_architecture", arch, sizeof(arch), err)))
+		return rc;
+	if (strcmp(arch, BS_OTP_ARCH)) {
+		sbuf_addf(err, "node \"%s\" runs on %s, but this beamscope carries a "
+			  "tracer built for %s; use a beamscope built for %s",
+			  a->conn->target, arch, BS_OTP_ARCH, arch);
+		return EXIT_REFUSED;
+	}
+
+	/* someone else's session? */
+	ei_x_buff args;
+	ei_x_new_with_version(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, "beamscope_agent");
+	ei_x_encode_empty_list(&args);
+	int r = rpc(a, "erlang", "whereis", &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return rpc_fail(a, r, "looking for another session", err);
+	{
+		int idx = 1, type, size;
+		ei_get_type(a->rpc_reply.buff, &idx, &type, &size);
+		if (type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) {
+			sbuf_addf(err, "node \"%s\" is already being traced by "
+				  "another beamscope (agent ", a->conn->target);
+			reply_text(&a->rpc_reply, 1, NULL, err);
+			sbuf_addstr(err, "); wait for it to end, it cleans up by "
+				    "itself");
+			return EXIT_REFUSED;
+		}
+	}
+
+	/* the agent module; it loads the tracer and the NIF itself */
+	ei_x_new_with_version(&args);
+	ei_x_encode_list_header(&args, 3);
+	ei_x_encode_atom(&args, "beamscope_agent");
+	ei_x_encode_string(&args, "beamscope_agent.beam");
+	encode_binary(&args, bs_agent_beam, EMBED_SIZE(bs_agent_beam));
+	ei_x_encode_empty_list(&args);
+	r = rpc(a, "code", "load_binary", &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return rpc_fail(a, r, "loading the agent", err);
+	{
+		int idx = 1, arity;
+		char tag[MAXATOMLEN];
+		if (ei_decode_tuple_header(a->rpc_reply.buff, &idx, &arity) < 0 ||
+		    arity != 2 || ei_decode_atom(a->rpc_reply.buff, &idx, tag) < 0 ||
+		    strcmp(tag, "module")) {
+			sbuf_addf(err, "node \"%s\" would not load beamscope's agent: ",
+				  a->conn->target);
+			reply_text(&a->rpc_reply, 1, NULL, err);
+			return EXIT_REFUSED;
+		}
+	}
+
+	ei_x_new_with_version(&args);
+	ei_x_encode_list_header(&args, 4);
+	ei_x_encode_pid(&args, conn_self(a->conn));
+	encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));
+	encode_binary(&args, bs_tracer_so, EMBED_SIZE(bs_tracer_so));
+	ei_x_encode_map_header(&args, 5);
+	ei_x_encode_atom(&args, "workers");
+	ei_x_encode_long(&args, o->workers);
+	ei_x_encode_atom(&args, "dep_timeout_ms");
+	ei_x_encode_long(&args, (long)o->dep_timeout_ms);
+	ei_x_encode_atom(&args, "high_water");
+	ei_x_encode_long(&args, (long)o->high_water);
+	ei_x_encode_atom(&args, "batch_max");
+	ei_x_encode_long(&args, (long)o->batch_max);
+	ei_x_encode_atom(&args, "batch_ms");
+	ei_x_encode_long(&args, (long)o->batch_ms);
+	ei_x_encode_empty_list(&args);
+	r = rpc(a, "beamscope_agent", "start", &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return rpc_fail(a, r, "starting the agent", err);
+
+	const char *buf = a->rpc_reply.buff;
+	int idx = 1, arity;
+	char tag[MAXATOMLEN];
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 3 ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "ok") ||
+	    ei_decode_pid(buf, &idx, &a->pid) < 0) {
+		sbuf_addf(err, "the agent did not start on \"%s\": ",
+			  a->conn->target);
+		reply_text(&a->rpc_reply, 1, NULL, err);
+		return EXIT_REFUSED;
+	}
+	snprintf(a->node, sizeof(a->node), "%s", a->pid.node);
+	read_info(a, buf, &idx);
+	a->started = true;
+	if (a->workers <= 0) {
+		sbuf_addstr(err, "the agent reported no workers");
+		return EXIT_REFUSED;
+	}
+	return EXIT_OK;
+}
+
+static int request_send(struct agent *a, ei_x_buff *x)
+{
+	return conn_send(a->conn, &a->pid, x, SEND_TMO_MS);
+}
+
+/* {beamscope, Self, Ref, ...}: the caller encodes the request after this. */
+static void request_begin(struct agent *a, ei_x_buff *x, erlang_ref *ref)
+{
+	ei_x_new_with_version(x);
+	ei_x_encode_tuple_header(x, 4);
+	ei_x_encode_atom(x, "beamscope");
+	ei_x_encode_pid(x, conn_self(a->conn));
+	ei_make_ref(&a->conn->ec, ref);
+	ei_x_encode_ref(x, ref);
+}
+
+static int request(struct agent *a, ei_x_buff *x)
+{
+	a->req_want = true;
+	a->req_got = false;
+	if (request_send(a, x) < 0)
+		return RPC_LOST;
+	enum pump_result r = wait_for(a, &a->req_got, RPC_TMO_MS);
+	a->req_want = false;
+	if (a->req_got)
+		return RPC_OK;
+	return r == PUMP_LOST ? RPC_LOST : r == PUMP_SIGNAL ? RPC_SIGNAL :
+		RPC_TIMEOUT;
+}
+
+static void encode_pidsel(struct agent *a, ei_x_buff *x, const struct pidsel *sel)
+{
+	switch (sel->mode) {
+	case SEL_ALL: ei_x_encode_atom(x, "all"); return;
+	case SEL_NEW: ei_x_encode_atom(x, "new"); return;
+	case SEL_EXISTING: ei_x_encode_atom(x, "existing"); return;
+	case SEL_LIST: break;
+	}
+	ei_x_encode_list_header(x, sel->n);
+	for (int i = 0; i < sel->n; i++) {
+		const struct pidsel_item *it = &sel->items[i];
+		if (it->is_pid) {
+			erlang_pid p = a->pid;  /* node and creation of the target */
+			p.num = it->num;
+			p.serial = it->serial;
+			ei_x_encode_pid(x, &p);
+		} else {
+			ei_x_encode_atom_as(x, it->name, ERLANG_UTF8, ERLANG_UTF8);
+		}
+	}
+	ei_x_encode_empty_list(x);
+}
+
+/* Turn an {error, Reason} from the trace request into advice. */
+static void trace_error(struct agent *a, const char *buf, int idx,
+			struct sbuf *err)
+{
+	int arity, save = idx;
+	char tag[MAXATOMLEN_UTF8];
+	struct sbuf what = SBUF_INIT, extra = SBUF_INIT;
+
+	if (ei_decode_tuple_header(buf, &idx, &arity) == 0 && arity >= 2 &&
+	    ei_decode_atom(buf, &idx, tag) == 0) {
+		term_render(buf, &idx, a->node, &what, 200, NULL);
+		if (arity == 3)
+			term_render(buf, &idx, a->node, &extra, 200, NULL);
+		if (!strcmp(tag, "traced_by_other")) {
+			sbuf_addf(err, "%s is already traced by another tracer "
+				  "(%s); stop that trace first or leave the "
+				  "process out of --pids", sbuf_str(&what),
+				  sbuf_str(&extra));
+			goto out;
+		} else if (!strcmp(tag, "no_such_process")) {
+			sbuf_addf(err, "no process %s on node \"%s\"; list "
+				  "processes with erlang:processes() there",
+				  sbuf_str(&what), a->node);
+			goto out;
+		} else if (!strcmp(tag, "no_such_name")) {
+			sbuf_addf(err, "no process is registered as %s on node "
+				  "\"%s\"; list names with erlang:registered() there",
+				  sbuf_str(&what), a->node);
+			goto out;
+		} else if (!strcmp(tag, "new_traced_by_other")) {
+			sbuf_addf(err, "new processes on \"%s\" are already traced "
+				  "by another tracer (%s); stop it first, or use "
+				  "--pids existing", a->node, sbuf_str(&what));
+			goto out;
+		}
+	}
+	sbuf_addf(err, "the agent on \"%s\" refused to trace: ", a->node);
+	idx = save;
+	term_render(buf, &idx, a->node, err, 300, NULL);
+out:
+	sbuf_release(&what);
+	sbuf_release(&extra);
+}
+
+int agent_trace(struct agent *a, int kinds, const struct pidsel *sel,
+		unsigned payload_bytes, struct trace_result *res,
+		struct sbuf *err)
+{
+	ei_x_buff x;
+	memset(res, 0, sizeof(*res));
+	request_begin(a, &x, &a->req_ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "trace");
+	ei_x_encode_map_header(&x, 3);
+	ei_x_encode_atom(&x, "events");
+	int nk = 0;
+	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
+		nk += (kinds & bit) != 0;
+	ei_x_encode_list_header(&x, nk);
+	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
+		if (kinds & bit)
+			ei_x_encode_atom(&x, event_kind_name(bit));
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "pids");
+	encode_pidsel(a, &x, sel);
+	ei_x_encode_atom(&x, "payload_bytes");
+	ei_x_encode_long(&x, (long)payload_bytes);
+
+	int r = request(a, &x);
+	ei_x_free(&x);
+	if (r != RPC_OK)
+		return rpc_fail(a, r, "setting trace flags", err);
+
+	const char *buf = a->req_reply.buff;
+	int idx = 1, arity;
+	char tag[MAXATOMLEN];
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(buf, &idx, tag) < 0) {
+		trace_error(a, buf, 1, err);
+		return EXIT_REFUSED;
+	}
+	if (strcmp(tag, "ok")) {
+		trace_error(a, buf, idx, err);
+		return EXIT_REFUSED;
+	}
+	int n;
+	if (ei_decode_map_header(buf, &idx, &n) < 0)
+		return EXIT_OK;
+	for (int i = 0; i < n; i++) {
+		char key[MAXATOMLEN];
+		if (ei_decode_atom(buf, &idx, key) < 0)
+			break;
+		if (!strcmp(key, "traced")) {
+			long v;
+			if (ei_decode_long(buf, &idx, &v) == 0)
+				res->traced = (unsigned long)v;
+		} else if (!strcmp(key, "skipped")) {
+			int len;
+			if (ei_decode_list_header(buf, &idx, &len) < 0)
+				break;
+			res->skipped = xcalloc((size_t)len + 1, sizeof(char *));
+			for (int k = 0; k < len; k++) {
+				struct sbuf t = SBUF_INIT;
+				term_render(buf, &idx, a->node, &t, 100, NULL);
+				res->skipped[res->nskipped++] = xstrdup(sbuf_str(&t));
+				sbuf_release(&t);
+			}
+			if (len > 0)
+				ei_skip_term(buf, &idx);
+		} else {
+			ei_skip_term(buf, &idx);
+		}
+	}
+	return EXIT_OK;
+}
+
+void trace_result_release(struct trace_result *r)
+{
+	for (int i = 0; i < r->nskipped; i++)
+		free(r->skipped[i]);
+	free(r->skipped);
+	memset(r, 0, sizeof(*r));
+}
+
+int agent_ping(struct agent *a)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_atom(&x, "ping");
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+int agent_stop_send(struct agent *a)
+{
+	ei_x_buff x;
+	request_begin(a, &x, &a->req_ref);
+	ei_x_encode_atom(&x, "stop");
+	a->req_want = true;
+	a->req_got = false;
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+bool agent_reply_arrived(const struct agent *a)
+{
+	return a->req_got;
+}

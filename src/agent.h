@@ -1,0 +1,86 @@
+/*
+ * agent: beamscope's side of the wire protocol (nif/PROTOCOL.md).
+ *
+ * There is one receive path: agent_pump() reads what has arrived and
+ * dispatches each message by its shape.  Waiting for an rpc or a request
+ * reply is just pumping until the reply has been seen, so event batches that
+ * arrive meanwhile are handed to the stream callbacks, never swallowed.
+ */
+#ifndef BS_AGENT_H
+#define BS_AGENT_H
+
+#include <ei.h>
+#include <stdbool.h>
+
+#include "conn.h"
+#include "decode.h"
+#include "names.h"
+#include "pidsel.h"
+#include "sbuf.h"
+
+struct agent_opts {
+	int workers;             /* 0: one per scheduler */
+	unsigned dep_timeout_ms; /* agent cleans up after this much silence */
+	unsigned high_water;     /* events in flight per worker before drops */
+	unsigned batch_max;      /* events per batch */
+	unsigned batch_ms;       /* longest wait before a partial batch ships */
+};
+
+struct agent_stream {
+	void (*batch)(void *arg, const char *buf, const struct msg *m);
+	void (*eos)(void *arg, const struct msg *m);
+	void *arg;
+};
+
+struct agent {
+	struct conn *conn;
+	struct agent_stream stream;
+	erlang_pid pid;          /* the agent process on the target */
+	bool started;
+	char node[MAXATOMLEN_UTF8]; /* the target's own name for itself */
+	char otp[16];
+	int workers, schedulers;
+	struct names names;      /* registered names, kept up to date */
+
+	bool rpc_want, rpc_got;
+	ei_x_buff rpc_reply;
+	bool req_want, req_got;
+	erlang_ref req_ref;
+	ei_x_buff req_reply;
+
+	unsigned long unknown;   /* messages of unknown shape */
+};
+
+enum pump_result { PUMP_OK, PUMP_SIGNAL, PUMP_LOST };
+
+void agent_init(struct agent *a, struct conn *c, const struct agent_stream *s);
+void agent_release(struct agent *a);
+
+/* Wait up to ms for input; read and dispatch a bounded number of messages. */
+enum pump_result agent_pump(struct agent *a, int ms);
+
+/*
+ * Check the target, push the code and start the agent.  Returns an EXIT_*
+ * code; on failure err says what went wrong and what to do.
+ */
+int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err);
+
+struct trace_result {
+	unsigned long traced;
+	char **skipped;          /* pid texts, owned */
+	int nskipped;
+};
+
+int agent_trace(struct agent *a, int kinds, const struct pidsel *sel,
+		unsigned payload_bytes, struct trace_result *res,
+		struct sbuf *err);
+void trace_result_release(struct trace_result *r);
+
+/* Heartbeat; no reply is awaited. */
+int agent_ping(struct agent *a);
+/* Ask the agent to stop; the reply and the workers' eos arrive by pumping. */
+int agent_stop_send(struct agent *a);
+/* Has the reply to the last request arrived? */
+bool agent_reply_arrived(const struct agent *a);
+
+#endif

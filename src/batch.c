@@ -1,0 +1,391 @@
+/*
+ * batch: one run of batch mode.
+ *
+ * Life of a run: connect, bootstrap the agent, set flags, then one loop that
+ * pumps messages until a limit, a signal, or the target going away; then ask
+ * the agent to stop, keep pumping until every worker has sent its last batch
+ * (or a deadline passes), and write the summary.  Events that arrive after
+ * --max-events was reached are counted, not written.
+ */
+#include "batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "conn.h"
+#include "decode.h"
+#include "exitcode.h"
+#include "json.h"
+#include "node.h"
+#include "sig.h"
+#include "stats.h"
+#include "xalloc.h"
+
+#define CONNECT_TMO_MS 5000
+#define PING_EVERY_MS 1000
+#define STOP_TMO_MS 5000
+
+struct run {
+	const struct config *cfg;
+	struct agent agent;
+	struct decoder dec;
+	struct trace_stats st;
+	struct sbuf out;        /* JSON waiting to be written */
+	FILE *fp;
+	const char *out_name;
+	int write_errno;        /* first write error, 0 if none */
+	bool limit_hit;
+	bool stats_ready;
+};
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long wall_us(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+static void note(const struct config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(const struct config *cfg, const char *fmt, ...)
+{
+	if (cfg->quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("beamscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void flush_out(struct run *r)
+{
+	if (!r->out.len || r->write_errno)
+		goto done;
+	if (fwrite(r->out.buf, 1, r->out.len, r->fp) != r->out.len ||
+	    fflush(r->fp) != 0)
+		r->write_errno = errno ? errno : EIO;
+done:
+	sbuf_reset(&r->out);
+}
+
+static void on_event(void *arg, const struct event *ev)
+{
+	struct run *r = arg;
+	if (!(event_types[ev->type].kind & r->cfg->kinds)) {
+		r->st.filtered++;
+		return;
+	}
+	if (r->cfg->max_events && r->st.written >= r->cfg->max_events) {
+		r->st.over_limit++;
+		r->limit_hit = true;
+		return;
+	}
+	json_event(&r->out, ev, r->agent.node);
+	r->st.counts[ev->type]++;
+	r->st.written++;
+	if (r->cfg->max_events && r->st.written >= r->cfg->max_events)
+		r->limit_hit = true;
+}
+
+static void on_batch(void *arg, const char *buf, const struct msg *m)
+{
+	struct run *r = arg;
+	if (!r->stats_ready)
+		return;
+	int idx = m->body;
+	long n = decode_events(&r->dec, buf, &idx, (int)m->worker, on_event, r);
+	if (!stats_batch(&r->st, m->worker, m->seq, m->dropped, n < 0 ? 0 : n))
+		return;
+	if (n < 0)
+		r->dec.malformed++;
+	flush_out(r);
+}
+
+static void on_eos(void *arg, const struct msg *m)
+{
+	struct run *r = arg;
+	if (r->stats_ready)
+		stats_eos(&r->st, m->worker, m->seq, m->dropped);
+}
+
+static int open_output(struct run *r)
+{
+	if (!r->cfg->output || !strcmp(r->cfg->output, "-")) {
+		r->fp = stdout;
+		r->out_name = "standard output";
+		return 0;
+	}
+	r->out_name = r->cfg->output;
+	int fd = open(r->cfg->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      0644);
+	if (fd < 0 || !(r->fp = fdopen(fd, "w"))) {
+		fprintf(stderr, "beamscope: cannot write \"%s\": %s; choose "
+			"another -o FILE\n", r->cfg->output, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void list_known(struct sbuf *err, const char *host, char **names)
+{
+	sbuf_addf(err, "; epmd on \"%s\" knows: ", host);
+	if (!names || !names[0]) {
+		sbuf_addstr(err, "no nodes");
+		return;
+	}
+	for (char **p = names; *p; p++)
+		sbuf_addf(err, "%s%s", p == names ? "" : ", ", *p);
+}
+
+/* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
+static int connect_target(const struct config *cfg, struct conn *c,
+			  struct sbuf *err)
+{
+	struct node_name nn;
+	char cookie[1024];
+	struct sbuf warn = SBUF_INIT;
+	char **names = NULL;
+
+	if (node_name_parse(cfg->node, cfg->longnames, &nn, err) < 0)
+		return EXIT_USAGE;
+	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
+			err, &warn) < 0)
+		return EXIT_USAGE;
+	if (warn.len)
+		fprintf(stderr, "beamscope: warning: %s\n", warn.buf);
+	sbuf_release(&warn);
+
+	if (epmd_names(nn.host, &names, err) < 0)
+		return EXIT_CONNECT;
+	bool found = false;
+	for (char **p = names; *p; p++)
+		found |= !strcmp(*p, nn.alive);
+	if (!found) {
+		sbuf_addf(err, "node \"%s\" not found", nn.full);
+		list_known(err, nn.host, names);
+		node_names_free(names);
+		return EXIT_CONNECT;
+	}
+	node_names_free(names);
+
+	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
+	memset(cookie, 0, sizeof(cookie));
+	if (cs == CONN_AUTH)
+		return EXIT_AUTH;
+	if (cs != CONN_OK)
+		return EXIT_CONNECT;
+	return EXIT_OK;
+}
+
+static const char *pids_text(const struct config *cfg)
+{
+	switch (cfg->pids.mode) {
+	case SEL_ALL: return "all processes";
+	case SEL_NEW: return "new processes";
+	case SEL_EXISTING: return "existing processes";
+	case SEL_LIST: return "the chosen processes";
+	}
+	return "?";
+}
+
+static void kinds_text(int kinds, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
+		if (kinds & bit) {
+			size_t n = strlen(out);
+			snprintf(out + n, outsz - n, "%s%s", n ? "," : "",
+				 event_kind_name(bit));
+		}
+}
+
+int batch_run(const struct config *cfg)
+{
+	struct conn conn;
+	struct run r;
+	struct sbuf err = SBUF_INIT;
+	struct trace_result tr = { 0 };
+	int rc;
+	const char *ended = NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	sbuf_init(&r.out);
+	conn_init(&conn);
+	struct agent_stream stream = { on_batch, on_eos, &r };
+	agent_init(&r.agent, &conn, &stream);
+
+	if (open_output(&r) < 0) {
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	rc = connect_target(cfg, &conn, &err);
+	if (rc != EXIT_OK)
+		goto fail;
+
+	struct agent_opts ao = {
+		.workers = cfg->workers,
+		.dep_timeout_ms = (unsigned)(cfg->dep_timeout * 1000),
+		.high_water = cfg->high_water,
+		.batch_max = 500,
+		.batch_ms = 5,
+	};
+	rc = agent_attach(&r.agent, &ao, &err);
+	if (rc != EXIT_OK || sig_count())
+		goto fail;
+
+	stats_init(&r.st, r.agent.workers);
+	decoder_init(&r.dec, r.agent.node, cfg->payload_bytes, &r.agent.names);
+	r.stats_ready = true;
+
+	long long t0 = mono_ms();
+	long long started = wall_us();
+	rc = agent_trace(&r.agent, cfg->kinds, &cfg->pids, cfg->payload_bytes,
+			 &tr, &err);
+	if (rc != EXIT_OK)
+		goto fail;
+	char kt[128];
+	kinds_text(cfg->kinds, kt, sizeof(kt));
+	note(cfg, "attached to %s (OTP %s, %d workers); tracing %s of %s (%lu)",
+	     r.agent.node, r.agent.otp, r.agent.workers, kt, pids_text(cfg),
+	     tr.traced);
+	for (int i = 0; i < tr.nskipped; i++)
+		note(cfg, "%s is already traced by another tracer; skipped",
+		     tr.skipped[i]);
+
+	long long deadline = cfg->duration > 0 ?
+		t0 + (long long)(cfg->duration * 1000) : 0;
+	long long next_ping = t0 + PING_EVERY_MS;
+	bool lost = false;
+	while (!ended) {
+		long long now = mono_ms();
+		long long wait = next_ping - now;
+		if (deadline && deadline - now < wait)
+			wait = deadline - now;
+		if (wait < 0)
+			wait = 0;
+		enum pump_result pr = agent_pump(&r.agent, (int)wait);
+		now = mono_ms();
+		if (pr == PUMP_LOST) {
+			lost = true;
+			ended = "target_lost";
+		} else if (pr == PUMP_SIGNAL) {
+			int s = sig_take();
+			ended = s == SIGINT ? "interrupted" : "terminated";
+		} else if (r.write_errno) {
+			ended = "write_error";
+		} else if (r.limit_hit) {
+			ended = "max_events";
+		} else if (deadline && now >= deadline) {
+			ended = "duration";
+		} else if (now >= next_ping) {
+			if (agent_ping(&r.agent) < 0) {
+				lost = true;
+				ended = "target_lost";
+			}
+			next_ping = now + PING_EVERY_MS;
+		}
+	}
+
+	/* drain: the agent stops tracing, workers send what they hold */
+	if (!lost && agent_stop_send(&r.agent) == 0) {
+		long long stop_deadline = mono_ms() + STOP_TMO_MS;
+		int signals = sig_count();
+		while (!(agent_reply_arrived(&r.agent) && stats_all_eos(&r.st))) {
+			long long left = stop_deadline - mono_ms();
+			if (left <= 0)
+				break;
+			enum pump_result pr = agent_pump(&r.agent, (int)left);
+			if (pr == PUMP_LOST) {
+				lost = true;
+				ended = "target_lost";
+				break;
+			}
+			if (pr == PUMP_SIGNAL) {
+				sig_take();
+				/* a second Ctrl-C: stop waiting, the agent cleans up
+				 * by itself when we disconnect */
+				if (sig_count() > signals)
+					break;
+			}
+		}
+		if (!agent_reply_arrived(&r.agent) && !lost)
+			note(cfg, "the agent did not confirm the stop; it cleans up "
+			     "by itself once beamscope is gone");
+	}
+	conn_close(&conn);
+
+	struct summary_info si = {
+		.node = r.agent.node,
+		.ended = ended,
+		.started_us = started,
+		.duration_ms = mono_ms() - t0,
+		.limit_duration = cfg->duration,
+		.limit_events = cfg->max_events,
+		.payload_bytes = cfg->payload_bytes,
+		.traced = tr.traced,
+		.skipped = (const char *const *)tr.skipped,
+		.nskipped = tr.nskipped,
+		.malformed = r.dec.malformed,
+	};
+	r.st.unknown = r.agent.unknown;
+	json_summary(&r.out, &si, &r.st);
+	flush_out(&r);
+
+	if (r.write_errno) {
+		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the lines "
+			"written so far are complete\n", r.out_name,
+			strerror(r.write_errno));
+		rc = EXIT_FAIL;
+	} else if (lost) {
+		fprintf(stderr, "beamscope: lost the connection to \"%s\" "
+			"mid-run; kept the %lu events received\n",
+			r.agent.node, r.st.written);
+		rc = EXIT_LOST;
+	} else {
+		note(cfg, "%lu events written, %lu dropped on the target; "
+		     "detached (%s)", r.st.written, stats_dropped(&r.st), ended);
+		rc = EXIT_OK;
+	}
+	goto out;
+
+fail:
+	if (err.len)
+		fprintf(stderr, "beamscope: %s\n", err.buf);
+	if (sig_count() && rc == EXIT_OK)
+		rc = EXIT_OK;
+out:
+	conn_release(&conn);
+	trace_result_release(&tr);
+	if (r.stats_ready) {
+		decoder_release(&r.dec);
+		stats_release(&r.st);
+	}
+	agent_release(&r.agent);
+	sbuf_release(&r.out);
+	sbuf_release(&err);
+	if (r.fp && r.fp != stdout)
+		fclose(r.fp);
+	return rc;
+}

@@ -1,0 +1,112 @@
+/* conn: ei connection set-up, sending, and reading one message at a time. */
+#include "conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void conn_init(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	ei_x_new(&c->rx);
+}
+
+static void ei_once(void)
+{
+	static int done;
+	if (!done) {
+		ei_init();
+		done = 1;
+	}
+}
+
+enum conn_status conn_open(struct conn *c, const struct node_name *target,
+			   const char *cookie, unsigned tmo_ms, struct sbuf *err)
+{
+	char host[256], alive[64];
+	struct in_addr ip;
+
+	ei_once();
+	if (node_this_host(target->longnames, host, sizeof(host)) < 0) {
+		sbuf_addf(err, "cannot find this host's name: %s", strerror(errno));
+		return CONN_UNREACHABLE;
+	}
+	snprintf(alive, sizeof(alive), "beamscope_%ld", (long)getpid());
+	snprintf(c->self_name, sizeof(c->self_name), "%s@%s", alive, host);
+	snprintf(c->target, sizeof(c->target), "%s", target->full);
+	inet_aton("127.0.0.1", &ip);
+	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid()) | 4u;
+	if (ei_connect_xinit(&c->ec, host, alive, c->self_name,
+			     (Erl_IpAddr)&ip, cookie, creation) < 0) {
+		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);
+		return CONN_UNREACHABLE;
+	}
+	int fd = ei_connect_tmo(&c->ec, c->target, tmo_ms);
+	if (fd < 0) {
+		int e = erl_errno;
+		if (e == EIO || e == EPROTO || e == EACCES) {
+			sbuf_addf(err, "node \"%s\" refused the handshake: wrong "
+				  "cookie? pass the target's cookie with "
+				  "--cookie-file FILE (erl reads ~/.erlang.cookie)",
+				  c->target);
+			return CONN_AUTH;
+		}
+		sbuf_addf(err, "cannot connect to node \"%s\": %s; is it "
+			  "running, and reachable from here?", c->target,
+			  e == ETIMEDOUT ? "timed out" : strerror(e));
+		return CONN_UNREACHABLE;
+	}
+	c->fd = fd;
+	return CONN_OK;
+}
+
+void conn_close(struct conn *c)
+{
+	if (c->fd >= 0) {
+		ei_close_connection(c->fd);
+		c->fd = -1;
+	}
+}
+
+void conn_release(struct conn *c)
+{
+	conn_close(c);
+	ei_x_free(&c->rx);
+}
+
+erlang_pid *conn_self(struct conn *c)
+{
+	return ei_self(&c->ec);
+}
+
+int conn_send(struct conn *c, const erlang_pid *to, const ei_x_buff *x,
+	      unsigned tmo_ms)
+{
+	if (c->fd < 0)
+		return -1;
+	if (ei_send_tmo(c->fd, (erlang_pid *)to, x->buff, x->index, tmo_ms) < 0)
+		return -1;
+	return 0;
+}
+
+int conn_read(struct conn *c, unsigned tmo_ms)
+{
+	if (c->fd < 0)
+		return -1;
+	int r = ei_xreceive_msg_tmo(c->fd, &c->msg, &c->rx, tmo_ms);
+	if (r == ERL_TICK)
+		return 0;
+	if (r == ERL_ERROR) {
+		/* a timeout inside a message would desynchronise the stream */
+		conn_close(c);
+		return -1;
+	}
+	if (c->msg.msgtype == ERL_SEND || c->msg.msgtype == ERL_REG_SEND)
+		return 1;
+	return 0;
+}

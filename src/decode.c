@@ -1,0 +1,248 @@
+/*
+ * decode: message shapes and event batches.  One pass over each batch; the
+ * strings of an event live in d->scratch until the next event.
+ */
+#include "decode.h"
+
+#include <string.h>
+
+#include "term.h"
+
+static int decode_atom(const char *buf, int *idx, char *out, int outsz)
+{
+	return ei_decode_atom_as(buf, idx, out, outsz, ERLANG_UTF8, NULL, NULL);
+}
+
+enum wire_kind decode_msg(const char *buf, struct msg *m)
+{
+	int idx = 0, version, arity;
+	char tag[MAXATOMLEN_UTF8];
+
+	memset(m, 0, sizeof(*m));
+	m->kind = WIRE_UNKNOWN;
+	if (ei_decode_version(buf, &idx, &version) < 0 ||
+	    ei_decode_tuple_header(buf, &idx, &arity) < 0 ||
+	    arity < 2 || decode_atom(buf, &idx, tag, sizeof(tag)) < 0)
+		return m->kind;
+
+	if (arity == 2 && !strcmp(tag, "rex")) {
+		m->body = idx;
+		m->kind = WIRE_RPC_REPLY;
+	} else if (arity == 3 && !strcmp(tag, "beamscope_reply")) {
+		if (ei_decode_ref(buf, &idx, &m->ref) < 0)
+			return m->kind;
+		m->body = idx;
+		m->kind = WIRE_REPLY;
+	} else if (arity == 5 && !strcmp(tag, "beamscope_batch")) {
+		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
+		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
+		    ei_decode_long(buf, &idx, &m->dropped) < 0)
+			return m->kind;
+		m->body = idx;
+		m->kind = WIRE_BATCH;
+	} else if (arity == 4 && !strcmp(tag, "beamscope_eos")) {
+		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
+		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
+		    ei_decode_long(buf, &idx, &m->dropped) < 0)
+			return m->kind;
+		m->kind = WIRE_EOS;
+	}
+	return m->kind;
+}
+
+void decoder_init(struct decoder *d, const char *node, size_t payload_max,
+		  struct names *names)
+{
+	d->node = node;
+	d->payload_max = payload_max;
+	d->names = names;
+	sbuf_init(&d->scratch);
+	d->malformed = 0;
+}
+
+void decoder_release(struct decoder *d)
+{
+	sbuf_release(&d->scratch);
+}
+
+static int type_of(const char *tag)
+{
+	for (int t = 0; t < EV__COUNT; t++)
+		if (!strcmp(event_types[t].tag, tag))
+			return t;
+	return -1;
+}
+
+/* Render the term at *idx into scratch; returns its offset. */
+static long put_term(struct decoder *d, const char *buf, int *idx, size_t max,
+		     bool *cut)
+{
+	long off = (long)d->scratch.len;
+	if (term_render(buf, idx, d->node, &d->scratch, max, cut) < 0)
+		return -1;
+	sbuf_addch(&d->scratch, '\0');
+	return off;
+}
+
+/* A pid term: decode it too, so it can key the name table. */
+static long put_peer(struct decoder *d, const char *buf, int *idx,
+		     struct bs_pid *pid, bool *is_local)
+{
+	int type, size;
+	*is_local = false;
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) {
+		erlang_pid p;
+		int save = *idx;
+		if (ei_decode_pid(buf, idx, &p) < 0)
+			return -1;
+		*idx = save;
+		pid->num = p.num;
+		pid->serial = p.serial;
+		*is_local = !strcmp(p.node, d->node);
+	}
+	return put_term(d, buf, idx, 0, NULL);
+}
+
+static int decode_one(struct decoder *d, const char *buf, int *idx,
+		      struct event *ev)
+{
+	int arity;
+	char tag[MAXATOMLEN_UTF8];
+	erlang_pid tracee;
+	long long ts;
+	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1;
+	struct bs_pid peer = { 0, 0 };
+	bool peer_local = false, cut = false;
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 6 ||
+	    decode_atom(buf, idx, tag, sizeof(tag)) < 0)
+		return -1;
+	int t = type_of(tag);
+	if (t < 0 || ei_decode_pid(buf, idx, &tracee) < 0 ||
+	    ei_decode_longlong(buf, idx, &ts) < 0)
+		return -1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = (enum event_type)t;
+	ev->ts = ts;
+	ev->pid.num = tracee.num;
+	ev->pid.serial = tracee.serial;
+	sbuf_reset(&d->scratch);
+	o_pid = (long)d->scratch.len;
+	term_pid_text(&d->scratch, d->node, tracee.node, tracee.num,
+		      tracee.serial);
+	sbuf_addch(&d->scratch, '\0');
+
+	/* A */
+	switch (ev->type) {
+	case EV_RECEIVE:
+	case EV_EXIT:
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+		break;
+	case EV_REGISTER:
+	case EV_UNREGISTER: {
+		char name[MAXATOMLEN_UTF8];
+		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+			return -1;
+		o_name = (long)d->scratch.len;
+		sbuf_addstr(&d->scratch, name);
+		sbuf_addch(&d->scratch, '\0');
+		if (ev->type == EV_REGISTER)
+			names_set(d->names, ev->pid, name);
+		else
+			names_unset(d->names, ev->pid);
+		break;
+	}
+	default:
+		if ((o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0)
+			return -1;
+		break;
+	}
+
+	/* B */
+	if (ev->type == EV_SPAWN || ev->type == EV_SPAWNED) {
+		/* {M, F, Arity, Args}: Args may be cut, Arity is exact */
+		char mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
+		long nargs;
+		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
+		    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
+		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
+		    ei_decode_long(buf, idx, &nargs) < 0)
+			return -1;
+		o_mfa = (long)d->scratch.len;
+		sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
+		sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
+		sbuf_addf(&d->scratch, "/%ld", nargs);
+		sbuf_addch(&d->scratch, '\0');
+		if (d->payload_max) {
+			if ((o_payload = put_term(d, buf, idx, d->payload_max,
+						  &cut)) < 0)
+				return -1;
+		} else if (ei_skip_term(buf, idx) < 0) {
+			return -1;
+		}
+	} else if (d->payload_max && (ev->type == EV_SEND ||
+				      ev->type == EV_SEND_DEAD ||
+				      ev->type == EV_RECEIVE ||
+				      ev->type == EV_EXIT)) {
+		if ((o_payload = put_term(d, buf, idx, d->payload_max, &cut)) < 0)
+			return -1;
+	} else if (ev->type == EV_EXIT) {
+		/* an exit reason is shown even with payloads off, kept short */
+		if ((o_payload = put_term(d, buf, idx, 64, &cut)) < 0)
+			return -1;
+	} else if (ei_skip_term(buf, idx) < 0) {
+		return -1;
+	}
+
+	/* Cut */
+	char flag[MAXATOMLEN_UTF8];
+	if (decode_atom(buf, idx, flag, sizeof(flag)) < 0)
+		return -1;
+	ev->truncated = cut || !strcmp(flag, "true");
+
+	/* all appends are done: the scratch buffer no longer moves */
+	const char *base = d->scratch.buf;
+	ev->pid_text = base + o_pid;
+	ev->peer = o_peer >= 0 ? base + o_peer : NULL;
+	ev->mfa = o_mfa >= 0 ? base + o_mfa : NULL;
+	ev->payload = o_payload >= 0 ? base + o_payload : NULL;
+	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
+	if (ev->peer && peer_local)
+		ev->peer_name = names_get(d->names, peer);
+	return 0;
+}
+
+long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
+		   event_fn fn, void *arg)
+{
+	int n;
+	long good = 0;
+
+	if (ei_decode_list_header(buf, idx, &n) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct event ev;
+		int start = *idx;
+		if (decode_one(d, buf, idx, &ev) < 0) {
+			d->malformed++;
+			*idx = start;
+			if (ei_skip_term(buf, idx) < 0)
+				return -1;
+			continue;
+		}
+		ev.worker = worker;
+		fn(arg, &ev);
+		good++;
+	}
+	if (n > 0) {
+		int type, size;
+		if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
+			return -1;
+		(*idx)++;
+	}
+	return good;
+}

@@ -1,0 +1,64 @@
+/*
+ * decode: classify every message that arrives from the target by its shape,
+ * and turn event batches into struct event records.
+ *
+ * Message shapes (see nif/PROTOCOL.md):
+ *   {rex, Reply}                                  bootstrap rpc reply
+ *   {beamscope_reply, Ref, Reply}                 agent reply
+ *   {beamscope_batch, W, Seq, Dropped, Events}    event batch
+ *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
+ * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.
+ */
+#ifndef BS_DECODE_H
+#define BS_DECODE_H
+
+#include <ei.h>
+#include <stddef.h>
+
+#include "event.h"
+#include "names.h"
+#include "sbuf.h"
+
+enum wire_kind {
+	WIRE_UNKNOWN,
+	WIRE_RPC_REPLY,
+	WIRE_REPLY,
+	WIRE_BATCH,
+	WIRE_EOS,
+};
+
+struct msg {
+	enum wire_kind kind;
+	int body;            /* index of the reply term or the event list */
+	erlang_ref ref;      /* WIRE_REPLY */
+	long worker;         /* WIRE_BATCH, WIRE_EOS */
+	long seq;            /* batch sequence number, or batch count at eos */
+	long dropped;        /* cumulative drops of that worker */
+};
+
+/* Classify the message in buf (starting with the version byte). */
+enum wire_kind decode_msg(const char *buf, struct msg *m);
+
+struct decoder {
+	const char *node;       /* the target: its pids print as <0.N.S> */
+	size_t payload_max;     /* payload text limit in bytes; 0: none */
+	struct names *names;    /* updated by register/unregister */
+	struct sbuf scratch;    /* backs the strings of the current event */
+	unsigned long malformed;/* events that could not be decoded */
+};
+
+typedef void (*event_fn)(void *arg, const struct event *ev);
+
+void decoder_init(struct decoder *d, const char *node, size_t payload_max,
+		  struct names *names);
+void decoder_release(struct decoder *d);
+
+/*
+ * Decode the event list at buf[*idx], calling fn for each event in order.
+ * Malformed events are skipped and counted.  Returns the number of events
+ * handed to fn, or -1 if the list itself is malformed.
+ */
+long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
+		   event_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,23 @@
+/* The compiled agent, tracer stub and tracer NIF, as read-only data.
+ * Paths come from the Makefile as string macros. */
+
+	.section .rodata
+	.balign 16
+	.global bs_agent_beam, bs_agent_beam_end
+bs_agent_beam:
+	.incbin BS_AGENT_BEAM
+bs_agent_beam_end:
+
+	.balign 16
+	.global bs_tracer_beam, bs_tracer_beam_end
+bs_tracer_beam:
+	.incbin BS_TRACER_BEAM
+bs_tracer_beam_end:
+
+	.balign 16
+	.global bs_tracer_so, bs_tracer_so_end
+bs_tracer_so:
+	.incbin BS_TRACER_SO
+bs_tracer_so_end:
+
+	.section .note.GNU-stack,"",%progbits

@@ -1,0 +1,90 @@
+/*
+ * event: the kinds of trace events and the decoded event record.
+ *
+ * EVENT_TYPES is the one list of event types: the tag the tracer NIF sends,
+ * the "type" written to JSON, and the user-facing kind (--events) that turns
+ * it on.  Everything that maps between them is generated from it.
+ */
+#ifndef BS_EVENT_H
+#define BS_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* user-facing kinds, as in --events; bit values match the tracer NIF */
+#define EVENT_KINDS(X) \
+	X(SEND,     "send",     1) \
+	X(RECEIVE,  "receive",  2) \
+	X(SPAWN,    "spawn",    4) \
+	X(EXIT,     "exit",     8) \
+	X(LINK,     "link",     16) \
+	X(REGISTER, "register", 32)
+
+enum event_kind {
+#define X(id, name, bit) KIND_##id = bit,
+	EVENT_KINDS(X)
+#undef X
+};
+
+#define KIND_DEFAULT (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT)
+
+/*  id                   NIF tag                          JSON type          kind */
+#define EVENT_TYPES(X) \
+	X(SEND,              "send",                          "send",            KIND_SEND) \
+	X(SEND_DEAD,         "send_to_non_existing_process",  "send",            KIND_SEND) \
+	X(RECEIVE,           "receive",                       "receive",         KIND_RECEIVE) \
+	X(SPAWN,             "spawn",                         "spawn",           KIND_SPAWN) \
+	X(SPAWNED,           "spawned",                       "spawned",         KIND_SPAWN) \
+	X(EXIT,              "exit",                          "exit",            KIND_EXIT) \
+	X(LINK,              "link",                          "link",            KIND_LINK) \
+	X(UNLINK,            "unlink",                        "unlink",          KIND_LINK) \
+	X(GETTING_LINKED,    "getting_linked",                "getting_linked",  KIND_LINK) \
+	X(GETTING_UNLINKED,  "getting_unlinked",              "getting_unlinked", KIND_LINK) \
+	X(REGISTER,          "register",                      "register",        KIND_REGISTER) \
+	X(UNREGISTER,        "unregister",                    "unregister",      KIND_REGISTER)
+
+enum event_type {
+#define X(id, tag, json, kind) EV_##id,
+	EVENT_TYPES(X)
+#undef X
+	EV__COUNT
+};
+
+struct event_type_info {
+	const char *tag;   /* atom the NIF sends */
+	const char *json;  /* "type" in JSON */
+	int kind;          /* KIND_* bit */
+};
+
+extern const struct event_type_info event_types[EV__COUNT];
+
+/* A local pid of the target: enough to key tables. */
+struct bs_pid {
+	uint32_t num;
+	uint32_t serial;
+};
+
+/*
+ * One decoded event.  The strings belong to the decoder and are valid only
+ * until the next event is decoded; a consumer that keeps them copies them.
+ */
+struct event {
+	enum event_type type;
+	int64_t ts;             /* microseconds since the epoch, target clock */
+	int worker;             /* which worker shipped it */
+	struct bs_pid pid;
+	const char *pid_text;   /* "<0.85.0>" */
+	const char *name;       /* registered name of pid, or NULL */
+	const char *peer;       /* receiver, child, parent, link peer, or name */
+	const char *peer_name;  /* registered name of peer, or NULL */
+	const char *mfa;        /* "m:f/N" for spawn/spawned, else NULL */
+	const char *payload;    /* message, spawn args or exit reason, or NULL */
+	bool truncated;         /* payload was cut, on the target or here */
+};
+
+/* Parse "send,receive" into KIND_* bits; -1 and *bad = the offending word. */
+int event_kinds_parse(const char *list, char *bad, unsigned badsz);
+/* The --events word for one KIND_* bit, or NULL. */
+const char *event_kind_name(int bit);
+
+#endif

@@ -1,0 +1,192 @@
+/* json: event lines and the summary line. */
+#include "json.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned int cp;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) { n = 2; cp = s[0] & 0x1F; }
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF) { n = 3; cp = s[0] & 0x0F; }
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4) { n = 4; cp = s[0] & 0x07; }
+	else return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+void json_string(struct sbuf *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	sbuf_grow(out, strlen(str) + 2);
+	sbuf_addch(out, '"');
+	while (*s) {
+		const unsigned char *run = s;
+		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			sbuf_add(out, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		switch (*s) {
+		case '"':  sbuf_add(out, "\\\"", 2); s++; continue;
+		case '\\': sbuf_add(out, "\\\\", 2); s++; continue;
+		case '\n': sbuf_add(out, "\\n", 2); s++; continue;
+		case '\t': sbuf_add(out, "\\t", 2); s++; continue;
+		case '\r': sbuf_add(out, "\\r", 2); s++; continue;
+		default: break;
+		}
+		if (*s < 0x20) {
+			sbuf_addf(out, "\\u%04x", *s);
+			s++;
+		} else {
+			int n = utf8_len(s);
+			if (n) {
+				sbuf_add(out, s, (size_t)n);
+				s += n;
+			} else {
+				sbuf_add(out, "\\ufffd", 6);
+				s++;
+			}
+		}
+	}
+	sbuf_addch(out, '"');
+}
+
+static void field(struct sbuf *out, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	sbuf_addf(out, ",\"%s\":", key);
+	json_string(out, val);
+}
+
+void json_event(struct sbuf *out, const struct event *ev, const char *node)
+{
+	sbuf_addf(out, "{\"type\":\"%s\",\"ts\":%" PRId64 ",\"node\":",
+		  event_types[ev->type].json, ev->ts);
+	json_string(out, node);
+	field(out, "pid", ev->pid_text);
+	field(out, "name", ev->name);
+	switch (ev->type) {
+	case EV_SEND:
+	case EV_SEND_DEAD:
+		field(out, "to", ev->peer);
+		field(out, "to_name", ev->peer_name);
+		if (ev->type == EV_SEND_DEAD)
+			sbuf_addstr(out, ",\"undelivered\":true");
+		break;
+	case EV_SPAWN:
+		field(out, "child", ev->peer);
+		field(out, "mfa", ev->mfa);
+		break;
+	case EV_SPAWNED:
+		field(out, "parent", ev->peer);
+		field(out, "parent_name", ev->peer_name);
+		field(out, "mfa", ev->mfa);
+		break;
+	case EV_LINK:
+	case EV_UNLINK:
+	case EV_GETTING_LINKED:
+	case EV_GETTING_UNLINKED:
+		field(out, "peer", ev->peer);
+		field(out, "peer_name", ev->peer_name);
+		break;
+	default:
+		break;
+	}
+	if (ev->payload) {
+		const char *key = ev->type == EV_EXIT ? "reason" :
+			(ev->type == EV_SPAWN || ev->type == EV_SPAWNED) ? "args" :
+			"payload";
+		field(out, key, ev->payload);
+		sbuf_addstr(out, ev->truncated ? ",\"truncated\":true" :
+			    ",\"truncated\":false");
+	}
+	sbuf_addstr(out, "}\n");
+}
+
+/* cJSON prints large numbers in exponent form; counts must stay integers. */
+static void add_int(cJSON *o, const char *key, long long v)
+{
+	char tmp[32];
+	snprintf(tmp, sizeof(tmp), "%lld", v);
+	cJSON_AddRawToObject(o, key, tmp);
+}
+
+void json_summary(struct sbuf *out, const struct summary_info *si,
+		  const struct trace_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", "summary");
+	cJSON_AddStringToObject(o, "node", si->node);
+	cJSON_AddStringToObject(o, "ended", si->ended);
+	add_int(o, "started_ts", (long long)si->started_us);
+	add_int(o, "duration_ms", (long long)si->duration_ms);
+	add_int(o, "events", (long long)st->written);
+
+	/* several tags share a JSON type (send and send_to_non_existing_process) */
+	cJSON *counts = cJSON_AddObjectToObject(o, "counts");
+	for (int t = 0; t < EV__COUNT; t++) {
+		unsigned long sum = 0;
+		bool first = true;
+		for (int u = 0; u < EV__COUNT; u++) {
+			if (strcmp(event_types[u].json, event_types[t].json))
+				continue;
+			if (u < t)
+				first = false;
+			sum += st->counts[u];
+		}
+		if (first && sum)
+			add_int(counts, event_types[t].json, (long long)sum);
+	}
+
+	add_int(o, "delivered", (long long)stats_delivered(st));
+	add_int(o, "dropped", (long long)stats_dropped(st));
+	add_int(o, "filtered", (long long)st->filtered);
+	add_int(o, "over_limit", (long long)st->over_limit);
+	cJSON *ws = cJSON_AddArrayToObject(o, "workers");
+	for (int i = 0; i < st->nworkers; i++) {
+		const struct worker_stats *w = &st->w[i];
+		cJSON *wo = cJSON_CreateObject();
+		add_int(wo, "worker", i);
+		add_int(wo, "batches", (long long)w->batches);
+		add_int(wo, "delivered", (long long)w->delivered);
+		add_int(wo, "dropped", (long long)w->dropped);
+		add_int(wo, "lost_batches", (long long)w->lost_batches);
+		cJSON_AddBoolToObject(wo, "complete", w->eos);
+		cJSON_AddItemToArray(ws, wo);
+	}
+
+	cJSON *lim = cJSON_AddObjectToObject(o, "limits");
+	cJSON_AddNumberToObject(lim, "duration_s", si->limit_duration);
+	add_int(lim, "max_events", (long long)si->limit_events);
+	add_int(lim, "payload_bytes", (long long)si->payload_bytes);
+
+	add_int(o, "traced_processes", (long long)si->traced);
+	cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
+	for (int i = 0; i < si->nskipped; i++)
+		cJSON_AddItemToArray(sk, cJSON_CreateString(si->skipped[i]));
+	add_int(o, "malformed", (long long)si->malformed);
+	add_int(o, "unknown_messages", (long long)st->unknown);
+
+	char *text = cJSON_PrintUnformatted(o);
+	sbuf_addstr(out, text);
+	sbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+}

@@ -1,0 +1,39 @@
+/*
+ * json: the NDJSON that batch mode writes (and export will reuse).
+ * Event lines are written by hand for speed; the summary is built with cJSON.
+ * Every string is escaped so the output is valid JSON and valid UTF-8 whatever
+ * the target sent.
+ */
+#ifndef BS_JSON_H
+#define BS_JSON_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "sbuf.h"
+#include "stats.h"
+
+/* Append s as a JSON string literal (quotes included). */
+void json_string(struct sbuf *out, const char *s);
+/* Append one event as a JSON object followed by a newline. */
+void json_event(struct sbuf *out, const struct event *ev, const char *node);
+
+struct summary_info {
+	const char *node;
+	const char *ended;        /* why the run ended */
+	int64_t started_us;       /* wall clock, microseconds since the epoch */
+	int64_t duration_ms;
+	double limit_duration;    /* 0: none */
+	unsigned long limit_events;
+	unsigned long payload_bytes;
+	unsigned long traced;     /* processes traced at start */
+	const char *const *skipped; /* pids left alone: another tracer has them */
+	int nskipped;
+	unsigned long malformed;
+};
+
+/* Append the summary line (with newline). */
+void json_summary(struct sbuf *out, const struct summary_info *si,
+		  const struct trace_stats *st);
+
+#endif

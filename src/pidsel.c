@@ -1,0 +1,113 @@
+/* pidsel: parse --pids. */
+#include "pidsel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+static int parse_pid(const char *s, size_t n, struct pidsel_item *it)
+{
+	char tmp[64];
+	unsigned a, b, c;
+	char end;
+	if (n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	if (sscanf(tmp, "<%u.%u.%u%c", &a, &b, &c, &end) != 4 || end != '>' ||
+	    tmp[n - 1] != '>' || strchr(tmp, ' '))
+		return -1;
+	if (a != 0)
+		return -2;
+	it->is_pid = true;
+	it->num = b;
+	it->serial = c;
+	return 0;
+}
+
+/* Registered names are atoms; Elixir's look like Elixir.MyApp.Worker. */
+static bool name_ok(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '<' || *s == '>' ||
+		    *s == '\'' || *s == '"')
+			return false;
+	return true;
+}
+
+int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	if (!strcmp(s, "all")) { sel->mode = SEL_ALL; return 0; }
+	if (!strcmp(s, "new")) { sel->mode = SEL_NEW; return 0; }
+	if (!strcmp(s, "existing")) { sel->mode = SEL_EXISTING; return 0; }
+
+	sel->mode = SEL_LIST;
+	const char *p = s;
+	if (!*p) {
+		sbuf_addstr(err, "--pids needs all, new, existing, or a list of "
+			    "pids (<0.123.0>) and registered names");
+		return -1;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		struct pidsel_item it;
+		memset(&it, 0, sizeof(it));
+		if (n == 0) {
+			sbuf_addf(err, "--pids \"%s\": empty item", s);
+			goto fail;
+		}
+		if (*p == '<') {
+			int r = parse_pid(p, n, &it);
+			if (r == -2) {
+				sbuf_addf(err, "--pids: \"%.*s\" is a pid on another "
+					  "node; give pids of the target as <0.N.S>",
+					  (int)n, p);
+				goto fail;
+			}
+			if (r < 0) {
+				sbuf_addf(err, "--pids: \"%.*s\" is not a pid; write it "
+					  "as the shell prints it, e.g. <0.123.0>",
+					  (int)n, p);
+				goto fail;
+			}
+		} else {
+			if (n >= sizeof(it.name)) {
+				sbuf_addf(err, "--pids: name \"%.*s...\" is too long",
+					  20, p);
+				goto fail;
+			}
+			memcpy(it.name, p, n);
+			if (!strcmp(it.name, "all") || !strcmp(it.name, "new") ||
+			    !strcmp(it.name, "existing")) {
+				sbuf_addf(err, "--pids: \"%s\" cannot be mixed with "
+					  "other items", it.name);
+				goto fail;
+			}
+			if (!name_ok(it.name)) {
+				sbuf_addf(err, "--pids: \"%s\" is neither a pid nor "
+					  "a registered name", it.name);
+				goto fail;
+			}
+		}
+		sel->items = xrealloc(sel->items,
+				      (size_t)(sel->n + 1) * sizeof(*sel->items));
+		sel->items[sel->n++] = it;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+fail:
+	pidsel_release(sel);
+	return -1;
+}
+
+void pidsel_release(struct pidsel *sel)
+{
+	free(sel->items);
+	sel->items = NULL;
+	sel->n = 0;
+}

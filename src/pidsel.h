@@ -1,0 +1,29 @@
+/*
+ * pidsel: the --pids vocabulary: all | new | existing | PID|NAME[,...].
+ * PIDs are written as the target's shell prints them: <0.123.0>.
+ */
+#ifndef BS_PIDSEL_H
+#define BS_PIDSEL_H
+
+#include <stdbool.h>
+
+#include "sbuf.h"
+
+enum pidsel_mode { SEL_ALL, SEL_NEW, SEL_EXISTING, SEL_LIST };
+
+struct pidsel_item {
+	bool is_pid;
+	unsigned num, serial;   /* is_pid */
+	char name[256];         /* !is_pid: a registered name */
+};
+
+struct pidsel {
+	enum pidsel_mode mode;
+	int n;
+	struct pidsel_item *items;  /* owned */
+};
+
+int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err);
+void pidsel_release(struct pidsel *sel);
+
+#endif

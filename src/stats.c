@@ -1,0 +1,79 @@
+/* stats: per-worker accounting of batches, events and drops. */
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+void stats_init(struct trace_stats *st, int nworkers)
+{
+	memset(st, 0, sizeof(*st));
+	st->nworkers = nworkers;
+	st->w = xcalloc((size_t)(nworkers > 0 ? nworkers : 1), sizeof(*st->w));
+}
+
+void stats_release(struct trace_stats *st)
+{
+	free(st->w);
+	st->w = NULL;
+	st->nworkers = 0;
+}
+
+bool stats_batch(struct trace_stats *st, long worker, long seq, long dropped,
+		 long events)
+{
+	if (worker < 0 || worker >= st->nworkers) {
+		st->bad_worker++;
+		return false;
+	}
+	struct worker_stats *w = &st->w[worker];
+	if (seq > w->next_seq)
+		w->lost_batches += (unsigned long)(seq - w->next_seq);
+	if (seq >= w->next_seq)
+		w->next_seq = seq + 1;
+	w->batches++;
+	w->delivered += (unsigned long)(events > 0 ? events : 0);
+	if (dropped >= 0 && (unsigned long)dropped > w->dropped)
+		w->dropped = (unsigned long)dropped;
+	return true;
+}
+
+bool stats_eos(struct trace_stats *st, long worker, long batches, long dropped)
+{
+	if (worker < 0 || worker >= st->nworkers) {
+		st->bad_worker++;
+		return false;
+	}
+	struct worker_stats *w = &st->w[worker];
+	if (batches > w->next_seq)
+		w->lost_batches += (unsigned long)(batches - w->next_seq);
+	if (dropped >= 0 && (unsigned long)dropped > w->dropped)
+		w->dropped = (unsigned long)dropped;
+	w->eos = true;
+	return true;
+}
+
+bool stats_all_eos(const struct trace_stats *st)
+{
+	for (int i = 0; i < st->nworkers; i++)
+		if (!st->w[i].eos)
+			return false;
+	return true;
+}
+
+unsigned long stats_delivered(const struct trace_stats *st)
+{
+	unsigned long n = 0;
+	for (int i = 0; i < st->nworkers; i++)
+		n += st->w[i].delivered;
+	return n;
+}
+
+unsigned long stats_dropped(const struct trace_stats *st)
+{
+	unsigned long n = 0;
+	for (int i = 0; i < st->nworkers; i++)
+		n += st->w[i].dropped;
+	return n;
+}

@@ -1,0 +1,43 @@
+/*
+ * stats: what one trace session delivered, dropped and lost, per worker and
+ * per event type.  delivered + dropped is everything the tracer produced;
+ * lost_batches counts sequence gaps, which a healthy connection never has.
+ */
+#ifndef BS_STATS_H
+#define BS_STATS_H
+
+#include <stdbool.h>
+
+#include "event.h"
+
+struct worker_stats {
+	unsigned long batches;
+	unsigned long delivered;   /* events that reached us */
+	unsigned long dropped;     /* dropped at the source (cumulative) */
+	unsigned long lost_batches;/* sequence gaps */
+	long next_seq;
+	bool eos;                  /* the worker has said its last word */
+};
+
+struct trace_stats {
+	int nworkers;
+	struct worker_stats *w;
+	unsigned long counts[EV__COUNT]; /* events written, per type */
+	unsigned long written;
+	unsigned long filtered;    /* delivered, but not asked for */
+	unsigned long over_limit;  /* delivered after --max-events was reached */
+	unsigned long unknown;     /* messages of unknown shape */
+	unsigned long bad_worker;  /* batches naming a worker that does not exist */
+};
+
+void stats_init(struct trace_stats *st, int nworkers);
+void stats_release(struct trace_stats *st);
+/* Account a batch header; false if the worker id is out of range. */
+bool stats_batch(struct trace_stats *st, long worker, long seq, long dropped,
+		 long events);
+bool stats_eos(struct trace_stats *st, long worker, long batches, long dropped);
+bool stats_all_eos(const struct trace_stats *st);
+unsigned long stats_delivered(const struct trace_stats *st);
+unsigned long stats_dropped(const struct trace_stats *st);
+
+#endif

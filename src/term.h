@@ -1,0 +1,34 @@
+/*
+ * term: render an ei-encoded Erlang term as Erlang text, the way the target's
+ * shell would print it, bounded in size.
+ *
+ * The renderer never trusts its input: it always leaves *index just past the
+ * whole term (or reports the term malformed), never emits more than the limit,
+ * and stops recursing at a fixed depth.  Output is plain ASCII except inside
+ * quoted atoms, which may carry UTF-8 from the target.
+ */
+#ifndef BS_TERM_H
+#define BS_TERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbuf.h"
+
+/*
+ * Append the text of the term at buf[*index] to out, at most max bytes
+ * (0: no limit).  local_node names the node whose pids print as <0.N.S>.
+ * Returns 0 and advances *index past the term, or -1 if it is malformed.
+ * *cut (may be NULL) is set when the text was shortened.
+ */
+int term_render(const char *buf, int *index, const char *local_node,
+		struct sbuf *out, size_t max, bool *cut);
+
+/* Append a pid as the target's shell prints it. */
+void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
+		   unsigned num, unsigned serial);
+
+/* Does this atom print without quotes? */
+bool term_atom_is_bare(const char *name);
+
+#endif

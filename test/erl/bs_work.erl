@@ -1,0 +1,60 @@
+%% bs_work: workloads of known shape for beamscope's tests.
+%%
+%% sink(N, K): a process registered as bs_sink receives exactly N messages
+%% {msg, I} (I = 1..N, in order) from one sender, then spawns K children that
+%% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
+-module(bs_work).
+-export([sink/2, flood/2, spinner/0, idle/0]).
+
+sink(N, K) ->
+    Parent = self(),
+    Sink = spawn(fun() ->
+                         register(bs_sink, self()),
+                         Parent ! {ready, self()},
+                         sink_loop(1, N),
+                         Kids = [spawn(fun() -> ok end) || _ <- lists:seq(1, K)],
+                         Parent ! {done, self(), Kids},
+                         receive stop -> ok end
+                 end),
+    receive {ready, Sink} -> ok end,
+    Sender = spawn(fun() -> [bs_sink ! {msg, I} || I <- lists:seq(1, N)], ok end),
+    receive {done, Sink, _} -> ok end,
+    timer:sleep(50),
+    Sink ! stop,
+    {Sink, Sender}.
+
+sink_loop(I, N) when I > N -> ok;
+sink_loop(I, N) ->
+    receive {msg, I} -> sink_loop(I + 1, N) end.
+
+%% flood(Pairs, Seconds): Pairs ping-pong pairs exchanging as fast as they can.
+flood(Pairs, Seconds) ->
+    Stop = erlang:monotonic_time(millisecond) + Seconds * 1000,
+    Ps = [spawn(fun() -> pinger(Stop) end) || _ <- lists:seq(1, Pairs)],
+    [begin Ref = monitor(process, P), receive {'DOWN', Ref, _, _, _} -> ok end end
+     || P <- Ps],
+    ok.
+
+pinger(Stop) ->
+    Ponger = spawn(fun ponger/0),
+    ping(Ponger, Stop).
+
+ping(Ponger, Stop) ->
+    case erlang:monotonic_time(millisecond) < Stop of
+        true ->
+            Ponger ! {ping, self()},
+            receive pong -> ping(Ponger, Stop) end;
+        false ->
+            exit(Ponger, kill)
+    end.
+
+ponger() ->
+    receive {ping, From} -> From ! pong, ponger() end.
+
+%% A registered process that is always busy, for tracer-conflict tests.
+spinner() ->
+    register(bs_spinner, spawn(fun idle/0)),
+    ok.
+
+idle() ->
+    receive _ -> idle() end.

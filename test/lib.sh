@@ -1,0 +1,160 @@
+# test/lib.sh: TAP for shell tests, and real Erlang nodes to test against.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   start_node work                      # unique -sname, random cookie
+#   test_expect_success 'desc' 'commands'
+#   test_done
+#
+# Nodes are started in the background and stopped by their PID; every node a
+# test starts is stopped when the test exits, whatever happened.
+
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BEAMSCOPE=$BUILD/beamscope
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/beamscope-test.XXXXXX")
+eval "$("$TOP/scripts/erl-config" | sed 's/ = /=/; s/^\([A-Z_]*\)=\(.*\)$/\1="\2"/')"
+export HOME=$TRASH             # no stray ~/.erlang.cookie is ever used
+test_count=0
+test_failed=0
+NODE_PIDS=""
+
+cleanup() {
+	for p in $NODE_PIDS; do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in $NODE_PIDS; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TRASH"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say() { printf '# %s\n' "$*"; }
+
+test_expect_success() {
+	test_count=$((test_count + 1))
+	if ( eval "$2" ) >"$TRASH/out.$test_count" 2>&1; then
+		printf 'ok %d - %s\n' "$test_count" "$1"
+	else
+		test_failed=$((test_failed + 1))
+		printf 'not ok %d - %s\n' "$test_count" "$1"
+		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -n 40
+	fi
+}
+
+test_skip_all() {
+	printf '1..0 # SKIP %s\n' "$1"
+	exit 0
+}
+
+test_done() {
+	printf '1..%d\n' "$test_count"
+	[ "$test_failed" -eq 0 ]
+	exit $?
+}
+
+random_cookie() {
+	od -An -N12 -tx1 /dev/urandom | tr -d ' \n'
+}
+
+# Compile the test workload once per test file.
+compile_workload() {
+	[ -f "$TRASH/ebin/bs_work.beam" ] && return 0
+	mkdir -p "$TRASH/ebin"
+	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl"
+}
+
+# start_node PREFIX [erl args...]: sets NODE (short name), NODE_FULL,
+# COOKIE, COOKIE_FILE, NODE_PID.
+start_node() {
+	prefix=$1
+	shift
+	compile_workload || return 1
+	NODE="${prefix}_$$_$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
+	COOKIE=$(random_cookie)
+	COOKIE_FILE=$TRASH/cookie.$NODE
+	printf '%s\n' "$COOKIE" > "$COOKIE_FILE"
+	chmod 400 "$COOKIE_FILE"
+	erl -sname "$NODE" -setcookie "$COOKIE" -noshell -noinput \
+		-pa "$TRASH/ebin" "$@" >"$TRASH/node.$NODE.log" 2>&1 &
+	NODE_PID=$!
+	NODE_PIDS="$NODE_PIDS $NODE_PID"
+	NODE_FULL="$NODE@$(hostname -s)"
+	# up when it answers
+	for _ in $(seq 1 100); do
+		if [ "$(node_eval 'ok.' 2>/dev/null)" = ok ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	say "node $NODE did not come up"
+	cat "$TRASH/node.$NODE.log" >&2
+	return 1
+}
+
+stop_node() {
+	pid=${1:-$NODE_PID}
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# node_eval EXPR: evaluate EXPR on the current node, print the result.
+node_eval() {
+	printf '%s\n' "$1" | "$ERL_CALL" -sname "$NODE" -c "$COOKIE" -e |
+		sed 's/^{ok, *\(.*\)}$/\1/'
+}
+
+# The target's state as far as beamscope is concerned: traced processes,
+# new-process flags, agent, modules, beamscope processes.
+TARGET_STATE='
+Flagged = [P || P <- processes(), {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
+Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], M =:= beamscope_agent orelse M =:= beamscope_tracer],
+{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_tracer), length(Ours)}.'
+CLEAN_STATE='{0,[],undefined,false,false,0}'
+
+# target_clean [SECONDS]: wait until the target looks as if beamscope had
+# never been there.
+target_clean() {
+	limit=${1:-2}
+	tries=$(awk "BEGIN { print int($limit * 10) }")
+	for _ in $(seq 0 "$tries"); do
+		state=$(node_eval "$TARGET_STATE")
+		[ "$state" = "$CLEAN_STATE" ] && return 0
+		sleep 0.1
+	done
+	echo "target not clean after ${limit}s: $state (want $CLEAN_STATE)"
+	return 1
+}
+
+# bs_start ARGS...: run beamscope in batch mode in the background against
+# the current node; output in $TRASH/bs.json, stderr in $TRASH/bs.err.
+bs_start() {
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" \
+		-o "$TRASH/bs.json" "$@" 2>"$TRASH/bs.err" &
+	BS_PID=$!
+}
+
+# Wait until beamscope says it is tracing.
+bs_wait_attached() {
+	for _ in $(seq 1 100); do
+		grep -q 'attached to' "$TRASH/bs.err" 2>/dev/null && return 0
+		kill -0 "$BS_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "beamscope did not attach:"; cat "$TRASH/bs.err"
+	return 1
+}
+
+# bs_wait: wait for beamscope to exit; BS_RC holds its status.
+bs_wait() {
+	wait "$BS_PID"
+	BS_RC=$?
+}
+
+# jq over the NDJSON output, slurped.
+jqs() {
+	jq -s "$@" "$TRASH/bs.json"
+}

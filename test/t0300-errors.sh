@@ -1,0 +1,57 @@
+#!/bin/sh
+# Bad input against real nodes: each gets one clear line and its exit code,
+# and the target is left untouched.
+. "$(dirname "$0")/lib.sh"
+
+start_node bserr || exit 1
+
+test_expect_success 'unknown node: exit 3, names what epmd knows' '
+	"$BEAMSCOPE" nosuchnode_$$ --batch --cookie-file "$COOKIE_FILE" 2>err; rc=$?
+	cat err; [ $rc -eq 3 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "node \"nosuchnode_$$@.*\" not found; epmd on .* knows: .*$NODE" err
+'
+
+test_expect_success 'wrong cookie: exit 4, suggests --cookie-file' '
+	echo wrongcookie >bad && chmod 400 bad &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file bad 2>err; rc=$?
+	cat err; [ $rc -eq 4 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "cookie-file" err && ! grep -q wrongcookie err && target_clean 0
+'
+
+test_expect_success 'unknown registered name: exit 6, target untouched' '
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --pids no_such_name 2>err; rc=$?
+	cat err; [ $rc -eq 6 ] && grep -q "no process is registered as no_such_name" err &&
+	target_clean 2
+'
+
+test_expect_success 'dead pid: exit 6' '
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --pids "<0.32767.0>" 2>err; rc=$?
+	cat err; [ $rc -eq 6 ] && grep -q "no process <0.32767.0>" err && target_clean 2
+'
+
+test_expect_success 'a process traced by another tracer: exit 6, left alone' '
+	node_eval "bs_work:spinner(), T = spawn(fun bs_work:idle/0), register(bs_tr, T), erlang:trace(whereis(bs_spinner), true, [send, {tracer, T}])." &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --pids bs_spinner 2>err; rc=$?
+	cat err; [ $rc -eq 6 ] && grep -q "already traced by another tracer" err &&
+	[ "$(node_eval "erlang:trace_info(whereis(bs_spinner), tracer) == {tracer, whereis(bs_tr)}.")" = true ] &&
+	node_eval "erlang:trace(whereis(bs_spinner), false, [all])." && target_clean 2
+'
+
+test_expect_success 'a second beamscope on the same node is refused' '
+	bs_start --duration 3 && bs_wait_attached &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" 2>err2; rc=$?
+	cat err2; [ $rc -eq 6 ] && grep -q "already being traced by another beamscope" err2 &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e ".[-1].type == \"summary\"" && target_clean 2
+'
+
+test_expect_success 'target killed mid-trace: exit 5, events kept, summary says target_lost' '
+	bs_start --duration 0 --max-events 0 && bs_wait_attached &&
+	node_eval "bs_work:sink(200, 0), ok." && sleep 0.5 &&
+	kill -KILL "$NODE_PID" && bs_wait &&
+	echo "exit $BS_RC" && [ "$BS_RC" -eq 5 ] &&
+	jqs -e ".[-1].ended == \"target_lost\" and .[-1].events >= 400" &&
+	jq -c . "$TRASH/bs.json" >/dev/null &&
+	grep -q "lost the connection" "$TRASH/bs.err"
+'
+test_done

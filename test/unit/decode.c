@@ -1,0 +1,188 @@
+/* Unit tests: message shapes and event batches, as the NIF and workers send them. */
+#include <ei.h>
+
+#include "decode.h"
+#include "tap.h"
+
+#define NODE "t@h"
+
+static erlang_pid pid(unsigned num)
+{
+	erlang_pid p = { .num = num, .serial = 0, .creation = 7 };
+	strcpy(p.node, NODE);
+	return p;
+}
+
+static void ev_head(ei_x_buff *x, const char *tag, unsigned tracee, long long ts)
+{
+	erlang_pid p = pid(tracee);
+	ei_x_encode_tuple_header(x, 6);
+	ei_x_encode_atom(x, tag);
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_longlong(x, ts);
+}
+
+static struct event got[16];
+static char strs[16][6][128];
+static int ngot;
+
+static void keep(const char *s, char *dst, const char **field)
+{
+	if (s) {
+		snprintf(dst, 128, "%s", s);
+		*field = dst;
+	} else {
+		*field = NULL;
+	}
+}
+
+static void collect(void *arg, const struct event *ev)
+{
+	(void)arg;
+	if (ngot >= 16)
+		return;
+	got[ngot] = *ev;
+	keep(ev->pid_text, strs[ngot][0], &got[ngot].pid_text);
+	keep(ev->name, strs[ngot][1], &got[ngot].name);
+	keep(ev->peer, strs[ngot][2], &got[ngot].peer);
+	keep(ev->peer_name, strs[ngot][3], &got[ngot].peer_name);
+	keep(ev->mfa, strs[ngot][4], &got[ngot].mfa);
+	keep(ev->payload, strs[ngot][5], &got[ngot].payload);
+	ngot++;
+}
+
+int main(void)
+{
+	ei_x_buff x;
+	struct msg m;
+	struct names names;
+	struct decoder d;
+
+	plan(27);
+	names_init(&names);
+
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "rex");
+	ei_x_encode_atom(&x, "ok");
+	is_num(decode_msg(x.buff, &m), WIRE_RPC_REPLY, "rex reply recognised");
+	ei_x_free(&x);
+
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_atom(&x, "whatever");
+	ei_x_encode_atom(&x, "a");
+	ei_x_encode_atom(&x, "b");
+	is_num(decode_msg(x.buff, &m), WIRE_UNKNOWN, "unknown shape is unknown");
+	ei_x_free(&x);
+
+	/* a batch: register, send (to the registered pid), receive with a cut
+	 * payload, spawn, exit, and one malformed event in the middle */
+	erlang_pid sink = pid(85), child = pid(99);
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 5);
+	ei_x_encode_atom(&x, "beamscope_batch");
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_long(&x, 4);
+	ei_x_encode_long(&x, 17);
+	ei_x_encode_list_header(&x, 6);
+
+	ev_head(&x, "register", 85, 100);
+	ei_x_encode_atom(&x, "sink");
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "false");
+
+	ev_head(&x, "send", 90, 101);
+	ei_x_encode_pid(&x, &sink);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "msg");
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_atom(&x, "false");
+
+	ei_x_encode_atom(&x, "garbage");   /* malformed: not a tuple */
+
+	ev_head(&x, "receive", 85, 102);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_binary(&x, "0123456789abcdef", 16);
+	ei_x_encode_atom(&x, "true");
+
+	ev_head(&x, "spawn", 85, 103);
+	ei_x_encode_pid(&x, &child);
+	ei_x_encode_tuple_header(&x, 4);
+	ei_x_encode_atom(&x, "worker");
+	ei_x_encode_atom(&x, "init");
+	ei_x_encode_long(&x, 2);
+	ei_x_encode_list_header(&x, 2);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_atom(&x, "x");
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "false");
+
+	ev_head(&x, "exit", 99, 104);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "normal");
+	ei_x_encode_atom(&x, "false");
+
+	ei_x_encode_empty_list(&x);
+
+	is_num(decode_msg(x.buff, &m), WIRE_BATCH, "batch recognised");
+	is_num(m.worker, 1, "worker id");
+	is_num(m.seq, 4, "sequence number");
+	is_num(m.dropped, 17, "drop count");
+
+	decoder_init(&d, NODE, 12, &names);
+	int idx = m.body;
+	long n = decode_events(&d, x.buff, &idx, 1, collect, NULL);
+	is_num(n, 5, "five good events");
+	is_num(d.malformed, 1, "one malformed event counted");
+	is_num(idx, x.index, "whole batch consumed");
+
+	is_num(got[0].type, EV_REGISTER, "register first");
+	is(got[0].name, "sink", "register carries the name");
+	is_num(got[1].type, EV_SEND, "then send");
+	is(got[1].pid_text, "<0.90.0>", "sender pid");
+	is(got[1].peer, "<0.85.0>", "receiver");
+	is(got[1].peer_name, "sink", "receiver's name from the register event");
+	is(got[1].payload, "{msg,1}", "send payload");
+	is_num(got[2].type, EV_RECEIVE, "receive");
+	is(got[2].name, "sink", "receiver named");
+	ok(got[2].truncated, "target cut and local cut flagged");
+	ok(strlen(got[2].payload) <= 12, "payload within --payload-bytes");
+	is_num(got[3].type, EV_SPAWN, "spawn");
+	is(got[3].peer, "<0.99.0>", "child pid");
+	is(got[3].mfa, "worker:init/2", "spawn mfa with arity");
+	is(got[4].payload, "normal", "exit reason");
+	ok(got[4].ts == 104, "timestamp carried");
+
+	ei_x_free(&x);
+
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 4);
+	ei_x_encode_atom(&x, "beamscope_eos");
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_long(&x, 9);
+	ei_x_encode_long(&x, 3);
+	ok(decode_msg(x.buff, &m) == WIRE_EOS && m.seq == 9 && m.dropped == 3,
+	   "eos recognised with batch count and drops");
+	ei_x_free(&x);
+
+	/* payload_max 0: nothing rendered */
+	ei_x_new_with_version(&x);
+	ei_x_encode_list_header(&x, 1);
+	ev_head(&x, "receive", 85, 1);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "secret");
+	ei_x_encode_atom(&x, "false");
+	ei_x_encode_empty_list(&x);
+	decoder_release(&d);
+	decoder_init(&d, NODE, 0, &names);
+	ngot = 0;
+	idx = 1;
+	decode_events(&d, x.buff, &idx, 0, collect, NULL);
+	ok(ngot == 1 && got[0].payload == NULL, "--payload-bytes 0 sends no contents");
+	ei_x_free(&x);
+
+	decoder_release(&d);
+	names_release(&names);
+	return done_testing();
+}

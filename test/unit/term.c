@@ -1,0 +1,115 @@
+/* Unit tests: rendering ei-encoded terms as Erlang text. */
+#include <ei.h>
+
+#include "tap.h"
+#include "term.h"
+
+static char text[4096];
+
+/* Render x (version byte first) with a limit; returns the text. */
+static const char *render(ei_x_buff *x, size_t max, int *cut_out)
+{
+	struct sbuf sb = SBUF_INIT;
+	int idx = 1;
+	bool cut = false;
+	int rv = term_render(x->buff, &idx, "t@h", &sb, max, &cut);
+	snprintf(text, sizeof(text), "%s", rv < 0 ? "(error)" : sbuf_str(&sb));
+	if (rv == 0 && idx != x->index)
+		snprintf(text, sizeof(text), "(index %d, want %d)", idx, x->index);
+	if (cut_out)
+		*cut_out = cut;
+	sbuf_release(&sb);
+	ei_x_free(x);
+	return text;
+}
+
+static ei_x_buff fresh(void)
+{
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	return x;
+}
+
+int main(void)
+{
+	ei_x_buff x;
+	int cut;
+
+	plan(22);
+
+	x = fresh(); ei_x_encode_atom(&x, "hello");
+	is(render(&x, 0, NULL), "hello", "bare atom");
+	x = fresh(); ei_x_encode_atom(&x, "Hello world");
+	is(render(&x, 0, NULL), "'Hello world'", "atom needing quotes");
+	x = fresh(); ei_x_encode_atom(&x, "receive");
+	is(render(&x, 0, NULL), "'receive'", "reserved word is quoted");
+	x = fresh(); ei_x_encode_atom(&x, "it's");
+	is(render(&x, 0, NULL), "'it\\'s'", "quote inside atom escaped");
+	x = fresh(); ei_x_encode_long(&x, -42);
+	is(render(&x, 0, NULL), "-42", "small integer");
+	x = fresh(); ei_x_encode_longlong(&x, 1234567890123LL);
+	is(render(&x, 0, NULL), "1234567890123", "big integer");
+	x = fresh(); ei_x_encode_double(&x, 1.5);
+	is(render(&x, 0, NULL), "1.5", "float");
+	x = fresh(); ei_x_encode_double(&x, 3.0);
+	is(render(&x, 0, NULL), "3.0", "whole float keeps .0");
+	x = fresh(); ei_x_encode_string(&x, "abc");
+	is(render(&x, 0, NULL), "\"abc\"", "printable string");
+	x = fresh(); ei_x_encode_string(&x, "\x01\x02");
+	is(render(&x, 0, NULL), "[1,2]", "unprintable string is a list");
+	x = fresh(); ei_x_encode_binary(&x, "hi\n", 3);
+	is(render(&x, 0, NULL), "<<\"hi\\n\">>", "printable binary");
+	x = fresh(); ei_x_encode_binary(&x, "\x00\xff\x1b", 3);
+	is(render(&x, 0, NULL), "<<0,255,27>>", "binary with escape byte stays bytes");
+
+	x = fresh();
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_atom(&x, "ok");
+	ei_x_encode_list_header(&x, 2);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_long(&x, 2);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_map_header(&x, 1);
+	ei_x_encode_atom(&x, "k");
+	ei_x_encode_atom(&x, "v");
+	is(render(&x, 0, NULL), "{ok,[1,2],#{k => v}}", "tuple, list, map");
+
+	x = fresh();
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_atom(&x, "a");
+	ei_x_encode_atom(&x, "...");
+	is(render(&x, 0, NULL), "[a|...]", "cut marker as list tail");
+
+	erlang_pid p = { .num = 85, .serial = 0, .creation = 1 };
+	strcpy(p.node, "t@h");
+	x = fresh(); ei_x_encode_pid(&x, &p);
+	is(render(&x, 0, NULL), "<0.85.0>", "local pid as the shell prints it");
+	strcpy(p.node, "other@h");
+	x = fresh(); ei_x_encode_pid(&x, &p);
+	is(render(&x, 0, NULL), "<other@h.85.0>", "remote pid names its node");
+
+	x = fresh(); ei_x_encode_binary(&x, "abcdefghij", 10);
+	is(render(&x, 6, &cut), "<<\"abc", "limit cuts the text");
+	ok(cut, "and says so");
+
+	x = fresh(); ei_x_encode_binary(&x, "abc", 3);
+	render(&x, 100, &cut);
+	ok(!cut, "no cut when it fits");
+
+	/* deep nesting: bounded depth, index still right */
+	x = fresh();
+	for (int i = 0; i < 200; i++)
+		ei_x_encode_tuple_header(&x, 1);
+	ei_x_encode_atom(&x, "core");
+	const char *s = render(&x, 0, &cut);
+	ok(strstr(s, "...") && s[0] == '{', "deep nesting stops at a fixed depth");
+	ok(cut, "deep nesting reports a cut");
+
+	/* malformed input is reported, not crashed on */
+	char bad[] = { (char)131, 'z', 0, 0 };
+	struct sbuf sb = SBUF_INIT;
+	int idx = 1;
+	ok(term_render(bad, &idx, "t@h", &sb, 0, NULL) < 0, "unknown tag is an error");
+	sbuf_release(&sb);
+	return done_testing();
+}
