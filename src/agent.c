@@ -198,7 +198,7 @@ static int system_info(struct agent *a, const char *item, char *out,
 		       size_t outsz, struct sbuf *err)
 {
 	ei_x_buff args;
-	ei_x_new_with_version(&args);
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
 	ei_x_encode_list_header(&args, 1);
 	ei_x_encode_atom(&args, item);
 	ei_x_encode_empty_list(&args);
@@ -286,7 +286,7 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 
 	/* someone else's session? */
 	ei_x_buff args;
-	ei_x_new_with_version(&args);
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
 	ei_x_encode_list_header(&args, 1);
 	ei_x_encode_atom(&args, "beamscope_agent");
 	ei_x_encode_empty_list(&args);
@@ -308,7 +308,7 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 	}
 
 	/* the agent module; it loads the tracer and the NIF itself */
-	ei_x_new_with_version(&args);
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
 	ei_x_encode_list_header(&args, 3);
 	ei_x_encode_atom(&args, "beamscope_agent");
 	ei_x_encode_string(&args, "beamscope_agent.beam");
@@ -331,7 +331,7 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 		}
 	}
 
-	ei_x_new_with_version(&args);
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
 	ei_x_encode_list_header(&args, 4);
 	ei_x_encode_pid(&args, conn_self(a->conn));
 	encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));

@@ -121,7 +121,7 @@ target_clean() {
 	limit=${1:-2}
 	tries=$(awk "BEGIN { print int($limit * 10) }")
 	for _ in $(seq 0 "$tries"); do
-		state=$(node_eval "$TARGET_STATE")
+		state=$(node_eval "$TARGET_STATE" | tr -d " ")
 		[ "$state" = "$CLEAN_STATE" ] && return 0
 		sleep 0.1
 	done

@@ -8,9 +8,9 @@ start_node bsbatch || exit 1
 # stop with Ctrl-C.  Sets SINK and SENDER.
 run_sink() {
 	bs_start "$@" && bs_wait_attached &&
-	res=$(node_eval "{S, T} = bs_work:sink(1000, 10), {pid_to_list(S), pid_to_list(T)}.") &&
-	SINK=$(echo "$res" | sed 's/^{"\([^"]*\)","\([^"]*\)"}$/\1/') &&
-	SENDER=$(echo "$res" | sed 's/^{"\([^"]*\)","\([^"]*\)"}$/\2/') &&
+	res=$(node_eval "{S, T} = bs_work:sink(1000, 10), pid_to_list(S) ++ \" \" ++ pid_to_list(T).") &&
+	SINK=$(echo "$res" | tr -d "\"" | cut -d" " -f1) &&
+	SENDER=$(echo "$res" | tr -d "\"" | cut -d" " -f2) &&
 	echo "sink $SINK sender $SENDER" &&
 	sleep 0.3 && kill -INT "$BS_PID" && bs_wait &&
 	echo "exit $BS_RC" && [ "$BS_RC" -eq 0 ]
@@ -18,7 +18,7 @@ run_sink() {
 
 test_expect_success 'the registered sink receives exactly 1000 messages, in order' '
 	run_sink &&
-	jqs -e --arg s "$SINK" "[.[] | select(.type == \"receive\" and .pid == \$s)] as \$r |
+	jqs -e --arg s "$SINK" "[.[] | select(.type == \"receive\" and .pid == \$s and .payload != \"stop\")] as \$r |
 		(\$r | length) == 1000 and
 		([\$r[].name] | unique) == [\"bs_sink\"] and
 		[\$r[].payload] == [range(1; 1001) | \"{msg,\(.)}\"]" &&
@@ -28,6 +28,7 @@ test_expect_success 'the registered sink receives exactly 1000 messages, in orde
 	jqs -e --arg s "$SINK" "[.[] | select(.type == \"spawn\" and .pid == \$s)] as \$sp |
 		(\$sp | length) == 10 and ([\$sp[].child] | unique | length) == 10 and
 		([\$sp[].name] | unique) == [\"bs_sink\"]" &&
+	jqs -e --arg s "$SINK" "[.[] | select(.type == \"receive\" and .pid == \$s)] | length == 1001 and .[-1].payload == \"stop\"" &&
 	jqs -e --arg s "$SINK" "[.[] | select(.type == \"spawn\" and .pid == \$s) | .child] as \$kids |
 		[.[] | select(.type == \"exit\" and (.pid as \$p | \$kids | index(\$p)))] |
 		length == 10 and all(.reason == \"normal\")"
