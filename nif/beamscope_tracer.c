@@ -1,153 +1,838 @@
 /*
- * beamscope_tracer: the erl_tracer NIF.  Runs inside the traced processes,
- * on their schedulers, so every instruction here is paid by the user's
- * workload.
+ * beamscope_tracer: the erl_tracer NIF of beamscope (module beamscope_tracer).
+ *
+ * Owns the session resource, which is the tracer state every traced process
+ * holds, and every callback ERTS makes into the tracer.  The events it sends
+ * are described in nif/PROTOCOL.md.
  *
  * Invariants:
- *  - the hot path takes no lock, never blocks, never sends to the tracee;
- *  - every trace_* returns ok; a session that is gone makes enabled* return
- *    remove, so each tracee drops its flags on its next event;
- *  - a worker never has more than high_water events in flight: past it the
- *    event is dropped and counted (inflight is raised before the event is
- *    built and lowered by the worker's credit/3 once it has shipped them);
- *  - work per event is bounded by the payload budget, never by term size.
+ *  - The callbacks run inside the traced process, on its scheduler, so they
+ *    take no lock, never block, never send to the tracee, and every trace_*
+ *    returns ok whatever happens.
+ *  - A worker never has more than high_water events sent to it and not yet
+ *    credited back (credit/3); past that, events are dropped and counted in
+ *    the worker's `dropped`, so a slow consumer costs the tracee no more
+ *    than two atomic operations.
+ *  - One tracee always maps to the same worker, so its events stay in order.
+ *  - Work per event is bounded by the payload budget, never by the size of
+ *    the traced term: terms are measured only up to the budget, then cut.
+ *  - After session_stop/1 every callback answers `remove`, so each tracee
+ *    drops the tracer at its next trace point, even if the agent is gone.
  */
 #include <erl_nif.h>
+
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
-#define MAX_DEPTH 10            /* deeper subterms become '...' */
+#define CACHE_LINE 64
 #define MAX_WORKERS 1024
+#define MAX_HIGH_WATER 0x40000000L
+#define MAX_PAYLOAD (64u << 20)
+#define DEPTH_MAX 10
+/* exit reasons are shown even with payloads off (PROTOCOL.md) */
+#define EXIT_BUDGET_OFF 64
+/* spawn fails with system_limit past this, so no spawn event has more */
+#define MAX_ARITY 255
 
-/* kinds, as in the protocol: bit values shared with the C side */
+/* event kinds; the bit values are shared with the agent and the C node */
 enum {
-	K_SEND = 1, K_RECEIVE = 2, K_SPAWN = 4, K_EXIT = 8, K_LINK = 16,
+	K_SEND = 1,
+	K_RECEIVE = 2,
+	K_SPAWN = 4,
+	K_EXIT = 8,
+	K_LINK = 16,
 	K_REGISTER = 32,
+	K_ALL = 63
+};
+
+/* estimated size, in bytes of rendered text, of terms we do not walk */
+enum {
+	COST_PID = 12,
+	COST_PORT = 14,
+	COST_REF = 24,
+	COST_FLOAT = 24,
+	COST_BIG = 80,          /* a bignum below 2^256 */
+	COST_ATOM_UNKNOWN = 64, /* an atom with characters beyond Latin-1 */
+	COST_ELLIPSIS = 3,
+	COST_FUN = 4,
+	COST_BIN_OVERHEAD = 6   /* <<"">> */
 };
 
 #define ATOMS(X) \
-	X(ok, "ok") X(trace, "trace") X(discard, "discard") X(remove, "remove") \
-	X(trace_status, "trace_status") X(send, "send") \
-	X(send_dead, "send_to_non_existing_process") X(receive, "receive") \
-	X(spawn, "spawn") X(spawned, "spawned") X(exit, "exit") X(link, "link") \
-	X(unlink, "unlink") X(getting_linked, "getting_linked") \
-	X(getting_unlinked, "getting_unlinked") X(register_, "register") \
-	X(unregister, "unregister") X(extra, "extra") X(true_, "true") \
-	X(false_, "false") X(cut, "...") X(fun, "#Fun") X(badarg, "badarg")
+	X(ok, "ok") \
+	X(true_, "true") \
+	X(false_, "false") \
+	X(trace, "trace") \
+	X(discard, "discard") \
+	X(remove, "remove") \
+	X(trace_status, "trace_status") \
+	X(extra, "extra") \
+	X(send, "send") \
+	X(send_to_non_existing_process, "send_to_non_existing_process") \
+	X(receive, "receive") \
+	X(spawn, "spawn") \
+	X(spawned, "spawned") \
+	X(exit, "exit") \
+	X(link, "link") \
+	X(unlink, "unlink") \
+	X(getting_linked, "getting_linked") \
+	X(getting_unlinked, "getting_unlinked") \
+	X(register_, "register") \
+	X(unregister, "unregister") \
+	X(ellipsis, "...") \
+	X(fun, "#Fun")
 
-#define X(c, s) static ERL_NIF_TERM atom_##c;
+#define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
 #undef X
 
-struct wslot {
-	_Atomic long inflight;
-	_Atomic unsigned long dropped;
-	char pad[64 - sizeof(long) - sizeof(unsigned long)];
+/*
+ * Per-worker counters, a cache line each: tracees on every scheduler hit
+ * them, and two workers must not share a line.
+ */
+union wslot {
+	struct {
+		atomic_long inflight;  /* sent to the worker, not yet credited */
+		atomic_long dropped;   /* cumulative */
+	} c;
+	char line[CACHE_LINE];
 };
 
 struct session {
-	_Atomic int active;
-	int mask;                /* K_* bits */
-	long payload;            /* byte budget for message contents */
-	long high_water;
+	atomic_bool active;
+	unsigned kinds;        /* K_* bits to produce */
 	unsigned nworkers;
-	ErlNifPid *workers;
-	struct wslot *slots;
+	size_t payload;        /* budget for B, in bytes of text; 0: none */
+	long high_water;       /* in-flight events per worker */
+	ErlNifPid *workers;    /* nworkers, inside this resource */
+	union wslot *slots;    /* nworkers, inside this resource, aligned */
 };
 
 static ErlNifResourceType *session_type;
 
-static void session_dtor(ErlNifEnv *env, void *obj)
-{
-	struct session *s = obj;
-	(void)env;
-	enif_free(s->workers);
-	enif_free(s->slots);
-}
-
-static int open_types(ErlNifEnv *env, ErlNifResourceFlags flags)
-{
-	ErlNifResourceFlags tried;
-	session_type = enif_open_resource_type(env, NULL, "beamscope_session",
-					       session_dtor, flags, &tried);
-	if (!session_type)
-		return -1;
-#define X(c, s) atom_##c = enif_make_atom(env, s);
-	ATOMS(X)
-#undef X
-	return 0;
-}
-
-static int on_load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info)
-{
-	(void)priv; (void)info;
-	return open_types(env, ERL_NIF_RT_CREATE);
-}
-
-static int on_upgrade(ErlNifEnv *env, void **priv, void **old, ERL_NIF_TERM info)
-{
-	(void)priv; (void)old; (void)info;
-	return open_types(env, ERL_NIF_RT_CREATE | ERL_NIF_RT_TAKEOVER);
-}
+/* bignums strictly between these are small enough to send whole */
+static ErlNifEnv *consts_env;
+static ERL_NIF_TERM big_hi, big_lo;
 
 static struct session *get_session(ErlNifEnv *env, ERL_NIF_TERM t)
 {
-	struct session *s;
-	if (!enif_get_resource(env, t, session_type, (void **)&s))
+	void *p;
+	if (!enif_get_resource(env, t, session_type, &p))
 		return NULL;
-	return s;
+	return p;
 }
 
-static int active(const struct session *s)
+/* The session if it still wants events; NULL means: answer remove. */
+static struct session *live_session(ErlNifEnv *env, ERL_NIF_TERM t)
 {
-	return atomic_load_explicit(&s->active, memory_order_relaxed);
+	struct session *s = get_session(env, t);
+	if (s && atomic_load_explicit(&s->active, memory_order_acquire))
+		return s;
+	return NULL;
 }
 
-/* ---- session management (called by the agent and workers) ---- */
+/* ---------------------------------------------------------------------------
+ * Payload: measure, and cut when it does not fit.  Both walks charge the same
+ * estimated costs against one budget and stop once it is spent, so each is
+ * O(budget).  Lists are followed along their tail without recursion;
+ * recursion only goes into elements, at most DEPTH_MAX deep.
+ */
 
-static ERL_NIF_TERM session_new(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+static bool spend(size_t *left, size_t n)
 {
-	int arity, mask;
-	const ERL_NIF_TERM *pids;
-	long payload, hw;
+	if (n > *left)
+		return false;
+	*left -= n;
+	return true;
+}
+
+/* Spend what is there, up to n: for markers that are shown regardless. */
+static void spend_some(size_t *left, size_t n)
+{
+	*left -= *left < n ? *left : n;
+}
+
+static size_t digits(ErlNifUInt64 v)
+{
+	size_t n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* Estimated text size of anything but a container or a bitstring. */
+static size_t scalar_cost(ErlNifEnv *env, ERL_NIF_TERM t, ErlNifTermType type,
+			  bool in_list)
+{
+	switch (type) {
+	case ERL_NIF_TERM_TYPE_ATOM: {
+		unsigned len;
+		if (enif_get_atom_length(env, t, &len, ERL_NIF_LATIN1))
+			return (size_t)len + 2;
+		return COST_ATOM_UNKNOWN;
+	}
+	case ERL_NIF_TERM_TYPE_INTEGER: {
+		ErlNifSInt64 i;
+		ErlNifUInt64 u;
+		if (enif_get_int64(env, t, &i)) {
+			/* a string's characters render as one byte each */
+			if (in_list && i >= 32 && i < 127)
+				return 1;
+			if (i < 0)
+				return 1 + digits((ErlNifUInt64)(-(i + 1)) + 1);
+			return digits((ErlNifUInt64)i);
+		}
+		if (enif_get_uint64(env, t, &u))
+			return digits(u);
+		/* bignums compare by size first, so this is O(1) */
+		if (enif_compare(t, big_hi) < 0 && enif_compare(t, big_lo) > 0)
+			return COST_BIG;
+		return SIZE_MAX;
+	}
+	case ERL_NIF_TERM_TYPE_FLOAT:
+		return COST_FLOAT;
+	case ERL_NIF_TERM_TYPE_PID:
+		return COST_PID;
+	case ERL_NIF_TERM_TYPE_PORT:
+		return COST_PORT;
+	case ERL_NIF_TERM_TYPE_REFERENCE:
+		return COST_REF;
+	default:
+		return SIZE_MAX;
+	}
+}
+
+/*
+ * Does t fit in *left as it is?  Also false for what must be rebuilt
+ * whatever its size: funs (their environment can be any size) and
+ * bitstrings that are not whole bytes.
+ */
+static bool fits(ErlNifEnv *env, ERL_NIF_TERM t, int depth, size_t *left,
+		 bool in_list)
+{
+	if (depth > DEPTH_MAX)
+		return false;
+
+	ErlNifTermType type = enif_term_type(env, t);
+	switch (type) {
+	case ERL_NIF_TERM_TYPE_LIST: {
+		ERL_NIF_TERM h;
+		if (!spend(left, 2))
+			return false;
+		while (enif_get_list_cell(env, t, &h, &t))
+			if (!spend(left, 1) || !fits(env, h, depth + 1, left, true))
+				return false;
+		if (enif_is_empty_list(env, t))
+			return true;
+		return spend(left, 1) && fits(env, t, depth + 1, left, false);
+	}
+	case ERL_NIF_TERM_TYPE_TUPLE: {
+		int n;
+		const ERL_NIF_TERM *e;
+		if (!enif_get_tuple(env, t, &n, &e) || !spend(left, 2))
+			return false;
+		for (int i = 0; i < n; i++)
+			if (!spend(left, 1) || !fits(env, e[i], depth + 1, left, false))
+				return false;
+		return true;
+	}
+	case ERL_NIF_TERM_TYPE_MAP: {
+		size_t n;
+		ErlNifMapIterator it;
+		ERL_NIF_TERM k, v;
+		bool ok = true;
+		if (!enif_get_map_size(env, t, &n) || !spend(left, 3))
+			return false;
+		if (n == 0)
+			return true;
+		if (!enif_map_iterator_create(env, t, &it, ERL_NIF_MAP_ITERATOR_FIRST))
+			return false;
+		while (ok && enif_map_iterator_get_pair(env, &it, &k, &v)) {
+			ok = spend(left, 4) && fits(env, k, depth + 1, left, false) &&
+			     fits(env, v, depth + 1, left, false);
+			enif_map_iterator_next(env, &it);
+		}
+		enif_map_iterator_destroy(env, &it);
+		return ok;
+	}
+	case ERL_NIF_TERM_TYPE_BITSTRING: {
+		ErlNifBinary b;
+		if (!enif_inspect_binary(env, t, &b) || b.size > *left)
+			return false;
+		return spend(left, b.size + COST_BIN_OVERHEAD);
+	}
+	case ERL_NIF_TERM_TYPE_FUN:
+		return false;
+	default:
+		return spend(left, scalar_cost(env, t, type, in_list));
+	}
+}
+
+/* A growable term array; the first 16 live on the stack. */
+struct vec {
+	ERL_NIF_TERM *p;
+	size_t n, cap;
+	ERL_NIF_TERM small[16];
+};
+
+static void vec_init(struct vec *v)
+{
+	v->p = v->small;
+	v->n = 0;
+	v->cap = sizeof(v->small) / sizeof(v->small[0]);
+}
+
+static bool vec_push(struct vec *v, ERL_NIF_TERM t)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap * 2;
+		ERL_NIF_TERM *p = enif_alloc(cap * sizeof(*p));
+		if (!p)
+			return false;
+		memcpy(p, v->p, v->n * sizeof(*p));
+		if (v->p != v->small)
+			enif_free(v->p);
+		v->p = p;
+		v->cap = cap;
+	}
+	v->p[v->n++] = t;
+	return true;
+}
+
+static void vec_release(struct vec *v)
+{
+	if (v->p != v->small)
+		enif_free(v->p);
+}
+
+struct cutter {
+	ErlNifEnv *env;
+	size_t left;     /* budget not spent yet */
+	bool cut;        /* something was shortened or left out */
+};
+
+static ERL_NIF_TERM cut_term(struct cutter *c, ERL_NIF_TERM t, int depth,
+			     bool in_list);
+
+static ERL_NIF_TERM elide(struct cutter *c)
+{
+	c->cut = true;
+	spend_some(&c->left, COST_ELLIPSIS);
+	return am_ellipsis;
+}
+
+/* Did cutting turn a term into '...' (and not because it was '...')? */
+static bool elided(ERL_NIF_TERM orig, ERL_NIF_TERM r)
+{
+	return r == am_ellipsis && orig != am_ellipsis;
+}
+
+static ERL_NIF_TERM cut_list(struct cutter *c, ERL_NIF_TERM t, int depth)
+{
+	ErlNifEnv *env = c->env;
+	ERL_NIF_TERM h, e, tail = enif_make_list(env, 0), r;
+	struct vec v;
+
+	if (c->left < 2 + 1 + COST_ELLIPSIS)
+		return elide(c);
+	c->left -= 2;
+	vec_init(&v);
+	while (enif_get_list_cell(env, t, &h, &t)) {
+		if (v.n > 0 && c->left < 2)
+			goto cut_tail;
+		spend_some(&c->left, 1);
+		e = cut_term(c, h, depth + 1, true);
+		/* an element that did not fit ends the list: "|..." says it */
+		if ((v.n > 0 && elided(h, e)) || !vec_push(&v, e))
+			goto cut_tail;
+	}
+	if (!enif_is_empty_list(env, t)) {     /* improper list */
+		if (c->left < 2)
+			goto cut_tail;
+		c->left -= 1;
+		tail = cut_term(c, t, depth + 1, false);
+	}
+	goto build;
+cut_tail:
+	tail = am_ellipsis;
+	c->cut = true;
+build:
+	r = tail;
+	for (size_t i = v.n; i > 0; i--)
+		r = enif_make_list_cell(env, v.p[i - 1], r);
+	vec_release(&v);
+	return r;
+}
+
+/*
+ * The elements past the budget collapse into one '...': keeping the arity
+ * would cost O(arity), and a tuple can have millions of elements.
+ */
+static ERL_NIF_TERM cut_tuple(struct cutter *c, ERL_NIF_TERM t, int depth)
+{
+	ErlNifEnv *env = c->env;
+	const ERL_NIF_TERM *e;
+	int n;
+	struct vec v;
+	ERL_NIF_TERM x, r;
+
+	if (!enif_get_tuple(env, t, &n, &e) || c->left < 2 + 1 + COST_ELLIPSIS)
+		return elide(c);
+	c->left -= 2;
+	vec_init(&v);
+	for (int i = 0; i < n; i++) {
+		if (c->left < 2) {
+			c->cut = true;
+			vec_push(&v, am_ellipsis);
+			break;
+		}
+		c->left -= 1;
+		x = cut_term(c, e[i], depth + 1, false);
+		if (!vec_push(&v, x)) {
+			c->cut = true;
+			break;
+		}
+		/* that '...' stands for the rest as well */
+		if (elided(e[i], x))
+			break;
+	}
+	r = enif_make_tuple_from_array(env, v.p, (unsigned)v.n);
+	vec_release(&v);
+	return r;
+}
+
+/*
+ * Keys are kept whole or not at all, so two cut keys can never collide; the
+ * pairs left out are marked by one '...' => '...' pair.
+ */
+static ERL_NIF_TERM cut_map(struct cutter *c, ERL_NIF_TERM t, int depth)
+{
+	ErlNifEnv *env = c->env;
+	ErlNifMapIterator it;
+	ERL_NIF_TERM k, val, r;
+	struct vec keys, vals;
+	size_t n;
+	bool more = false;
+
+	if (!enif_get_map_size(env, t, &n))
+		return elide(c);
+	if (n == 0) {
+		spend_some(&c->left, 3);
+		return t;
+	}
+	if (c->left < 3 + 4 + 2 * COST_ELLIPSIS ||
+	    !enif_map_iterator_create(env, t, &it, ERL_NIF_MAP_ITERATOR_FIRST))
+		return elide(c);
+	c->left -= 3;
+	vec_init(&keys);
+	vec_init(&vals);
+	while (enif_map_iterator_get_pair(env, &it, &k, &val)) {
+		size_t left = c->left;
+		if (!spend(&left, 4) || !fits(env, k, depth + 1, &left, false) ||
+		    left < 1) {
+			more = true;
+			break;
+		}
+		c->left = left;
+		if (!vec_push(&keys, k) ||
+		    !vec_push(&vals, cut_term(c, val, depth + 1, false))) {
+			keys.n = vals.n;
+			more = true;
+			break;
+		}
+		enif_map_iterator_next(env, &it);
+	}
+	enif_map_iterator_destroy(env, &it);
+	if (more) {
+		c->cut = true;
+		if (vec_push(&keys, am_ellipsis) && !vec_push(&vals, am_ellipsis))
+			keys.n--;
+	}
+	if (!enif_make_map_from_arrays(env, keys.p, vals.p, keys.n, &r)) {
+		/* the marker met a real '...' key: leave the marker out */
+		if (!more || !enif_make_map_from_arrays(env, keys.p, vals.p,
+							keys.n - 1, &r))
+			r = am_ellipsis;
+	}
+	vec_release(&keys);
+	vec_release(&vals);
+	return r;
+}
+
+static ERL_NIF_TERM cut_binary(struct cutter *c, ERL_NIF_TERM t)
+{
+	ErlNifBinary b;
+	/* false for a bitstring that is not whole bytes: nothing to show */
+	if (!enif_inspect_binary(c->env, t, &b))
+		return elide(c);
+	if (b.size + COST_BIN_OVERHEAD <= c->left) {
+		c->left -= b.size + COST_BIN_OVERHEAD;
+		return t;
+	}
+	if (c->left <= COST_BIN_OVERHEAD)
+		return elide(c);
+	size_t keep = c->left - COST_BIN_OVERHEAD;
+	c->left = 0;
+	c->cut = true;
+	/* refers to the tracee's bytes: nothing is copied here */
+	return enif_make_sub_binary(c->env, t, 0, keep);
+}
+
+static ERL_NIF_TERM cut_term(struct cutter *c, ERL_NIF_TERM t, int depth,
+			     bool in_list)
+{
+	if (depth > DEPTH_MAX)
+		return elide(c);
+
+	ErlNifTermType type = enif_term_type(c->env, t);
+	switch (type) {
+	case ERL_NIF_TERM_TYPE_LIST:
+		if (enif_is_empty_list(c->env, t)) {
+			spend_some(&c->left, 2);
+			return t;
+		}
+		return cut_list(c, t, depth);
+	case ERL_NIF_TERM_TYPE_TUPLE:
+		return cut_tuple(c, t, depth);
+	case ERL_NIF_TERM_TYPE_MAP:
+		return cut_map(c, t, depth);
+	case ERL_NIF_TERM_TYPE_BITSTRING:
+		return cut_binary(c, t);
+	case ERL_NIF_TERM_TYPE_FUN:
+		/* the shell shows funs no better, so this is not a cut */
+		spend_some(&c->left, COST_FUN);
+		return am_fun;
+	default: {
+		size_t cost = scalar_cost(c->env, t, type, in_list);
+		if (cost > c->left)
+			return elide(c);
+		c->left -= cost;
+		return t;
+	}
+	}
+}
+
+/* t itself when it fits the budget (no copy), else a cut copy; sets *cut. */
+static ERL_NIF_TERM payload(ErlNifEnv *env, ERL_NIF_TERM t, size_t budget,
+			    bool *cut)
+{
+	size_t left = budget;
+	if (fits(env, t, 0, &left, false))
+		return t;
+	struct cutter c = { env, budget, false };
+	ERL_NIF_TERM r = cut_term(&c, t, 0, false);
+	*cut = *cut || c.cut;
+	return r;
+}
+
+/* {M, F, Args} of a spawn event -> {M, F, Arity, Args cut} */
+static ERL_NIF_TERM spawn_mfa(ErlNifEnv *env, ERL_NIF_TERM mfa, size_t budget,
+			      bool *cut)
+{
+	const ERL_NIF_TERM *e;
+	ERL_NIF_TERM h, t, nil = enif_make_list(env, 0);
+	int n;
+	unsigned arity = 0;
+
+	if (!enif_get_tuple(env, mfa, &n, &e) || n != 3)
+		return nil;
+	/* bounded: a longer list could not have been spawned */
+	for (t = e[2]; arity <= MAX_ARITY && enif_get_list_cell(env, t, &h, &t);)
+		arity++;
+	return enif_make_tuple4(env, e[0], e[1], enif_make_uint(env, arity),
+				budget ? payload(env, e[2], budget, cut) : nil);
+}
+
+/* ---------------------------------------------------------------------------
+ * Shipping an event to a worker.
+ */
+
+/* Take a credit from the tracee's worker; false (and counted) if none. */
+static bool reserve(struct session *s, ERL_NIF_TERM tracee, unsigned *w)
+{
+	unsigned i = (unsigned)(enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0) %
+				s->nworkers);
+	union wslot *ws = &s->slots[i];
+
+	if (atomic_fetch_add_explicit(&ws->c.inflight, 1, memory_order_relaxed) >=
+	    s->high_water) {
+		atomic_fetch_sub_explicit(&ws->c.inflight, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ws->c.dropped, 1, memory_order_relaxed);
+		return false;
+	}
+	*w = i;
+	return true;
+}
+
+static void ship(ErlNifEnv *env, struct session *s, unsigned w, ERL_NIF_TERM tag,
+		 ERL_NIF_TERM tracee, ERL_NIF_TERM a, ERL_NIF_TERM b, bool cut)
+{
+	ErlNifSInt64 us = enif_monotonic_time(ERL_NIF_USEC) +
+		enif_time_offset(ERL_NIF_USEC);
+	ERL_NIF_TERM msg = enif_make_tuple6(env, tag, tracee,
+					    enif_make_int64(env, us), a, b,
+					    cut ? am_true_ : am_false_);
+	/* copies msg to the worker; fails only when the worker is gone */
+	if (!enif_send(env, &s->workers[w], NULL, msg)) {
+		union wslot *ws = &s->slots[w];
+		atomic_fetch_sub_explicit(&ws->c.inflight, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&ws->c.dropped, 1, memory_order_relaxed);
+	}
+}
+
+static unsigned send_kind(ERL_NIF_TERM tag)
+{
+	return tag == am_send || tag == am_send_to_non_existing_process ?
+		K_SEND : 0;
+}
+
+static unsigned procs_kind(ERL_NIF_TERM tag)
+{
+	if (tag == am_spawn || tag == am_spawned)
+		return K_SPAWN;
+	if (tag == am_exit)
+		return K_EXIT;
+	if (tag == am_link || tag == am_unlink || tag == am_getting_linked ||
+	    tag == am_getting_unlinked)
+		return K_LINK;
+	if (tag == am_register_ || tag == am_unregister)
+		return K_REGISTER;
+	return 0;
+}
+
+/* argv of trace*: Tag, Session, Tracee, TraceTerm, Opts */
+static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM to, b = enif_make_list(env, 0);
+	unsigned w;
+	bool cut = false;
+
+	if (!(s->kinds & send_kind(argv[0])) || !reserve(s, argv[2], &w))
+		return;
+	if (!enif_get_map_value(env, argv[4], am_extra, &to))
+		to = b;
+	if (s->payload)
+		b = payload(env, argv[3], s->payload, &cut);
+	ship(env, s, w, argv[0], argv[2], to, b, cut);
+}
+
+static void do_receive(ErlNifEnv *env, struct session *s,
+		       const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM nil = enif_make_list(env, 0), b = nil;
+	unsigned w;
+	bool cut = false;
+
+	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
+	    !reserve(s, argv[2], &w))
+		return;
+	if (s->payload)
+		b = payload(env, argv[3], s->payload, &cut);
+	ship(env, s, w, argv[0], argv[2], nil, b, cut);
+}
+
+static void do_procs(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM nil = enif_make_list(env, 0), a = nil, b = nil, mfa;
+	unsigned kind = procs_kind(argv[0]), w;
+	bool cut = false;
+
+	if (!(s->kinds & kind) || !reserve(s, argv[2], &w))
+		return;
+	switch (kind) {
+	case K_SPAWN:
+		/* spawn: TraceTerm is the child; spawned: the parent */
+		a = argv[3];
+		if (enif_get_map_value(env, argv[4], am_extra, &mfa))
+			b = spawn_mfa(env, mfa, s->payload, &cut);
+		break;
+	case K_EXIT:
+		b = payload(env, argv[3], s->payload ? s->payload : EXIT_BUDGET_OFF,
+			    &cut);
+		break;
+	default:  /* the link peer, or the name */
+		a = argv[3];
+		break;
+	}
+	ship(env, s, w, argv[0], argv[2], a, b, cut);
+}
+
+/* ---------------------------------------------------------------------------
+ * erl_tracer callbacks.  argv[1] is always the tracer state: our session.
+ */
+
+static ERL_NIF_TERM gate(struct session *s, unsigned kind)
+{
+	if (!s)
+		return am_remove;
+	return s->kinds & kind ? am_trace : am_discard;
+}
+
+static ERL_NIF_TERM nif_enabled(ErlNifEnv *env, int argc,
+				const ERL_NIF_TERM argv[])
+{
 	(void)argc;
-	if (!enif_get_tuple(env, argv[0], &arity, &pids) || arity < 1 ||
-	    arity > MAX_WORKERS || !enif_get_int(env, argv[1], &mask) ||
-	    !enif_get_long(env, argv[2], &payload) || payload < 0 ||
-	    !enif_get_long(env, argv[3], &hw) || hw < 1)
+	if (!live_session(env, argv[1]))
+		return am_remove;
+	return argv[0] == am_trace_status ? am_trace : am_discard;
+}
+
+static ERL_NIF_TERM nif_enabled_send(ErlNifEnv *env, int argc,
+				     const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), send_kind(argv[0]));
+}
+
+static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,
+					const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]),
+		    argv[0] == am_receive ? K_RECEIVE : 0);
+}
+
+static ERL_NIF_TERM nif_enabled_procs(ErlNifEnv *env, int argc,
+				      const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), procs_kind(argv[0]));
+}
+
+/* call, garbage_collection, running_procs, ports, running_ports: never set */
+static ERL_NIF_TERM nif_enabled_other(ErlNifEnv *env, int argc,
+				      const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), 0);
+}
+
+static ERL_NIF_TERM nif_trace(ErlNifEnv *env, int argc,
+			      const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (!s)
+		return am_ok;
+	if (send_kind(argv[0]))
+		do_send(env, s, argv);
+	else if (argv[0] == am_receive)
+		do_receive(env, s, argv);
+	else if (procs_kind(argv[0]))
+		do_procs(env, s, argv);
+	return am_ok;
+}
+
+static ERL_NIF_TERM nif_trace_send(ErlNifEnv *env, int argc,
+				   const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_send(env, s, argv);
+	return am_ok;
+}
+
+static ERL_NIF_TERM nif_trace_receive(ErlNifEnv *env, int argc,
+				      const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_receive(env, s, argv);
+	return am_ok;
+}
+
+static ERL_NIF_TERM nif_trace_procs(ErlNifEnv *env, int argc,
+				    const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_procs(env, s, argv);
+	return am_ok;
+}
+
+static ERL_NIF_TERM nif_trace_other(ErlNifEnv *env, int argc,
+				    const ERL_NIF_TERM argv[])
+{
+	(void)env;
+	(void)argc;
+	(void)argv;
+	return am_ok;
+}
+
+/* ---------------------------------------------------------------------------
+ * The session, for the agent and the workers.
+ */
+
+/* session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater) */
+static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
+				    const ERL_NIF_TERM argv[])
+{
+	const ERL_NIF_TERM *ws;
+	int n;
+	unsigned kinds;
+	ErlNifUInt64 payload;
+	ErlNifSInt64 hw;
+	(void)argc;
+
+	if (!enif_get_tuple(env, argv[0], &n, &ws) || n < 1 || n > MAX_WORKERS ||
+	    !enif_get_uint(env, argv[1], &kinds) || kinds & ~(unsigned)K_ALL ||
+	    !enif_get_uint64(env, argv[2], &payload) || payload > MAX_PAYLOAD ||
+	    !enif_get_int64(env, argv[3], &hw) || hw < 1 || hw > MAX_HIGH_WATER)
 		return enif_make_badarg(env);
 
-	struct session *s = enif_alloc_resource(session_type, sizeof(*s));
-	memset(s, 0, sizeof(*s));
-	s->nworkers = (unsigned)arity;
-	s->workers = enif_alloc(sizeof(ErlNifPid) * (size_t)arity);
-	s->slots = enif_alloc(sizeof(struct wslot) * (size_t)arity);
-	memset(s->slots, 0, sizeof(struct wslot) * (size_t)arity);
-	for (int i = 0; i < arity; i++)
-		if (!enif_get_local_pid(env, pids[i], &s->workers[i])) {
+	/* one block: the struct, the pids, then the slots on a line boundary */
+	size_t pids_off = sizeof(struct session);
+	size_t slots_off = pids_off + (size_t)n * sizeof(ErlNifPid);
+	size_t size = slots_off + CACHE_LINE - 1 + (size_t)n * sizeof(union wslot);
+	struct session *s = enif_alloc_resource(session_type, size);
+	if (!s)
+		return enif_make_badarg(env);
+	memset(s, 0, size);
+
+	char *base = (char *)s;
+	uintptr_t raw = (uintptr_t)(base + slots_off);
+	uintptr_t aligned = (raw + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1);
+	s->workers = (ErlNifPid *)(void *)(base + pids_off);
+	s->slots = (union wslot *)(void *)(base + slots_off + (aligned - raw));
+	s->nworkers = (unsigned)n;
+	s->kinds = kinds;
+	s->payload = (size_t)payload;
+	s->high_water = (long)hw;
+	for (int i = 0; i < n; i++) {
+		atomic_init(&s->slots[i].c.inflight, 0);
+		atomic_init(&s->slots[i].c.dropped, 0);
+		if (!enif_get_local_pid(env, ws[i], &s->workers[i])) {
 			enif_release_resource(s);
 			return enif_make_badarg(env);
 		}
-	s->mask = mask;
-	s->payload = payload;
-	s->high_water = hw;
-	atomic_store(&s->active, 1);
+	}
+	atomic_init(&s->active, true);
+
 	ERL_NIF_TERM t = enif_make_resource(env, s);
 	enif_release_resource(s);
 	return t;
 }
 
-static ERL_NIF_TERM session_stop(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+static ERL_NIF_TERM nif_session_stop(ErlNifEnv *env, int argc,
+				     const ERL_NIF_TERM argv[])
 {
-	struct session *s = get_session(env, argv[0]);
 	(void)argc;
+	struct session *s = get_session(env, argv[0]);
 	if (!s)
 		return enif_make_badarg(env);
-	atomic_store(&s->active, 0);
-	return atom_ok;
+	atomic_store_explicit(&s->active, false, memory_order_release);
+	return am_ok;
 }
 
-static struct wslot *slot_arg(ErlNifEnv *env, const ERL_NIF_TERM argv[])
+static union wslot *get_slot(ErlNifEnv *env, const ERL_NIF_TERM argv[])
 {
 	struct session *s = get_session(env, argv[0]);
 	unsigned w;
@@ -156,424 +841,113 @@ static struct wslot *slot_arg(ErlNifEnv *env, const ERL_NIF_TERM argv[])
 	return &s->slots[w];
 }
 
-static ERL_NIF_TERM credit(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+/* credit(S, W, N): worker W has shipped N events */
+static ERL_NIF_TERM nif_credit(ErlNifEnv *env, int argc,
+			       const ERL_NIF_TERM argv[])
 {
-	struct wslot *sl = slot_arg(env, argv);
-	long n;
 	(void)argc;
-	if (!sl || !enif_get_long(env, argv[2], &n) || n < 0)
+	union wslot *ws = get_slot(env, argv);
+	ErlNifSInt64 n;
+	if (!ws || !enif_get_int64(env, argv[2], &n) || n < 0 ||
+	    n > MAX_HIGH_WATER)
 		return enif_make_badarg(env);
-	atomic_fetch_sub_explicit(&sl->inflight, n, memory_order_relaxed);
-	return atom_ok;
+	atomic_fetch_sub_explicit(&ws->c.inflight, (long)n, memory_order_relaxed);
+	return am_ok;
 }
 
-static ERL_NIF_TERM dropped(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+static ERL_NIF_TERM nif_dropped(ErlNifEnv *env, int argc,
+				const ERL_NIF_TERM argv[])
 {
-	struct wslot *sl = slot_arg(env, argv);
 	(void)argc;
-	if (!sl)
+	union wslot *ws = get_slot(env, argv);
+	if (!ws)
 		return enif_make_badarg(env);
-	return enif_make_uint64(env, atomic_load(&sl->dropped));
+	return enif_make_int64(env, atomic_load_explicit(&ws->c.dropped,
+							 memory_order_relaxed));
 }
 
-static ERL_NIF_TERM inflight(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+static ERL_NIF_TERM nif_inflight(ErlNifEnv *env, int argc,
+				 const ERL_NIF_TERM argv[])
 {
-	struct wslot *sl = slot_arg(env, argv);
 	(void)argc;
-	if (!sl)
+	union wslot *ws = get_slot(env, argv);
+	if (!ws)
 		return enif_make_badarg(env);
-	return enif_make_long(env, atomic_load(&sl->inflight));
+	return enif_make_int64(env, atomic_load_explicit(&ws->c.inflight,
+							 memory_order_relaxed));
 }
 
-/* ---- payload cutting ---- */
+/* ---------------------------------------------------------------------------
+ * Library life cycle.  The agent unloads the module before it loads it
+ * again, so there is no upgrade; sessions of an earlier copy that are still
+ * referenced are taken over (same layout, no destructor).
+ */
 
-/* Estimated text size of t against budget b; negative once it does not fit.
- * Funs never "fit": they are always replaced. */
-static long measure(ErlNifEnv *env, ERL_NIF_TERM t, long b, int depth)
+/* 2^256 and -2^256, from their external format (SMALL_BIG_EXT) */
+static bool make_consts(void)
 {
-	if (b < 0 || depth > MAX_DEPTH)
+	unsigned char ext[4 + 33] = { 131, 110, 33, 0 };
+	ext[sizeof(ext) - 1] = 1;
+	consts_env = enif_alloc_env();
+	if (!consts_env ||
+	    !enif_binary_to_term(consts_env, ext, sizeof(ext), &big_hi, 0))
+		return false;
+	ext[3] = 1;   /* the sign byte */
+	return enif_binary_to_term(consts_env, ext, sizeof(ext), &big_lo, 0) != 0;
+}
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info)
+{
+	(void)priv;
+	(void)info;
+#define X(id, text) am_##id = enif_make_atom(env, text);
+	ATOMS(X)
+#undef X
+	session_type = enif_open_resource_type(env, NULL, "beamscope_session",
+					       NULL, ERL_NIF_RT_CREATE |
+					       ERL_NIF_RT_TAKEOVER, NULL);
+	if (!session_type || !make_consts()) {
+		if (consts_env)
+			enif_free_env(consts_env);
+		consts_env = NULL;
 		return -1;
-	switch (enif_term_type(env, t)) {
-	case ERL_NIF_TERM_TYPE_ATOM: {
-		unsigned len;
-		if (!enif_get_atom_length(env, t, &len, ERL_NIF_LATIN1))
-			len = 16;
-		return b - (long)len - 2;
 	}
-	case ERL_NIF_TERM_TYPE_BITSTRING: {
-		ErlNifBinary bin;
-		if (!enif_inspect_binary(env, t, &bin))
-			return -1;
-		return b - (long)bin.size - 6;
-	}
-	case ERL_NIF_TERM_TYPE_LIST: {
-		ERL_NIF_TERM head, tail = t;
-		while (enif_get_list_cell(env, tail, &head, &tail)) {
-			b = measure(env, head, b - 1, depth + 1);
-			if (b < 0)
-				return b;
-		}
-		return enif_is_empty_list(env, tail) ? b - 2 :
-			measure(env, tail, b - 1, depth + 1);
-	}
-	case ERL_NIF_TERM_TYPE_TUPLE: {
-		int arity;
-		const ERL_NIF_TERM *el;
-		enif_get_tuple(env, t, &arity, &el);
-		b -= 2;
-		for (int i = 0; i < arity && b >= 0; i++)
-			b = measure(env, el[i], b - 1, depth + 1);
-		return b;
-	}
-	case ERL_NIF_TERM_TYPE_MAP: {
-		size_t size;
-		ErlNifMapIterator it;
-		ERL_NIF_TERM k, v;
-		enif_get_map_size(env, t, &size);
-		if ((long)size * 6 > b)
-			return -1;
-		b -= 3;
-		if (!enif_map_iterator_create(env, t, &it, ERL_NIF_MAP_ITERATOR_FIRST))
-			return -1;
-		while (b >= 0 && enif_map_iterator_get_pair(env, &it, &k, &v)) {
-			b = measure(env, k, b - 4, depth + 1);
-			b = measure(env, v, b, depth + 1);
-			enif_map_iterator_next(env, &it);
-		}
-		enif_map_iterator_destroy(env, &it);
-		return b;
-	}
-	case ERL_NIF_TERM_TYPE_FUN:
-		return -1;
-	case ERL_NIF_TERM_TYPE_FLOAT:
-		return b - 20;
-	case ERL_NIF_TERM_TYPE_INTEGER:
-		return b - 8;
-	case ERL_NIF_TERM_TYPE_REFERENCE:
-		return b - 24;
-	default:                 /* pids, ports */
-		return b - 14;
-	}
-}
-
-/* A copy of t cut to budget *b; shortened places hold '...'. */
-static ERL_NIF_TERM cut(ErlNifEnv *env, ERL_NIF_TERM t, long *b, int depth)
-{
-	if (*b <= 0 || depth > MAX_DEPTH)
-		return atom_cut;
-	switch (enif_term_type(env, t)) {
-	case ERL_NIF_TERM_TYPE_BITSTRING: {
-		ErlNifBinary bin;
-		if (!enif_inspect_binary(env, t, &bin))
-			return atom_cut;
-		if ((long)bin.size + 6 <= *b) {
-			*b -= (long)bin.size + 6;
-			return t;
-		}
-		long n = *b > 6 ? *b - 6 : 0;
-		*b = 0;
-		return enif_make_sub_binary(env, t, 0, (size_t)n);
-	}
-	case ERL_NIF_TERM_TYPE_FUN:
-		*b -= 5;
-		return atom_fun;
-	case ERL_NIF_TERM_TYPE_LIST: {
-		/* elements are collected first: a list is built from its end */
-		ERL_NIF_TERM head, tail = t, stack[256], out, last;
-		ERL_NIF_TERM *el = stack;
-		long n = 0, cap = 256;
-		while (*b > 0 && enif_get_list_cell(env, tail, &head, &tail)) {
-			if (n == cap) {
-				ERL_NIF_TERM *bigger = enif_alloc(sizeof(*el) * (size_t)cap * 2);
-				memcpy(bigger, el, sizeof(*el) * (size_t)cap);
-				if (el != stack)
-					enif_free(el);
-				el = bigger;
-				cap *= 2;
-			}
-			*b -= 1;
-			el[n++] = cut(env, head, b, depth + 1);
-		}
-		if (enif_is_empty_list(env, tail))
-			last = tail;
-		else if (*b > 0 && !enif_is_list(env, tail))
-			last = cut(env, tail, b, depth + 1);   /* improper list */
-		else
-			last = atom_cut;
-		out = last;
-		while (n > 0)
-			out = enif_make_list_cell(env, el[--n], out);
-		if (el != stack)
-			enif_free(el);
-		return out;
-	}
-	case ERL_NIF_TERM_TYPE_TUPLE: {
-		int arity, k = 0;
-		const ERL_NIF_TERM *src;
-		ERL_NIF_TERM stack[64], *el = stack;
-		enif_get_tuple(env, t, &arity, &src);
-		if (arity > 64)
-			el = enif_alloc(sizeof(*el) * (size_t)(arity < 4096 ? arity : 4096));
-		*b -= 2;
-		int limit = arity < 4096 ? arity : 4095;
-		for (; k < limit && *b > 0; k++) {
-			*b -= 1;
-			el[k] = cut(env, src[k], b, depth + 1);
-		}
-		if (k < arity)
-			el[k++] = atom_cut;
-		ERL_NIF_TERM out = enif_make_tuple_from_array(env, el, (unsigned)k);
-		if (el != stack)
-			enif_free(el);
-		return out;
-	}
-	case ERL_NIF_TERM_TYPE_MAP: {
-		ErlNifMapIterator it;
-		ERL_NIF_TERM k, v, out = enif_make_new_map(env);
-		int all = 1;
-		*b -= 3;
-		if (!enif_map_iterator_create(env, t, &it, ERL_NIF_MAP_ITERATOR_FIRST))
-			return atom_cut;
-		while (enif_map_iterator_get_pair(env, &it, &k, &v)) {
-			if (*b <= 0) {
-				all = 0;
-				break;
-			}
-			*b -= 4;
-			ERL_NIF_TERM ck = cut(env, k, b, depth + 1);
-			ERL_NIF_TERM cv = cut(env, v, b, depth + 1);
-			enif_make_map_put(env, out, ck, cv, &out);
-			enif_map_iterator_next(env, &it);
-		}
-		enif_map_iterator_destroy(env, &it);
-		if (!all)
-			enif_make_map_put(env, out, atom_cut, atom_cut, &out);
-		return out;
-	}
-	default:
-		*b = measure(env, t, *b, depth);
-		return t;
-	}
-}
-
-/* The payload as it will travel, and whether it was cut. */
-static ERL_NIF_TERM payload(ErlNifEnv *env, const struct session *s,
-			    ERL_NIF_TERM t, int *was_cut)
-{
-	if (s->payload == 0)
-		return enif_make_list(env, 0);
-	if (measure(env, t, s->payload, 0) >= 0)
-		return t;
-	long b = s->payload;
-	*was_cut = 1;
-	return cut(env, t, &b, 0);
-}
-
-/* ---- the hot path ---- */
-
-static ERL_NIF_TERM timestamp(ErlNifEnv *env)
-{
-	return enif_make_int64(env, enif_monotonic_time(ERL_NIF_USEC) +
-			       enif_time_offset(ERL_NIF_USEC));
-}
-
-/* Reserve room at tracee's worker; NULL when the event must be dropped. */
-static struct wslot *reserve(ErlNifEnv *env, struct session *s,
-			     ERL_NIF_TERM tracee, unsigned *w)
-{
-	*w = (unsigned)(enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0) % s->nworkers);
-	struct wslot *sl = &s->slots[*w];
-	(void)env;
-	if (atomic_fetch_add_explicit(&sl->inflight, 1, memory_order_relaxed) >=
-	    s->high_water) {
-		atomic_fetch_sub_explicit(&sl->inflight, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sl->dropped, 1, memory_order_relaxed);
-		return NULL;
-	}
-	return sl;
-}
-
-static void ship(ErlNifEnv *env, struct session *s, struct wslot *sl,
-		 unsigned w, ERL_NIF_TERM ev)
-{
-	if (!enif_send(env, &s->workers[w], NULL, ev)) {
-		atomic_fetch_sub_explicit(&sl->inflight, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&sl->dropped, 1, memory_order_relaxed);
-	}
-}
-
-static ERL_NIF_TERM get_extra(ErlNifEnv *env, ERL_NIF_TERM opts)
-{
-	ERL_NIF_TERM v;
-	if (enif_is_map(env, opts) && enif_get_map_value(env, opts, atom_extra, &v))
-		return v;
-	return enif_make_list(env, 0);
-}
-
-static int procs_kind(ERL_NIF_TERM tag)
-{
-	if (tag == atom_spawn || tag == atom_spawned)
-		return K_SPAWN;
-	if (tag == atom_exit)
-		return K_EXIT;
-	if (tag == atom_link || tag == atom_unlink || tag == atom_getting_linked ||
-	    tag == atom_getting_unlinked)
-		return K_LINK;
-	if (tag == atom_register_ || tag == atom_unregister)
-		return K_REGISTER;
 	return 0;
 }
 
-static int tag_kind(ERL_NIF_TERM tag)
+static void unload(ErlNifEnv *env, void *priv)
 {
-	if (tag == atom_send || tag == atom_send_dead)
-		return K_SEND;
-	if (tag == atom_receive)
-		return K_RECEIVE;
-	return procs_kind(tag);
-}
-
-static ERL_NIF_TERM decide(ErlNifEnv *env, ERL_NIF_TERM state, int kind)
-{
-	struct session *s = get_session(env, state);
-	if (!s || !active(s))
-		return atom_remove;
-	return (s->mask & kind) ? atom_trace : atom_discard;
-}
-
-static ERL_NIF_TERM enabled(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	if (argv[0] == atom_trace_status) {
-		struct session *s = get_session(env, argv[1]);
-		return s && active(s) ? atom_trace : atom_remove;
-	}
-	return decide(env, argv[1], tag_kind(argv[0]));
-}
-
-static ERL_NIF_TERM enabled_send(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	return decide(env, argv[1], K_SEND);
-}
-
-static ERL_NIF_TERM enabled_receive(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	return decide(env, argv[1], K_RECEIVE);
-}
-
-static ERL_NIF_TERM enabled_procs(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	return decide(env, argv[1], procs_kind(argv[0]));
-}
-
-/* Tags we never ask for (call, gc, running, ports): discard, or remove. */
-static ERL_NIF_TERM enabled_other(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	return decide(env, argv[1], 0);
-}
-
-/* trace_*(Tag, State, Tracee, Msg, Opts) */
-static ERL_NIF_TERM trace_any(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	ERL_NIF_TERM tag = argv[0], tracee = argv[2], msg = argv[3], a, b;
-	struct session *s = get_session(env, argv[1]);
-	unsigned w;
-	int was_cut = 0, kind = tag_kind(tag);
-	(void)argc;
-
-	if (!s || !active(s) || !(s->mask & kind))
-		return atom_ok;
-	struct wslot *sl = reserve(env, s, tracee, &w);
-	if (!sl)
-		return atom_ok;
-
-	switch (kind) {
-	case K_SEND:
-		a = get_extra(env, argv[4]);
-		b = payload(env, s, msg, &was_cut);
-		break;
-	case K_RECEIVE:
-		a = enif_make_list(env, 0);
-		b = payload(env, s, msg, &was_cut);
-		break;
-	case K_SPAWN: {
-		/* Msg is the other pid; extra is {M, F, Args} */
-		ERL_NIF_TERM mfa = get_extra(env, argv[4]), args;
-		const ERL_NIF_TERM *el;
-		int arity;
-		unsigned len = 0;
-		a = msg;
-		if (enif_get_tuple(env, mfa, &arity, &el) && arity == 3) {
-			args = el[2];
-			enif_get_list_length(env, args, &len);  /* at most 255 */
-			b = enif_make_tuple4(env, el[0], el[1], enif_make_uint(env, len),
-					     payload(env, s, args, &was_cut));
-		} else {
-			b = enif_make_tuple4(env, atom_cut, atom_cut,
-					     enif_make_uint(env, 0), enif_make_list(env, 0));
-		}
-		break;
-	}
-	case K_EXIT:
-		a = enif_make_list(env, 0);
-		if (s->payload == 0) {
-			/* a reason is shown even without payloads, kept short */
-			long bud = 64;
-			if (measure(env, msg, bud, 0) >= 0) {
-				b = msg;
-			} else {
-				b = cut(env, msg, &bud, 0);
-				was_cut = 1;
-			}
-		} else {
-			b = payload(env, s, msg, &was_cut);
-		}
-		break;
-	default:                 /* link family and register family */
-		a = msg;
-		b = enif_make_list(env, 0);
-		break;
-	}
-	ERL_NIF_TERM ev[6] = { tag, tracee, timestamp(env), a, b,
-			       was_cut ? atom_true_ : atom_false_ };
-	ship(env, s, sl, w, enif_make_tuple_from_array(env, ev, 6));
-	return atom_ok;
-}
-
-static ERL_NIF_TERM trace_other(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-{
-	(void)env; (void)argc; (void)argv;
-	return atom_ok;
+	(void)env;
+	(void)priv;
+	if (consts_env)
+		enif_free_env(consts_env);
+	consts_env = NULL;
 }
 
 static ErlNifFunc funcs[] = {
-	{ "session_new", 4, session_new, 0 },
-	{ "session_stop", 1, session_stop, 0 },
-	{ "credit", 3, credit, 0 },
-	{ "dropped", 2, dropped, 0 },
-	{ "inflight", 2, inflight, 0 },
-	{ "enabled", 3, enabled, 0 },
-	{ "enabled_send", 3, enabled_send, 0 },
-	{ "enabled_receive", 3, enabled_receive, 0 },
-	{ "enabled_procs", 3, enabled_procs, 0 },
-	{ "enabled_call", 3, enabled_other, 0 },
-	{ "enabled_garbage_collection", 3, enabled_other, 0 },
-	{ "enabled_ports", 3, enabled_other, 0 },
-	{ "enabled_running_ports", 3, enabled_other, 0 },
-	{ "enabled_running_procs", 3, enabled_other, 0 },
-	{ "trace", 5, trace_any, 0 },
-	{ "trace_send", 5, trace_any, 0 },
-	{ "trace_receive", 5, trace_any, 0 },
-	{ "trace_procs", 5, trace_any, 0 },
-	{ "trace_call", 5, trace_other, 0 },
-	{ "trace_garbage_collection", 5, trace_other, 0 },
-	{ "trace_ports", 5, trace_other, 0 },
-	{ "trace_running_ports", 5, trace_other, 0 },
-	{ "trace_running_procs", 5, trace_other, 0 },
+	{ "session_new", 4, nif_session_new, 0 },
+	{ "session_stop", 1, nif_session_stop, 0 },
+	{ "credit", 3, nif_credit, 0 },
+	{ "dropped", 2, nif_dropped, 0 },
+	{ "inflight", 2, nif_inflight, 0 },
+	{ "enabled", 3, nif_enabled, 0 },
+	{ "enabled_send", 3, nif_enabled_send, 0 },
+	{ "enabled_receive", 3, nif_enabled_receive, 0 },
+	{ "enabled_procs", 3, nif_enabled_procs, 0 },
+	{ "enabled_call", 3, nif_enabled_other, 0 },
+	{ "enabled_garbage_collection", 3, nif_enabled_other, 0 },
+	{ "enabled_running_procs", 3, nif_enabled_other, 0 },
+	{ "enabled_ports", 3, nif_enabled_other, 0 },
+	{ "enabled_running_ports", 3, nif_enabled_other, 0 },
+	{ "trace", 5, nif_trace, 0 },
+	{ "trace_send", 5, nif_trace_send, 0 },
+	{ "trace_receive", 5, nif_trace_receive, 0 },
+	{ "trace_procs", 5, nif_trace_procs, 0 },
+	{ "trace_call", 5, nif_trace_other, 0 },
+	{ "trace_garbage_collection", 5, nif_trace_other, 0 },
+	{ "trace_running_procs", 5, nif_trace_other, 0 },
+	{ "trace_ports", 5, nif_trace_other, 0 },
+	{ "trace_running_ports", 5, nif_trace_other, 0 },
 };
 
-ERL_NIF_INIT(beamscope_tracer, funcs, on_load, NULL, on_upgrade, NULL)
+ERL_NIF_INIT(beamscope_tracer, funcs, load, NULL, NULL, unload)

@@ -102,7 +102,6 @@ int conn_read(struct conn *c, unsigned tmo_ms)
 	if (r == ERL_TICK)
 		return 0;
 	if (r == ERL_ERROR) {
-		if (getenv("BS_DEBUG")) fprintf(stderr, "conn_read: r=%d erl_errno=%d (%s)\n", r, erl_errno, strerror(erl_errno));
 		/* a timeout inside a message would desynchronise the stream */
 		conn_close(c);
 		return -1;
