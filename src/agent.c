@@ -297,12 +297,13 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 	{
 		int idx = 1, type, size;
 		ei_get_type(a->rpc_reply.buff, &idx, &type, &size);
-		if (type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) {
+		erlang_pid other;
+		if ((type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) &&
+		    ei_decode_pid(a->rpc_reply.buff, &idx, &other) == 0) {
 			sbuf_addf(err, "node \"%s\" is already being traced by "
-				  "another beamscope (agent ", a->conn->target);
-			reply_text(&a->rpc_reply, 1, NULL, err);
-			sbuf_addstr(err, "); wait for it to end, it cleans up by "
-				    "itself");
+				  "another beamscope (agent <0.%u.%u>); wait for "
+				  "it to end, it cleans up by itself",
+				  a->conn->target, other.num, other.serial);
 			return EXIT_REFUSED;
 		}
 	}

@@ -78,11 +78,18 @@ start_node() {
 	COOKIE_FILE=$TRASH/cookie.$NODE
 	printf '%s\n' "$COOKIE" > "$COOKIE_FILE"
 	chmod 400 "$COOKIE_FILE"
-	erl -sname "$NODE" -setcookie "$COOKIE" -noshell -noinput \
+	if [ "${LONGNAMES:-}" ]; then
+		NODE_FULL="$NODE@127.0.0.1"
+		name_opt="-name $NODE_FULL"
+	else
+		NODE_FULL="$NODE@$(hostname -s)"
+		name_opt="-sname $NODE"
+	fi
+	# shellcheck disable=SC2086
+	erl $name_opt -setcookie "$COOKIE" -noshell -noinput \
 		-pa "$TRASH/ebin" "$@" >"$TRASH/node.$NODE.log" 2>&1 &
 	NODE_PID=$!
 	NODE_PIDS="$NODE_PIDS $NODE_PID"
-	NODE_FULL="$NODE@$(hostname -s)"
 	# up when it answers
 	for _ in $(seq 1 100); do
 		if [ "$(node_eval 'ok.' 2>/dev/null)" = ok ]; then
@@ -104,7 +111,12 @@ stop_node() {
 
 # node_eval EXPR: evaluate EXPR on the current node, print the result.
 node_eval() {
-	printf '%s\n' "$1" | "$ERL_CALL" -sname "$NODE" -c "$COOKIE" -e |
+	if [ "${LONGNAMES:-}" ]; then
+		set -- "$1" -name "$NODE_FULL"
+	else
+		set -- "$1" -sname "$NODE"
+	fi
+	printf '%s\n' "$1" | "$ERL_CALL" "$2" "$3" -c "$COOKIE" -e |
 		sed 's/^{ok, *\(.*\)}$/\1/'
 }
 
@@ -133,7 +145,7 @@ target_clean() {
 # bs_start ARGS...: run beamscope in batch mode in the background against
 # the current node; output in $TRASH/bs.json, stderr in $TRASH/bs.err.
 bs_start() {
-	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" \
+	"$BEAMSCOPE" "${BS_NODE:-$NODE}" --batch --cookie-file "$COOKIE_FILE" \
 		-o "$TRASH/bs.json" "$@" 2>"$TRASH/bs.err" &
 	BS_PID=$!
 }
