@@ -1,0 +1,281 @@
+/*
+ * store: ring of owned events plus per-process aggregates.
+ * Invariant: ring[seq % cap] holds event seq for seq in
+ * [store_oldest_seq, next_seq); everything older has been freed.
+ */
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+void store_init(struct store *st, size_t ring_cap)
+{
+	memset(st, 0, sizeof(*st));
+	st->cap = ring_cap ? ring_cap : 1;
+	st->ring = xcalloc(st->cap, sizeof(*st->ring));
+	st->next_seq = 1;
+}
+
+static void proc_free(struct proc *p)
+{
+	free(p->name);
+	free(p->initial);
+	free(p->current);
+	free(p->reason);
+	free(p);
+}
+
+static void free_procs(struct store *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++)
+		proc_free(st->procs[i]);
+	free(st->procs);
+	free(st->index);
+	st->procs = NULL;
+	st->index = NULL;
+	st->nprocs = st->procs_cap = st->index_cap = 0;
+}
+
+static void free_events(struct store *st)
+{
+	for (size_t i = 0; i < st->cap; i++) {
+		free(st->ring[i].pid_text);
+		st->ring[i].pid_text = NULL;
+		st->ring[i].seq = 0;
+	}
+}
+
+void store_release(struct store *st)
+{
+	free_events(st);
+	free(st->ring);
+	free_procs(st);
+	memset(st, 0, sizeof(*st));
+}
+
+void store_clear(struct store *st)
+{
+	free_events(st);
+	free_procs(st);
+	st->evicted = 0;
+	st->next_seq = 1;
+	st->generation++;
+}
+
+uint64_t store_oldest_seq(const struct store *st)
+{
+	return st->next_seq > st->cap ? st->next_seq - st->cap : 1;
+}
+
+const struct sevent *store_event(const struct store *st, uint64_t seq)
+{
+	if (seq < store_oldest_seq(st) || seq >= st->next_seq)
+		return NULL;
+	const struct sevent *e = &st->ring[seq % st->cap];
+	return e->seq == seq ? e : NULL;
+}
+
+static size_t pid_hash(struct bs_pid p)
+{
+	uint64_t h = ((uint64_t)p.num << 32) ^ p.serial;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 17);
+}
+
+static void index_put(struct store *st, size_t i)
+{
+	struct bs_pid p = st->procs[i]->pid;
+	size_t mask = st->index_cap - 1;
+	for (size_t k = pid_hash(p) & mask;; k = (k + 1) & mask)
+		if (!st->index[k]) {
+			st->index[k] = i + 1;
+			return;
+		}
+}
+
+struct proc *store_proc(const struct store *st, struct bs_pid pid)
+{
+	if (!st->index_cap)
+		return NULL;
+	size_t mask = st->index_cap - 1;
+	for (size_t k = pid_hash(pid) & mask;; k = (k + 1) & mask) {
+		size_t v = st->index[k];
+		if (!v)
+			return NULL;
+		struct proc *p = st->procs[v - 1];
+		if (p->pid.num == pid.num && p->pid.serial == pid.serial)
+			return p;
+	}
+}
+
+static struct proc *proc_get(struct store *st, struct bs_pid pid,
+			     const char *pid_text)
+{
+	struct proc *p = store_proc(st, pid);
+	if (p)
+		return p;
+	if ((st->nprocs + 1) * 2 > st->index_cap) {
+		free(st->index);
+		st->index_cap = st->index_cap ? st->index_cap * 2 : 256;
+		st->index = xcalloc(st->index_cap, sizeof(*st->index));
+		for (size_t i = 0; i < st->nprocs; i++)
+			index_put(st, i);
+	}
+	if (st->nprocs == st->procs_cap) {
+		st->procs_cap = st->procs_cap ? st->procs_cap * 2 : 256;
+		st->procs = xrealloc(st->procs, st->procs_cap * sizeof(*st->procs));
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	snprintf(p->pid_text, sizeof(p->pid_text), "%s", pid_text);
+	p->mqlen = -1;
+	st->procs[st->nprocs] = p;
+	index_put(st, st->nprocs);
+	st->nprocs++;
+	return p;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	if (s && *dst && !strcmp(*dst, s))
+		return;
+	free(*dst);
+	*dst = s ? xstrdup(s) : NULL;
+}
+
+/* Parse "<0.N.S>" back into a pid; false for anything else. */
+static bool pid_of_text(const char *s, struct bs_pid *out)
+{
+	unsigned n, sr;
+	char end;
+	if (!s || sscanf(s, "<0.%u.%u%c", &n, &sr, &end) != 3 || end != '>')
+		return false;
+	out->num = n;
+	out->serial = sr;
+	return true;
+}
+
+uint64_t store_add_event(struct store *st, const struct event *ev)
+{
+	const char *fields[6] = { ev->pid_text, ev->name, ev->peer,
+				  ev->peer_name, ev->mfa, ev->payload };
+	size_t lens[6], total = 0;
+	for (int i = 0; i < 6; i++) {
+		lens[i] = fields[i] ? strlen(fields[i]) + 1 : 0;
+		total += lens[i];
+	}
+
+	uint64_t seq = st->next_seq++;
+	struct sevent *e = &st->ring[seq % st->cap];
+	if (e->seq) {
+		free(e->pid_text);
+		st->evicted++;
+	}
+	memset(e, 0, sizeof(*e));
+	e->seq = seq;
+	e->type = ev->type;
+	e->ts = ev->ts;
+	e->pid = ev->pid;
+	e->truncated = ev->truncated;
+	char *blk = xmalloc(total ? total : 1), *at = blk;
+	char **dst[6] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
+			  &e->mfa, &e->payload };
+	for (int i = 0; i < 6; i++) {
+		if (!fields[i])
+			continue;
+		memcpy(at, fields[i], lens[i]);
+		*dst[i] = at;
+		at += lens[i];
+	}
+	if (!total)
+		e->pid_text = blk;
+
+	struct proc *p = proc_get(st, ev->pid, ev->pid_text);
+	p->last_ts = ev->ts;
+	if (!p->first_seq)
+		p->first_seq = seq;
+	if (ev->name && ev->type != EV_UNREGISTER)
+		set_str(&p->name, ev->name);
+	switch (ev->type) {
+	case EV_SEND:
+	case EV_SEND_DEAD:
+		p->sends++;
+		break;
+	case EV_RECEIVE:
+		p->receives++;
+		break;
+	case EV_SPAWN: {
+		p->spawns++;
+		struct bs_pid child;
+		if (pid_of_text(ev->peer, &child)) {
+			struct proc *c = proc_get(st, child, ev->peer);
+			c->has_parent = true;
+			c->parent = ev->pid;
+			if (ev->mfa && !c->initial)
+				c->initial = xstrdup(ev->mfa);
+		}
+		break;
+	}
+	case EV_SPAWNED: {
+		struct bs_pid parent;
+		if (pid_of_text(ev->peer, &parent)) {
+			p->has_parent = true;
+			p->parent = parent;
+		}
+		if (ev->mfa)
+			set_str(&p->initial, ev->mfa);
+		break;
+	}
+	case EV_EXIT:
+		p->exited = true;
+		set_str(&p->reason, ev->payload ? ev->payload : "?");
+		break;
+	case EV_UNREGISTER:
+		set_str(&p->name, NULL);
+		break;
+	default:
+		break;
+	}
+	st->generation++;
+	return seq;
+}
+
+void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
+		      unsigned long sends, unsigned long receives,
+		      unsigned long spawns)
+{
+	struct proc *p = proc_get(st, pid, pid_text);
+	p->sends += sends;
+	p->receives += receives;
+	p->spawns += spawns;
+	st->generation++;
+}
+
+void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
+		    const char *name, const char *current, long mqlen)
+{
+	struct proc *p = proc_get(st, pid, pid_text);
+	if (name)
+		set_str(&p->name, name);
+	if (current)
+		set_str(&p->current, current);
+	p->mqlen = mqlen;
+	st->generation++;
+}
+
+void store_tick(struct store *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++) {
+		struct proc *p = st->procs[i];
+		p->rsends = p->sends - p->tick_sends;
+		p->rreceives = p->receives - p->tick_receives;
+		p->rspawns = p->spawns - p->tick_spawns;
+		p->tick_sends = p->sends;
+		p->tick_receives = p->receives;
+		p->tick_spawns = p->spawns;
+	}
+	st->generation++;
+}

@@ -1,0 +1,87 @@
+/*
+ * store: what the UI and export know about a traced node.
+ *
+ *  - a bounded ring of events, oldest dropped first; each event gets a
+ *    sequence id, and views hold sequence ids, never pointers;
+ *  - one record per process seen: name, current function, totals and
+ *    per-second rates of sends/receives/spawns, message queue length,
+ *    parent, and how it exited.
+ *
+ * Totals come from events for processes in focus (event tier) and from the
+ * agent's counter deltas for the rest (count tier); the tracer never
+ * reports the same event both ways, so they simply add up.
+ * The store never draws and never talks to the network.
+ */
+#ifndef BS_STORE_H
+#define BS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* an event owned by the store */
+struct sevent {
+	uint64_t seq;
+	enum event_type type;
+	int64_t ts;
+	struct bs_pid pid;
+	bool truncated;
+	char *pid_text, *name, *peer, *peer_name, *mfa, *payload; /* one block */
+};
+
+struct proc {
+	struct bs_pid pid;
+	char pid_text[48];
+	char *name;          /* registered name, or NULL */
+	char *initial;       /* initial call "m:f/N", when seen spawned */
+	char *current;       /* current function, when sampled */
+	unsigned long sends, receives, spawns;       /* totals */
+	unsigned long rsends, rreceives, rspawns;    /* in the last second */
+	unsigned long tick_sends, tick_receives, tick_spawns; /* at last tick */
+	long mqlen;          /* -1: not sampled */
+	bool has_parent;
+	struct bs_pid parent;
+	bool exited;
+	char *reason;        /* exit reason */
+	int64_t last_ts;     /* last activity, target clock */
+	uint64_t first_seq;  /* first event of it still worth looking at */
+};
+
+struct store {
+	struct sevent *ring;  /* cap slots */
+	size_t cap;
+	uint64_t next_seq;    /* seq the next event gets; seqs start at 1 */
+	uint64_t evicted;     /* events pushed out of the ring */
+
+	struct proc **procs;  /* owned; index order is first-seen order */
+	size_t nprocs, procs_cap;
+	size_t *index;        /* open addressing: pid -> procs index + 1 */
+	size_t index_cap;
+	uint64_t generation;  /* bumped on every change, for redraw checks */
+};
+
+void store_init(struct store *st, size_t ring_cap);
+void store_release(struct store *st);
+/* Forget every event and process (the "clear" command). */
+void store_clear(struct store *st);
+
+/* Copy ev in (it may be reused by the caller after this) and account it. */
+uint64_t store_add_event(struct store *st, const struct event *ev);
+/* Count-tier deltas for one process. */
+void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
+		      unsigned long sends, unsigned long receives,
+		      unsigned long spawns);
+/* A sample of process_info for one process. */
+void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
+		    const char *name, const char *current, long mqlen);
+/* Close the per-second window: rates become the last second's counts. */
+void store_tick(struct store *st);
+
+struct proc *store_proc(const struct store *st, struct bs_pid pid);
+/* The event with this seq, or NULL when it has left the ring. */
+const struct sevent *store_event(const struct store *st, uint64_t seq);
+uint64_t store_oldest_seq(const struct store *st);
+
+#endif
