@@ -51,7 +51,7 @@ CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
-UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/batch.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
+UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/batch.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
 BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "attach.h"
 #include "conn.h"
 #include "decode.h"
 #include "exitcode.h"
@@ -30,7 +31,6 @@
 #include "stats.h"
 #include "xalloc.h"
 
-#define CONNECT_TMO_MS 5000
 #define PING_EVERY_MS 1000
 #define STOP_TMO_MS 5000
 
@@ -147,57 +147,6 @@ static int open_output(struct run *r)
 	return 0;
 }
 
-static void list_known(struct sbuf *err, const char *host, char **names)
-{
-	sbuf_addf(err, "; epmd on \"%s\" knows: ", host);
-	if (!names || !names[0]) {
-		sbuf_addstr(err, "no nodes");
-		return;
-	}
-	for (char **p = names; *p; p++)
-		sbuf_addf(err, "%s%s", p == names ? "" : ", ", *p);
-}
-
-/* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
-static int connect_target(const struct config *cfg, struct conn *c,
-			  struct sbuf *err)
-{
-	struct node_name nn;
-	char cookie[1024];
-	struct sbuf warn = SBUF_INIT;
-	char **names = NULL;
-
-	if (node_name_parse(cfg->node, cfg->longnames, &nn, err) < 0)
-		return EXIT_USAGE;
-	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
-			err, &warn) < 0)
-		return EXIT_USAGE;
-	if (warn.len)
-		fprintf(stderr, "beamscope: warning: %s\n", warn.buf);
-	sbuf_release(&warn);
-
-	if (epmd_names(nn.host, &names, err) < 0)
-		return EXIT_CONNECT;
-	bool found = false;
-	for (char **p = names; *p; p++)
-		found |= !strcmp(*p, nn.alive);
-	if (!found) {
-		sbuf_addf(err, "node \"%s\" not found", nn.full);
-		list_known(err, nn.host, names);
-		node_names_free(names);
-		return EXIT_CONNECT;
-	}
-	node_names_free(names);
-
-	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
-	memset(cookie, 0, sizeof(cookie));
-	if (cs == CONN_AUTH)
-		return EXIT_AUTH;
-	if (cs != CONN_OK)
-		return EXIT_CONNECT;
-	return EXIT_OK;
-}
-
 static const char *pids_text(const struct config *cfg)
 {
 	switch (cfg->pids.mode) {
@@ -240,18 +189,7 @@ int batch_run(const struct config *cfg)
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	rc = connect_target(cfg, &conn, &err);
-	if (rc != EXIT_OK)
-		goto fail;
-
-	struct agent_opts ao = {
-		.workers = cfg->workers,
-		.dep_timeout_ms = (unsigned)(cfg->dep_timeout * 1000),
-		.high_water = cfg->high_water,
-		.batch_max = 500,
-		.batch_ms = 5,
-	};
-	rc = agent_attach(&r.agent, &ao, &err);
+	rc = attach_open(cfg, &conn, &r.agent, &err);
 	if (rc != EXIT_OK || sig_count())
 		goto fail;
 

@@ -1,0 +1,77 @@
+/* attach: from a node name on the command line to a running agent. */
+#include "attach.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "exitcode.h"
+#include "node.h"
+
+#define CONNECT_TMO_MS 5000
+
+static void list_known(struct sbuf *err, const char *host, char **names)
+{
+	sbuf_addf(err, "; epmd on \"%s\" knows: ", host);
+	if (!names || !names[0]) {
+		sbuf_addstr(err, "no nodes");
+		return;
+	}
+	for (char **p = names; *p; p++)
+		sbuf_addf(err, "%s%s", p == names ? "" : ", ", *p);
+}
+
+/* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
+static int connect_target(const struct config *cfg, struct conn *c,
+			  struct sbuf *err)
+{
+	struct node_name nn;
+	char cookie[1024];
+	struct sbuf warn = SBUF_INIT;
+	char **names = NULL;
+
+	if (node_name_parse(cfg->node, cfg->longnames, &nn, err) < 0)
+		return EXIT_USAGE;
+	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
+			err, &warn) < 0)
+		return EXIT_USAGE;
+	if (warn.len)
+		fprintf(stderr, "beamscope: warning: %s\n", warn.buf);
+	sbuf_release(&warn);
+
+	if (epmd_names(nn.host, &names, err) < 0)
+		return EXIT_CONNECT;
+	bool found = false;
+	for (char **p = names; *p; p++)
+		found |= !strcmp(*p, nn.alive);
+	if (!found) {
+		sbuf_addf(err, "node \"%s\" not found", nn.full);
+		list_known(err, nn.host, names);
+		node_names_free(names);
+		return EXIT_CONNECT;
+	}
+	node_names_free(names);
+
+	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
+	memset(cookie, 0, sizeof(cookie));
+	if (cs == CONN_AUTH)
+		return EXIT_AUTH;
+	if (cs != CONN_OK)
+		return EXIT_CONNECT;
+	return EXIT_OK;
+}
+
+int attach_open(const struct config *cfg, struct conn *c, struct agent *a,
+		struct sbuf *err)
+{
+	int rc = connect_target(cfg, c, err);
+	if (rc != EXIT_OK)
+		return rc;
+	struct agent_opts ao = {
+		.workers = cfg->workers,
+		.dep_timeout_ms = (unsigned)(cfg->dep_timeout * 1000),
+		.high_water = cfg->high_water,
+		.batch_max = 500,
+		.batch_ms = 5,
+	};
+	return agent_attach(a, &ao, err);
+}
