@@ -46,8 +46,12 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE) -MMD -MP \
 CFLAGS_ALL := -std=c11 $(WARN) $(SAN) $(CFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
 LIBS := -L$(EI_LIB) -lei -lcjson -lpthread
+UI_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lreadline
+UI_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -Iui
 
 CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+UI_SRC   := $(wildcard ui/*.c)
+UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
@@ -66,8 +70,14 @@ UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 all: $(BUILD)/beamscope
 .PHONY: all check unit clean install uninstall demo
 
-$(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ)
-	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+$(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(UI_OBJ)
+	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
+
+$(BUILD)/ui/%.o: ui/%.c $(BUILD)/config.mk Makefile
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) $(UI_CFLAGS) -c -o $@ $<
+
+$(MAIN_OBJ): CFLAGS_ALL += -Iui
 
 $(BUILD)/src/%.o: src/%.c $(BUILD)/config.mk Makefile
 	@mkdir -p $(dir $@)
@@ -114,4 +124,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/src/*.d $(BUILD)/test/*.d)
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/ui/*.d $(BUILD)/test/*.d)

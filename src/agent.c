@@ -115,6 +115,13 @@ enum pump_result agent_pump(struct agent *a, int ms)
 		return PUMP_SIGNAL;
 	if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 		return PUMP_OK;
+	return agent_read(a);
+}
+
+enum pump_result agent_read(struct agent *a)
+{
+	if (a->conn->fd < 0)
+		return PUMP_LOST;
 	for (int n = 0; n < READ_BUDGET; n++) {
 		int got = conn_read(a->conn, MSG_TMO_MS);
 		if (got < 0)

@@ -7,6 +7,7 @@
 #include "node.h"
 #include "opts.h"
 #include "sig.h"
+#include "ui.h"
 
 #ifndef BS_VERSION
 #define BS_VERSION "0.1.0"
@@ -63,13 +64,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "beamscope: no node given; these are the nodes "
 			"epmd knows here:\n");
 		list_nodes(NULL);
-		fprintf(stderr, "attach with: beamscope NAME --batch "
-			"(see beamscope --help)\n");
+		fprintf(stderr, "attach with: beamscope NAME (see beamscope "
+			"--help)\n");
 		rc = EXIT_USAGE;
 	} else if (!cfg.batch) {
-		fprintf(stderr, "beamscope: the interactive view is not built yet; "
-			"add --batch to write events as JSON lines\n");
-		rc = EXIT_USAGE;
+		sig_setup();
+		rc = ui_run(&cfg);
 	} else {
 		sig_setup();
 		rc = batch_run(&cfg);

@@ -118,15 +118,26 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			pidsel_release(&cfg->pids);
 			if (pidsel_parse(optarg, &cfg->pids, err) < 0)
 				return -1;
+			cfg->pids_arg = optarg;
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(name, optarg, &cfg->duration, err) < 0)
 				return -1;
+			cfg->duration_set = true;
 			break;
 		case OPT_MAX_EVENTS:
 			if (parse_ulong(name, optarg, ULONG_MAX / 2, &v, err) < 0)
 				return -1;
 			cfg->max_events = v;
+			cfg->max_events_set = true;
+			break;
+		case OPT_RING:
+			if (parse_ulong(name, optarg, 100000000, &v, err) < 0 || v < 100) {
+				if (!err->len)
+					sbuf_addstr(err, "--ring must be at least 100");
+				return -1;
+			}
+			cfg->ring = v;
 			break;
 		case OPT_PAYLOAD:
 			if (parse_ulong(name, optarg, 65536, &v, err) < 0)
@@ -182,7 +193,8 @@ void opts_release(struct config *cfg)
 
 void opts_help(FILE *f)
 {
-	fputs("usage: beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
+	fputs("usage: beamscope NODE [options]           watch NODE live, full screen\n"
+	      "       beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
 	      "       beamscope --list [HOST]            list the nodes epmd knows\n"
 	      "\n"
 	      "NODE is NAME (on this host), NAME@HOST, or NAME@HOST.DOMAIN.\n"
@@ -200,6 +212,7 @@ void opts_help(FILE *f)
 		fprintf(f, "  %-30s %s\n", left, o->help);
 	}
 	fputs("\nexamples:\n"
+	      "  beamscope myapp\n"
 	      "  beamscope myapp --batch -d 5 | jq .\n"
 	      "  beamscope myapp@db1 --batch --pids my_server --events send,receive\n"
 	      "\nSee 'man beamscope' for the JSON fields and exit codes.\n", f);

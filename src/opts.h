@@ -13,7 +13,7 @@
 
 /*  id            long name             short  argument   help */
 #define OPTIONS(X) \
-	X(BATCH,       "batch",              0,   NULL,      "write events as JSON lines instead of opening the UI") \
+	X(BATCH,       "batch",              0,   NULL,      "write events as JSON lines instead of opening the interactive view") \
 	X(OUTPUT,      "output",             'o', "FILE",    "write to FILE instead of standard output") \
 	X(EVENTS,      "events",             'e', "LIST",    "kinds to trace: send,receive,spawn,exit,link,register (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     "all, new, existing, or PID|NAME[,...] (default: all)") \
@@ -24,6 +24,7 @@
 	X(COOKIE,      "cookie",             0,   "COOKIE",  "the cookie itself (visible in ps; prefer --cookie-file)") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      "NODE is a long name (name@host.domain)") \
 	X(LIST,        "list",               0,   NULL,      "list the nodes epmd knows on HOST (default: this host)") \
+	X(RING,        "ring",               0,   "N",       "events the interactive view keeps (default: 200000)") \
 	X(WORKERS,     "workers",            0,   "N",       "worker processes on the target (default: one per scheduler)") \
 	X(HIGH_WATER,  "high-water",         0,   "N",       "events in flight per worker before the target drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", "the target cleans up after SECONDS without beamscope (default: 30)") \
@@ -53,8 +54,11 @@ struct config {
 	const char *output;
 	int kinds;
 	struct pidsel pids;
+	const char *pids_arg;     /* --pids as given, NULL: all */
 	double duration;          /* seconds; 0: none */
+	bool duration_set, max_events_set;
 	unsigned long max_events; /* 0: none */
+	unsigned long ring;       /* 0: the view's default */
 	unsigned payload_bytes;
 	const char *cookie_file, *cookie;
 	int workers;

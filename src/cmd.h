@@ -1,0 +1,67 @@
+/*
+ * cmd: the UI's commands, as one table.  The table feeds the ':' prompt
+ * (parsing and Tab completion), the help view, and the tests that keep the
+ * man page and shell completions in step.  Handlers live in ui/commands.c,
+ * indexed by the same ids.
+ */
+#ifndef BS_CMD_H
+#define BS_CMD_H
+
+#include <stddef.h>
+
+#include "sbuf.h"
+
+/*  id          name        arguments               help */
+#define COMMANDS(X) \
+	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register") \
+	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]") \
+	X(ON,       "on",       "",                     "resume tracing on the target") \
+	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured") \
+	X(FOCUS,    "focus",    "PID|NAME",             "open a process's live log (puts it in focus)") \
+	X(UNFOCUS,  "unfocus",  "",                     "leave the process log") \
+	X(PAUSE,    "pause",    "",                     "freeze the display; tracing goes on") \
+	X(RESUME,   "resume",   "",                     "unfreeze the display") \
+	X(CLEAR,    "clear",    "",                     "forget every captured event and process") \
+	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears") \
+	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name current sends sps receives rps spawns mq") \
+	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)") \
+	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON") \
+	X(TREE,     "tree",     "",                     "show the spawn tree") \
+	X(PROCS,    "procs",    "",                     "show the process table") \
+	X(HELP,     "help",     "",                     "show keys and commands") \
+	X(RECONNECT, "reconnect", "",                   "attach again (after the target was lost)") \
+	X(QUIT,     "quit",     "",                     "detach, clean the target, and exit")
+
+enum cmd_id {
+#define X(id, name, args, help) CMD_##id,
+	COMMANDS(X)
+#undef X
+	CMD__COUNT
+};
+
+struct cmd_info {
+	const char *name;
+	const char *args;
+	const char *help;
+};
+
+extern const struct cmd_info cmd_table[CMD__COUNT];
+
+#define CMD_MAX_ARGS 8
+
+struct cmd_line {
+	enum cmd_id id;
+	int argc;                   /* arguments after the command name */
+	char *argv[CMD_MAX_ARGS];   /* point into buf */
+	char buf[1024];
+};
+
+/*
+ * Parse "name arg..." into cl.  A unique prefix of a name is accepted.
+ * 0, or -1 with a one-line message in err.
+ */
+int cmd_parse(const char *line, struct cmd_line *cl, struct sbuf *err);
+/* Command names starting with prefix, for completion; state as readline's. */
+const char *cmd_complete(const char *prefix, int state);
+
+#endif

@@ -1,0 +1,108 @@
+/* export: one JSON object: {"type":"export", node, processes, events}. */
+#include "export.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "json.h"
+
+static void proc_json(struct sbuf *out, const struct proc *p)
+{
+	sbuf_addstr(out, "{\"pid\":");
+	json_string(out, p->pid_text);
+	if (p->name) {
+		sbuf_addstr(out, ",\"name\":");
+		json_string(out, p->name);
+	}
+	if (p->initial) {
+		sbuf_addstr(out, ",\"initial_call\":");
+		json_string(out, p->initial);
+	}
+	if (p->current) {
+		sbuf_addstr(out, ",\"current_function\":");
+		json_string(out, p->current);
+	}
+	sbuf_addf(out, ",\"sends\":%lu,\"receives\":%lu,\"spawns\":%lu",
+		  p->sends, p->receives, p->spawns);
+	if (p->mqlen >= 0)
+		sbuf_addf(out, ",\"message_queue_len\":%ld", p->mqlen);
+	if (p->has_parent)
+		sbuf_addf(out, ",\"parent\":\"<0.%u.%u>\"", p->parent.num,
+			  p->parent.serial);
+	if (p->exited) {
+		sbuf_addstr(out, ",\"exited\":true,\"reason\":");
+		json_string(out, p->reason ? p->reason : "");
+	}
+	sbuf_addch(out, '}');
+}
+
+void export_json(struct sbuf *out, const struct store *st, const char *node)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	sbuf_addstr(out, "{\"type\":\"export\",\"node\":");
+	json_string(out, node);
+	sbuf_addf(out, ",\"exported_ts\":%lld,\"evicted_events\":%llu,\"processes\":[",
+		  (long long)tv.tv_sec * 1000000 + tv.tv_usec,
+		  (unsigned long long)st->evicted);
+	for (size_t i = 0; i < st->nprocs; i++) {
+		if (i)
+			sbuf_addch(out, ',');
+		proc_json(out, st->procs[i]);
+	}
+	sbuf_addstr(out, "],\"events\":[");
+	bool first = true;
+	for (uint64_t s = store_oldest_seq(st); s < st->next_seq; s++) {
+		const struct sevent *e = store_event(st, s);
+		if (!e)
+			continue;
+		struct event ev = {
+			.type = e->type, .ts = e->ts, .pid = e->pid,
+			.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
+			.peer_name = e->peer_name, .mfa = e->mfa,
+			.payload = e->payload, .truncated = e->truncated,
+		};
+		if (!first)
+			sbuf_addch(out, ',');
+		first = false;
+		json_event(out, &ev, node);
+		sbuf_truncate(out, out->len - 1);   /* the newline */
+	}
+	sbuf_addstr(out, "]}\n");
+}
+
+int export_write(const char *path, const struct store *st, const char *node,
+		 struct sbuf *err)
+{
+	char tmp[4200];
+	struct sbuf doc = SBUF_INIT;
+
+	if (!path || !*path) {
+		sbuf_addstr(err, "export needs a file name: export FILE");
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		sbuf_addf(err, "cannot write \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	export_json(&doc, st, node);
+	int bad = fwrite(doc.buf, 1, doc.len, f) != doc.len;
+	bad |= fflush(f) != 0;
+	int e = errno;
+	bad |= fclose(f) != 0;
+	sbuf_release(&doc);
+	if (bad || rename(tmp, path) != 0) {
+		if (!bad)
+			e = errno;
+		unlink(tmp);
+		sbuf_addf(err, "cannot write \"%s\": %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}

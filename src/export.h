@@ -1,0 +1,18 @@
+/*
+ * export: the process table and every captured event as one JSON document.
+ * Event objects use exactly the batch-mode schema (json_event).
+ */
+#ifndef BS_EXPORT_H
+#define BS_EXPORT_H
+
+#include "sbuf.h"
+#include "store.h"
+
+/* Write to path (through a temporary file, renamed at the end).  0, or -1
+ * with a message in err; a failed export leaves no partial file. */
+int export_write(const char *path, const struct store *st, const char *node,
+		 struct sbuf *err);
+/* The document itself, for tests. */
+void export_json(struct sbuf *out, const struct store *st, const char *node);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * app: the state of one interactive session, shared by the views.
+ *
+ * Views read the store and this struct; they never talk to the network.
+ * Key and command handlers return ACT_* flags; the loop in ui.c acts on
+ * them (redraw, quit, ...).  Drawing happens only in the loop, at most
+ * REDRAW_HZ times a second.
+ */
+#ifndef BS_APP_H
+#define BS_APP_H
+
+#include <stdbool.h>
+
+#include "agent.h"
+#include "conn.h"
+#include "decode.h"
+#include "opts.h"
+#include "pidsel.h"
+#include "stats.h"
+#include "store.h"
+
+enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP };
+
+enum {
+	ACT_NONE = 0,
+	ACT_REDRAW = 1,
+	ACT_QUIT = 2,
+};
+
+/* process table columns; the first letter of each is its sort key */
+#define PROC_COLUMNS(X) \
+	X(PID,      "pid",      "PID",      10) \
+	X(NAME,     "name",     "NAME",     16) \
+	X(CURRENT,  "current",  "CURRENT",  0)  \
+	X(SENDS,    "sends",    "SENT",     7)  \
+	X(SPS,      "sps",      "S/s",      6)  \
+	X(RECEIVES, "receives", "RECV",     7)  \
+	X(RPS,      "rps",      "R/s",      6)  \
+	X(SPAWNS,   "spawns",   "SPAWN",    6)  \
+	X(MQ,       "mq",       "MQ",       5)
+
+enum proc_col {
+#define X(id, key, title, width) COL_##id,
+	PROC_COLUMNS(X)
+#undef X
+	COL__COUNT
+};
+
+struct col_info {
+	const char *key;
+	const char *title;
+	int width;       /* 0: takes what is left */
+};
+
+extern const struct col_info proc_cols[COL__COUNT];
+
+struct app {
+	const struct config *cfg;
+
+	/* the target */
+	struct conn conn;
+	struct agent agent;
+	bool attached;          /* the agent is running and tracing */
+	bool lost;              /* the connection went away */
+	struct decoder dec;
+	bool dec_ready;
+	struct trace_stats stats;
+	char node[MAXATOMLEN_UTF8];
+
+	/* what is traced */
+	int kinds;
+	char pids_arg[256];     /* --pids vocabulary */
+	double duration;        /* 0: none */
+	unsigned long max_events;
+	unsigned payload;
+	long long trace_start_ms;
+	unsigned long trace_events;  /* stored in this trace session */
+	char stopped_why[128];  /* why tracing stopped, "" while tracing */
+
+	struct store store;
+
+	/* views */
+	enum view_id stack[8];
+	int depth;
+	bool paused;            /* display frozen */
+
+	/* process table */
+	int sort_col;
+	bool sort_asc;
+	char filter[256];
+	int sel;                /* row index in the sorted, filtered list */
+	int top;                /* first row shown */
+	bool have_sel;
+	struct bs_pid sel_pid;  /* keeps the selection on its process */
+	struct proc **rows;
+	size_t nrows, rows_cap;
+
+	/* process view */
+	struct bs_pid focus;
+	char focus_text[48];
+	long back;              /* lines scrolled back from the newest; 0 follows */
+
+	int tree_top, help_top;
+
+	/* status */
+	long long start_ms;
+	unsigned long rate;     /* events/s over the last second */
+	unsigned long rate_base;
+	char message[300];
+	bool message_is_error;
+	char last_error[300];
+
+	bool prompt_active;
+	char prompt_kind;       /* ':' or '/' */
+	bool color;
+	bool dirty;
+};
+
+struct app;
+
+/* view entry points */
+void procs_draw(struct app *a, int y, int h);
+int procs_key(struct app *a, int ch);
+/* Rebuild a->rows: filtered and sorted. */
+void procs_rows(struct app *a);
+
+void proc_draw(struct app *a, int y, int h);
+int proc_key(struct app *a, int ch);
+
+void tree_draw(struct app *a, int y, int h);
+int tree_key(struct app *a, int ch);
+
+void help_draw(struct app *a, int y, int h);
+int help_key(struct app *a, int ch);
+
+void status_draw(struct app *a, int y);
+
+/* views and messages */
+void app_push(struct app *a, enum view_id v);
+int app_pop(struct app *a);
+enum view_id app_view(const struct app *a);
+void app_msg(struct app *a, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int app_focus(struct app *a, struct bs_pid pid, const char *text);
+
+/* tracing control (ui.c) */
+int app_retrace(struct app *a);
+int app_stop_tracing(struct app *a, const char *why);
+
+/* commands (commands.c) */
+int cmd_run(struct app *a, const char *line);
+/* Names and pids for completion; state as readline's. */
+const char *app_complete_proc(struct app *a, const char *prefix, int state);
+
+/* drawing helpers (draw.c) */
+void draw_text(int y, int x, int width, const char *s, int attr);
+int draw_attr(struct app *a, int role);
+enum { ROLE_HEADER = 1, ROLE_SELECTED, ROLE_STATUS, ROLE_ERROR, ROLE_DIM,
+       ROLE_SEND, ROLE_RECEIVE, ROLE_PROC };
+void draw_init_colors(struct app *a);
+/* Wall-clock text of a target timestamp: HH:MM:SS.mmm (local time). */
+void draw_time(char *out, size_t outsz, long long ts_us);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * commands: what each entry of the command table (src/cmd.h) does.
+ * Handlers return ACT_* flags; messages go to the status area.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cmd.h"
+#include "event.h"
+#include "export.h"
+#include "pidsel.h"
+
+typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);
+
+static int need_args(struct app *a, const struct cmd_line *cl, int min, int max)
+{
+	if (cl->argc < min || cl->argc > max) {
+		const struct cmd_info *c = &cmd_table[cl->id];
+		app_msg(a, true, "usage: %s %s", c->name, c->args);
+		return -1;
+	}
+	return 0;
+}
+
+static int c_events(struct app *a, const struct cmd_line *cl)
+{
+	char bad[64];
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	int k = event_kinds_parse(cl->argv[0], bad, sizeof(bad));
+	if (k < 0) {
+		app_msg(a, true, "unknown kind \"%s\"; kinds are send, receive, "
+			"spawn, exit, link, register", bad);
+		return ACT_REDRAW;
+	}
+	a->kinds = k;
+	app_stop_tracing(a, "reconfiguring");
+	return app_retrace(a);
+}
+
+static int c_pids(struct app *a, const struct cmd_line *cl)
+{
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	if (pidsel_parse(cl->argv[0], &sel, &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
+	pidsel_release(&sel);
+	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cl->argv[0]);
+	app_stop_tracing(a, "reconfiguring");
+	return app_retrace(a);
+}
+
+static int c_on(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 0) < 0)
+		return ACT_REDRAW;
+	if (a->attached) {
+		app_msg(a, false, "already tracing");
+		return ACT_REDRAW;
+	}
+	return app_retrace(a);
+}
+
+static int c_off(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 0) < 0)
+		return ACT_REDRAW;
+	if (!a->attached) {
+		app_msg(a, false, "not tracing");
+		return ACT_REDRAW;
+	}
+	app_stop_tracing(a, "stopped with :off");
+	app_msg(a, false, "tracing stopped, the target is clean; :on starts again");
+	return ACT_REDRAW;
+}
+
+static struct proc *find_proc(struct app *a, const char *what)
+{
+	for (size_t i = 0; i < a->store.nprocs; i++) {
+		struct proc *p = a->store.procs[i];
+		if (!strcmp(p->pid_text, what) || (p->name && !strcmp(p->name, what)))
+			return p;
+	}
+	return NULL;
+}
+
+static int c_focus(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	struct proc *p = find_proc(a, cl->argv[0]);
+	if (!p) {
+		app_msg(a, true, "no process \"%s\" seen yet; Tab completes "
+			"names and pids", cl->argv[0]);
+		return ACT_REDRAW;
+	}
+	return app_focus(a, p->pid, p->pid_text);
+}
+
+static int c_unfocus(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) == VIEW_PROC)
+		return app_pop(a);
+	return ACT_NONE;
+}
+
+static int c_pause(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	a->paused = true;
+	app_msg(a, false, "display paused (tracing goes on); p or :resume");
+	return ACT_REDRAW;
+}
+
+static int c_resume(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	a->paused = false;
+	app_msg(a, false, "display resumed");
+	return ACT_REDRAW;
+}
+
+static int c_clear(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	store_clear(&a->store);
+	a->sel = a->top = 0;
+	a->have_sel = false;
+	a->back = 0;
+	app_msg(a, false, "cleared");
+	return ACT_REDRAW;
+}
+
+static int c_filter(struct app *a, const struct cmd_line *cl)
+{
+	a->filter[0] = '\0';
+	for (int i = 0; i < cl->argc; i++) {
+		size_t n = strlen(a->filter);
+		snprintf(a->filter + n, sizeof(a->filter) - n, "%s%s", i ? " " : "",
+			 cl->argv[i]);
+	}
+	return ACT_REDRAW;
+}
+
+static int c_sort(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0]))) {
+			a->sort_col = i;
+			a->sort_asc = i <= COL_CURRENT;
+			return ACT_REDRAW;
+		}
+	app_msg(a, true, "unknown column \"%s\"; columns: pid name current "
+		"sends sps receives rps spawns mq", cl->argv[0]);
+	return ACT_REDRAW;
+}
+
+static int c_limit(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 2, 2) < 0)
+		return ACT_REDRAW;
+	char *end;
+	double v = strtod(cl->argv[1], &end);
+	if (*end || v < 0 || v > 1e9) {
+		app_msg(a, true, "limit: \"%s\" is not a number", cl->argv[1]);
+		return ACT_REDRAW;
+	}
+	const char *what = cl->argv[0];
+	if (!strncmp("duration", what, strlen(what))) {
+		a->duration = v;
+		app_msg(a, false, "duration limit %gs from the start of tracing%s",
+			v, v == 0 ? " (none)" : "");
+	} else if (!strncmp("events", what, strlen(what))) {
+		a->max_events = (unsigned long)v;
+		app_msg(a, false, "event limit %lu%s", a->max_events,
+			v == 0 ? " (none)" : "");
+	} else if (!strncmp("payload", what, strlen(what))) {
+		if (v > 65536) {
+			app_msg(a, true, "payload limit is at most 65536 bytes");
+			return ACT_REDRAW;
+		}
+		a->payload = (unsigned)v;
+		if (a->attached) {
+			app_stop_tracing(a, "reconfiguring");
+			return app_retrace(a);
+		}
+	} else {
+		app_msg(a, true, "limit: duration, events or payload");
+	}
+	return ACT_REDRAW;
+}
+
+static int c_export(struct app *a, const struct cmd_line *cl)
+{
+	struct sbuf err = SBUF_INIT;
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	if (export_write(cl->argv[0], &a->store, a->node, &err) < 0)
+		app_msg(a, true, "%s", err.buf);
+	else
+		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
+			cl->argv[0]);
+	sbuf_release(&err);
+	return ACT_REDRAW;
+}
+
+static int c_tree(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) != VIEW_TREE)
+		app_push(a, VIEW_TREE);
+	return ACT_REDRAW;
+}
+
+static int c_procs(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	a->depth = 1;
+	return ACT_REDRAW;
+}
+
+static int c_help(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) != VIEW_HELP)
+		app_push(a, VIEW_HELP);
+	return ACT_REDRAW;
+}
+
+static int c_reconnect(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	app_stop_tracing(a, "reconnecting");
+	return app_retrace(a);
+}
+
+static int c_quit(struct app *a, const struct cmd_line *cl)
+{
+	(void)a; (void)cl;
+	return ACT_QUIT;
+}
+
+static const cmd_fn handlers[CMD__COUNT] = {
+	[CMD_EVENTS] = c_events, [CMD_PIDS] = c_pids, [CMD_ON] = c_on,
+	[CMD_OFF] = c_off, [CMD_FOCUS] = c_focus, [CMD_UNFOCUS] = c_unfocus,
+	[CMD_PAUSE] = c_pause, [CMD_RESUME] = c_resume, [CMD_CLEAR] = c_clear,
+	[CMD_FILTER] = c_filter, [CMD_SORT] = c_sort, [CMD_LIMIT] = c_limit,
+	[CMD_EXPORT] = c_export, [CMD_TREE] = c_tree, [CMD_PROCS] = c_procs,
+	[CMD_HELP] = c_help, [CMD_RECONNECT] = c_reconnect, [CMD_QUIT] = c_quit,
+};
+
+int cmd_run(struct app *a, const char *line)
+{
+	struct cmd_line cl;
+	struct sbuf err = SBUF_INIT;
+	if (cmd_parse(line, &cl, &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
+	if (!handlers[cl.id]) {   /* a broken invariant: every command has one */
+		app_msg(a, true, "command \"%s\" has no handler", cmd_table[cl.id].name);
+		return ACT_REDRAW;
+	}
+	return handlers[cl.id](a, &cl);
+}
+
+const char *app_complete_proc(struct app *a, const char *prefix, int state)
+{
+	static size_t i;
+	static int fixed;
+	static const char *const words[] = { "all", "new", "existing", NULL };
+	size_t len = strlen(prefix);
+	if (!state) {
+		i = 0;
+		fixed = 0;
+	}
+	for (; words[fixed]; fixed++)
+		if (!strncmp(words[fixed], prefix, len))
+			return words[fixed++];
+	for (; i < a->store.nprocs * 2; i++) {
+		struct proc *p = a->store.procs[i / 2];
+		const char *s = i % 2 ? p->name : p->pid_text;
+		if (s && !strncmp(s, prefix, len)) {
+			i++;
+			return s;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,138 @@
+/*
+ * view_proc: the live log of one process: what it sent (to whom), what it
+ * received, what it spawned, links, registrations and its exit.  Follows
+ * the newest line unless scrolled back.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "xalloc.h"
+
+static void line_text(const struct sevent *e, char *out, size_t n)
+{
+	const char *peer = e->peer ? e->peer : "";
+	const char *pn = e->peer_name ? e->peer_name : "";
+	const char *pl = e->payload ? e->payload : "";
+	const char *cut = e->truncated ? " ..." : "";
+	switch (e->type) {
+	case EV_SEND:
+		snprintf(out, n, "sent     -> %s%s%s  %s%s", peer, *pn ? " " : "",
+			 pn, pl, cut);
+		break;
+	case EV_SEND_DEAD:
+		snprintf(out, n, "sent     -> %s (no such process)  %s%s", peer,
+			 pl, cut);
+		break;
+	case EV_RECEIVE:
+		snprintf(out, n, "received <-  %s%s", pl, cut);
+		break;
+	case EV_SPAWN:
+		snprintf(out, n, "spawned  %s %s %s%s", peer, e->mfa ? e->mfa : "",
+			 pl, cut);
+		break;
+	case EV_SPAWNED:
+		snprintf(out, n, "started  by %s%s%s as %s", peer, *pn ? " " : "",
+			 pn, e->mfa ? e->mfa : "");
+		break;
+	case EV_EXIT:
+		snprintf(out, n, "exited   %s%s", pl, cut);
+		break;
+	case EV_REGISTER:
+		snprintf(out, n, "registered as %s", e->name ? e->name : "");
+		break;
+	case EV_UNREGISTER:
+		snprintf(out, n, "unregistered %s", e->name ? e->name : "");
+		break;
+	default:
+		snprintf(out, n, "%-8s %s%s%s", event_types[e->type].json, peer,
+			 *pn ? " " : "", pn);
+		break;
+	}
+}
+
+static int role_of(const struct sevent *e)
+{
+	switch (e->type) {
+	case EV_SEND: case EV_SEND_DEAD: return ROLE_SEND;
+	case EV_RECEIVE: return ROLE_RECEIVE;
+	default: return ROLE_PROC;
+	}
+}
+
+void proc_draw(struct app *a, int y, int h)
+{
+	struct store *st = &a->store;
+	struct proc *p = store_proc(st, a->focus);
+	char title[512];
+
+	snprintf(title, sizeof(title), " %s %s%s%s  sent %lu  received %lu  spawned %lu%s",
+		 a->focus_text, p && p->name ? p->name : "",
+		 p && !p->name && p->initial ? p->initial : "",
+		 p && p->current ? "" : "",
+		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
+		 p && p->exited ? "  (exited)" : "");
+	draw_text(y, 0, COLS, title, draw_attr(a, ROLE_HEADER));
+	y++;
+	h--;
+	if (h <= 0)
+		return;
+
+	/* newest first, skipping `back` lines, then print oldest on top */
+	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
+	int got = 0;
+	long skip = a->back, total = 0;
+	uint64_t oldest = store_oldest_seq(st);
+	for (uint64_t s = st->next_seq; s-- > oldest;) {
+		const struct sevent *e = store_event(st, s);
+		if (!e || e->pid.num != a->focus.num || e->pid.serial != a->focus.serial)
+			continue;
+		total++;
+		if (skip > 0) {
+			skip--;
+			continue;
+		}
+		if (got < h)
+			seqs[got++] = s;
+		else
+			break;
+	}
+	if (a->back > 0 && total <= a->back)   /* scrolled past the start */
+		a->back = total > h ? total - h : 0;
+	for (int r = 0; r < h; r++) {
+		move(y + r, 0);
+		clrtoeol();
+	}
+	if (!got)
+		draw_text(y, 0, COLS, "  nothing captured for this process yet",
+			  draw_attr(a, ROLE_DIM));
+	for (int i = 0; i < got; i++) {
+		const struct sevent *e = store_event(st, seqs[got - 1 - i]);
+		char t[32], text[2048];
+		draw_time(t, sizeof(t), e->ts);
+		draw_text(y + i, 0, 13, t, draw_attr(a, ROLE_DIM));
+		line_text(e, text, sizeof(text));
+		draw_text(y + i, 13, COLS - 13, text, draw_attr(a, role_of(e)));
+	}
+	free(seqs);
+}
+
+int proc_key(struct app *a, int ch)
+{
+	int page = LINES - 4 > 1 ? LINES - 4 : 1;
+	switch (ch) {
+	case KEY_UP: case 'k': a->back++; break;
+	case KEY_DOWN: case 'j': if (a->back > 0) a->back--; break;
+	case KEY_PPAGE: a->back += page; break;
+	case KEY_NPAGE: case ' ': a->back = a->back > page ? a->back - page : 0; break;
+	case KEY_HOME: case 'g': a->back = 1L << 40; break;
+	case KEY_END: case 'G': a->back = 0; break;
+	case KEY_LEFT: case 'h':
+		return app_pop(a);
+	default:
+		return ACT_NONE;
+	}
+	return ACT_REDRAW;
+}
