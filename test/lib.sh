@@ -20,7 +20,9 @@ test_count=0
 test_failed=0
 NODE_PIDS=""
 
+TMUX_SOCK="bs$$"
 cleanup() {
+	tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
 	for p in $NODE_PIDS; do
 		kill -9 "$p" 2>/dev/null
 	done
@@ -170,4 +172,49 @@ bs_wait() {
 # jq over the NDJSON output, slurped.
 jqs() {
 	jq -s "$@" "$TRASH/bs.json"
+}
+
+# ---- the interactive view, driven in tmux ----
+
+tm() {
+	tmux -L "$TMUX_SOCK" "$@"
+}
+
+# ui_start [beamscope args...]: run the real binary in a detached tmux
+# session of 100x30; its exit status lands in $TRASH/ui.rc.
+ui_start() {
+	tm kill-session -t ui 2>/dev/null
+	rm -f "$TRASH/ui.rc"
+	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
+}
+
+ui_screen() {
+	tm capture-pane -p -t ui
+}
+
+# ui_wait PATTERN [SECONDS]: wait until the screen shows PATTERN (grep -E).
+ui_wait() {
+	tries=$(awk "BEGIN { print int(${2:-5} * 20) }")
+	for _ in $(seq 1 "$tries"); do
+		ui_screen | grep -qE -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "screen never showed: $1"
+	ui_screen
+	return 1
+}
+
+ui_keys() {
+	tm send-keys -t ui "$@"
+}
+
+# ui_exit_status [SECONDS]: wait for the binary to exit; prints its status.
+ui_exit_status() {
+	for _ in $(seq 1 $(( ${1:-5} * 20 ))); do
+		[ -s "$TRASH/ui.rc" ] && { cat "$TRASH/ui.rc"; return 0; }
+		sleep 0.05
+	done
+	echo "still running"
+	return 1
 }

@@ -44,7 +44,7 @@ test_expect_success 'missing cookie file is a clear error' '
 test_expect_success 'no cookie anywhere says what to do' '
 	expect_usage demo --batch && grep -q -- "--cookie-file" err
 '
-test_expect_success 'without --batch: says to add it' '
+test_expect_success 'no terminal and no --batch: says to use --batch' '
 	expect_usage demo && grep -q -- "--batch" err
 '
 test_expect_success 'dead epmd: exit 3 with advice' '

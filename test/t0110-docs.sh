@@ -19,4 +19,23 @@ test_expect_success 'every exit code in src/exitcode.h is documented' '
 		grep -q "^\.It $n\$" "$TOP/man/beamscope.1" || { echo "exit $n undocumented"; exit 1; }
 	done
 '
+test_expect_success 'every command in the command table is in the man page' '
+	grep -oE "^[[:space:]]*X\([A-Z_]+, *\"[a-z]+\"" "$TOP/src/cmd.h" | sed "s/.*\"\(.*\)\"/\1/" >cmds &&
+	[ "$(wc -l <cmds)" -gt 10 ] &&
+	while read -r c; do
+		grep -q "^\.It Ic $c\( \|\$\)" "$TOP/man/beamscope.1" || { echo "command $c undocumented"; exit 1; }
+	done <cmds &&
+	sed -n "/^\.Ss Commands/,/^\.El/p" "$TOP/man/beamscope.1" |
+		grep -oE "^\.It Ic [a-z]+" | sed "s/.It Ic //" | sort -u >man.cmds &&
+	[ "$(wc -l <man.cmds)" -eq "$(wc -l <cmds)" ] &&
+	for c in $(cat man.cmds); do grep -qx "$c" cmds || { echo "man documents unknown command $c"; exit 1; }; done
+'
+
+test_expect_success 'every key in the key table is in the man page' '
+	grep -oE "^[[:space:]]*X\(\"[^\"]+\"" "$TOP/ui/keys.h" | sed "s/.*X(\"\(.*\)\"/\1/" >keys &&
+	[ "$(wc -l <keys)" -gt 5 ] &&
+	while read -r k; do
+		grep -qF ".It Ic $k" "$TOP/man/beamscope.1" || { echo "key $k undocumented"; exit 1; }
+	done <keys
+'
 test_done

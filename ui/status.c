@@ -28,12 +28,16 @@ void status_draw(struct app *a, int y)
 			snprintf(kinds + n, sizeof(kinds) - n, "%s%s", n ? "," : "",
 				 event_kind_name(bit));
 		}
+	char tl[32], el[32];
 	if (a->duration > 0)
-		snprintf(lim, sizeof(lim), "%gs/%lu ev/%uB", a->duration,
-			 a->max_events, a->payload);
+		snprintf(tl, sizeof(tl), "%gs", a->duration);
 	else
-		snprintf(lim, sizeof(lim), "no time limit/%lu ev/%uB",
-			 a->max_events, a->payload);
+		snprintf(tl, sizeof(tl), "no time limit");
+	if (a->max_events)
+		snprintf(el, sizeof(el), "%lu events", a->max_events);
+	else
+		snprintf(el, sizeof(el), "no event limit");
+	snprintf(lim, sizeof(lim), "%s, %s, %uB", tl, el, a->payload);
 
 	const char *state = a->lost ? "LOST" : a->stopped_why[0] ? "stopped" :
 		a->paused ? "paused" : "tracing";

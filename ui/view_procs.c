@@ -144,9 +144,10 @@ void procs_draw(struct app *a, int y, int h)
 	for (int i = 0; i < COL__COUNT; i++) {
 		char t[64];
 		bool right = i >= COL_SENDS;
-		snprintf(t, sizeof(t), "%s%s", proc_cols[i].title,
-			 i == a->sort_col ? (a->sort_asc ? "^" : "v") : "");
-		cell(y, &x, w[i], t, right, hdr);
+		/* the sort column is marked by its attribute, not its text */
+		snprintf(t, sizeof(t), "%s", proc_cols[i].title);
+		cell(y, &x, w[i], t, right, i == a->sort_col ?
+		     (int)(hdr | A_UNDERLINE | A_BOLD) : hdr);
 	}
 	if (x < COLS)
 		draw_text(y, x, COLS - x, "", hdr);

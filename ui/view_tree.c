@@ -79,8 +79,8 @@ void tree_draw(struct app *a, int y, int h)
 		const struct proc *p = v[i].p;
 		char text[1024];
 		int ind = v[i].depth * 2 < 40 ? v[i].depth * 2 : 40;
-		snprintf(text, sizeof(text), "%*s%s %s%s%s%s", ind, "",
-			 v[i].depth ? "`-" : "", p->pid_text,
+		snprintf(text, sizeof(text), "%*s%s%s %s%s%s", ind, "",
+			 v[i].depth ? "`- " : "", p->pid_text,
 			 p->name ? p->name : p->initial ? p->initial : "",
 			 p->exited ? "  exited: " : "",
 			 p->exited && p->reason ? p->reason : "");

@@ -1,0 +1,104 @@
+#!/bin/sh
+# The interactive view: the real binary in tmux against a real node running
+# a workload of known shape; what the screen shows is read back.
+. "$(dirname "$0")/lib.sh"
+command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
+
+start_node bsui || exit 1
+
+test_expect_success 'the process table shows the sink with its exact counts' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "bs_work:sink(1000, 10), ok." >/dev/null &&
+	sleep 1.5 &&
+	ui_keys / bs_sink Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_sink" &&
+	ui_screen | grep -E "bs_sink" | tee row &&
+	[ "$(wc -l <row)" -eq 1 ] &&
+	awk "{ exit !(\$(NF-5) == 2 && \$(NF-3) == 1001 && \$(NF-1) == 10) }" row
+'
+
+test_expect_success 'Enter opens the log: the known messages, in order' '
+	ui_keys Enter && ui_wait "received <-  stop" &&
+	ui_screen >tail.txt &&
+	grep -n "received <-  {msg,1000}" tail.txt && grep -n "exited   normal" tail.txt &&
+	[ "$(grep -c "spawned  <0" tail.txt)" -eq 10 ] &&
+	a=$(grep -n "{msg,1000}" tail.txt | cut -d: -f1) &&
+	b=$(grep -n "sent     -> .*{done," tail.txt | cut -d: -f1) &&
+	c=$(grep -n "received <-  stop" tail.txt | cut -d: -f1) &&
+	[ "$a" -lt "$b" ] && [ "$b" -lt "$c" ] &&
+	ui_keys Home && ui_wait "started  by <0" &&
+	ui_screen >head.txt &&
+	r=$(grep -n "sent     -> <0[.0-9]*>  {ready," head.txt | cut -d: -f1) &&
+	m1=$(grep -n "received <-  {msg,1}\$" head.txt | cut -d: -f1) &&
+	m2=$(grep -n "received <-  {msg,2}\$" head.txt | cut -d: -f1) &&
+	[ "$r" -lt "$m1" ] && [ "$m1" -lt "$m2" ]
+'
+
+test_expect_success 'the spawn tree shows the ten children, exited normally' '
+	ui_keys q && ui_wait "PID +NAME" && ui_keys t && ui_wait "spawn tree" &&
+	ui_screen >tree.txt && cat tree.txt &&
+	grep -A10 "bs_sink" tree.txt | tail -n 10 | grep -c "\`- <0[.][0-9]*[.]0> .*exited: normal" >n &&
+	[ "$(cat n)" -eq 10 ]
+'
+
+test_expect_success 'export writes JSON that agrees with batch mode' '
+	ui_keys q && ui_wait "PID +NAME" &&
+	ui_keys ":export $TRASH/export.json" Enter && ui_wait "exported [0-9]+ processes" &&
+	jq -e ".type == \"export\" and (.processes | length) > 0" export.json &&
+	jq -c "[.events[] | select(.name == \"bs_sink\") | [.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\"))]" export.json >ui.sig &&
+	jq -e "[.processes[] | select(.name == \"bs_sink\")][0] | .receives == 1001 and .sends == 2 and .spawns == 10" export.json
+'
+
+test_expect_success 'q from the table quits: exit 0, target clean' '
+	ui_keys q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'the export agrees with what batch mode records for the same workload' '
+	bs_start --max-events 0 --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:sink(1000, 10), ok." >/dev/null && sleep 0.5 &&
+	kill -INT "$BS_PID" && bs_wait &&
+	jq -s -c "[.[] | select(.name == \"bs_sink\") | [.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\"))]" "$TRASH/bs.json" >batch.sig &&
+	[ "$(jq length ui.sig)" -gt 1000 ] && cmp ui.sig batch.sig
+'
+
+test_expect_success 'Q quits at once from the process log; target clean' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys Enter && sleep 0.3 && ui_keys Q &&
+	[ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'the command line: completion, errors, history across sessions' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys ":expo" Tab && ui_wait "^:export" &&
+	ui_keys C-u "frobnicate" Enter && ui_wait "unknown command \"frobnicate\"" &&
+	ui_keys ":quit" Enter && [ "$(ui_exit_status 5)" = 0 ] &&
+	grep -qx "quit" "$TRASH/state/beamscope/history" && target_clean 2
+'
+
+test_expect_success ':off cleans the target and keeps the table; :on traces again' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "bs_work:sink(10, 1), ok." >/dev/null && sleep 0.5 &&
+	ui_keys ":off" Enter && ui_wait "tracing stopped" && target_clean 2 &&
+	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
+	ui_keys ":on" Enter && ui_wait "tracing [0-9]+ processes" &&
+	[ "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true ] &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'resizes down to 80x24 and redraws' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	tm resize-window -t ui -x 80 -y 24 && sleep 0.4 &&
+	ui_screen >small.txt && [ "$(wc -L <small.txt)" -le 80 ] &&
+	grep -q "PID *NAME" small.txt && grep -q "tracing" small.txt &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'a lost target: the view says so and keeps what it had' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "bs_work:sink(20, 2), ok." >/dev/null && sleep 0.5 &&
+	kill -KILL "$NODE_PID" && ui_wait "LOST" 5 && ui_wait "lost the connection" &&
+	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
+	ui_keys ":export $TRASH/lost.json" Enter && ui_wait "exported" &&
+	jq -e "[.events[] | select(.name == \"bs_sink\" and .type == \"receive\")] | length == 21" lost.json &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ]
+'
+test_done
