@@ -94,6 +94,14 @@ static void dispatch(struct agent *a)
 		if (a->stream.eos)
 			a->stream.eos(a->stream.arg, &m);
 		break;
+	case WIRE_COUNTS:
+		if (a->stream.counts)
+			a->stream.counts(a->stream.arg, buf, &m);
+		break;
+	case WIRE_INFO:
+		if (a->stream.info)
+			a->stream.info(a->stream.arg, buf, &m);
+		break;
 	default:
 		a->unknown++;
 		break;
@@ -479,16 +487,22 @@ out:
 	sbuf_release(&extra);
 }
 
-int agent_trace(struct agent *a, int kinds, const struct pidsel *sel,
-		unsigned payload_bytes, struct trace_result *res,
-		struct sbuf *err)
+int agent_trace(struct agent *a, const struct trace_spec *spec,
+		struct trace_result *res, struct sbuf *err)
 {
 	ei_x_buff x;
+	int kinds = spec->kinds;
 	memset(res, 0, sizeof(*res));
 	request_begin(a, &x, &a->req_ref);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, "trace");
-	ei_x_encode_map_header(&x, 3);
+	ei_x_encode_map_header(&x, spec->count_tier ? 5 : 3);
+	if (spec->count_tier) {
+		ei_x_encode_atom(&x, "tier");
+		ei_x_encode_atom(&x, "count");
+		ei_x_encode_atom(&x, "interval_ms");
+		ei_x_encode_long(&x, (long)(spec->interval_ms ? spec->interval_ms : 250));
+	}
 	ei_x_encode_atom(&x, "events");
 	int nk = 0;
 	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
@@ -499,9 +513,9 @@ int agent_trace(struct agent *a, int kinds, const struct pidsel *sel,
 			ei_x_encode_atom(&x, event_kind_name(bit));
 	ei_x_encode_empty_list(&x);
 	ei_x_encode_atom(&x, "pids");
-	encode_pidsel(a, &x, sel);
+	encode_pidsel(a, &x, spec->sel);
 	ei_x_encode_atom(&x, "payload_bytes");
-	ei_x_encode_long(&x, (long)payload_bytes);
+	ei_x_encode_long(&x, (long)spec->payload_bytes);
 
 	int r = request(a, &x);
 	ei_x_free(&x);
@@ -565,6 +579,25 @@ int agent_ping(struct agent *a)
 	erlang_ref ref;
 	request_begin(a, &x, &ref);
 	ei_x_encode_atom(&x, "ping");
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+int agent_focus(struct agent *a, const char *pid_text, bool on)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	unsigned num, serial;
+	if (sscanf(pid_text, "<0.%u.%u>", &num, &serial) != 2)
+		return -1;
+	erlang_pid p = a->pid;   /* node and creation of the target */
+	p.num = num;
+	p.serial = serial;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, on ? "focus" : "unfocus");
+	ei_x_encode_pid(&x, &p);
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;

@@ -29,6 +29,8 @@ struct agent_opts {
 struct agent_stream {
 	void (*batch)(void *arg, const char *buf, const struct msg *m);
 	void (*eos)(void *arg, const struct msg *m);
+	void (*counts)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*info)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void *arg;
 };
 
@@ -73,13 +75,22 @@ struct trace_result {
 	int nskipped;
 };
 
-int agent_trace(struct agent *a, int kinds, const struct pidsel *sel,
-		unsigned payload_bytes, struct trace_result *res,
-		struct sbuf *err);
+struct trace_spec {
+	int kinds;
+	const struct pidsel *sel;
+	unsigned payload_bytes;
+	bool count_tier;         /* sends/receives counted, not shipped */
+	unsigned interval_ms;    /* how often counts are shipped */
+};
+
+int agent_trace(struct agent *a, const struct trace_spec *spec,
+		struct trace_result *res, struct sbuf *err);
 void trace_result_release(struct trace_result *r);
 
 /* Heartbeat; no reply is awaited. */
 int agent_ping(struct agent *a);
+/* Put a process in focus (its events are shipped) or take it out. */
+int agent_focus(struct agent *a, const char *pid_text, bool on);
 /* Ask the agent to stop; the reply and the workers' eos arrive by pumping. */
 int agent_stop_send(struct agent *a);
 /* Has the reply to the last request arrived? */

@@ -29,6 +29,7 @@
 #include "node.h"
 #include "sig.h"
 #include "stats.h"
+#include "store.h"
 #include "xalloc.h"
 
 #define PING_EVERY_MS 1000
@@ -45,6 +46,10 @@ struct run {
 	int write_errno;        /* first write error, 0 if none */
 	bool limit_hit;
 	bool stats_ready;
+	/* --counts: per-process totals, written every interval */
+	struct store store;
+	long count_overflow;
+	unsigned long count_lines;
 };
 
 static long long mono_ms(void)
@@ -94,6 +99,13 @@ static void on_event(void *arg, const struct event *ev)
 		r->st.filtered++;
 		return;
 	}
+	if (r->cfg->counts) {
+		/* spawns are counted from their events; nothing is written */
+		if (ev->type == EV_SPAWN)
+			store_add_counts(&r->store, ev->pid, ev->pid_text, 0, 0, 1);
+		r->st.counts[ev->type]++;
+		return;
+	}
 	if (r->cfg->max_events && r->st.written >= r->cfg->max_events) {
 		r->st.over_limit++;
 		r->limit_hit = true;
@@ -125,6 +137,41 @@ static void on_eos(void *arg, const struct msg *m)
 	struct run *r = arg;
 	if (r->stats_ready)
 		stats_eos(&r->st, m->worker, m->seq, m->dropped);
+}
+
+static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
+		      unsigned long sends, unsigned long receives)
+{
+	struct run *r = arg;
+	store_add_counts(&r->store, pid, pid_text, sends, receives, 0);
+}
+
+static void on_counts(void *arg, const char *buf, const struct msg *m)
+{
+	struct run *r = arg;
+	if (!r->stats_ready)
+		return;
+	int idx = m->body;
+	r->count_overflow = m->dropped;
+	decode_counts(&r->dec, buf, &idx, count_one, r);
+}
+
+/* Every process with any activity, totals so far. */
+static void write_counts(struct run *r)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	int64_t ts = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+	for (size_t i = 0; i < r->store.nprocs; i++) {
+		const struct proc *p = r->store.procs[i];
+		if (!(p->sends || p->receives || p->spawns))
+			continue;
+		json_counts(&r->out, r->agent.node, ts, p->pid_text,
+			    names_get(&r->agent.names, p->pid), p->sends,
+			    p->receives, p->spawns);
+		r->count_lines++;
+	}
+	flush_out(r);
 }
 
 static int open_output(struct run *r)
@@ -182,7 +229,9 @@ int batch_run(const struct config *cfg)
 	r.cfg = cfg;
 	sbuf_init(&r.out);
 	conn_init(&conn);
-	struct agent_stream stream = { on_batch, on_eos, &r };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, NULL, &r };
+	store_init(&r.store, 1);
+	r.count_overflow = -1;
 	agent_init(&r.agent, &conn, &stream);
 
 	if (open_output(&r) < 0) {
@@ -199,8 +248,12 @@ int batch_run(const struct config *cfg)
 
 	long long t0 = mono_ms();
 	long long started = wall_us();
-	rc = agent_trace(&r.agent, cfg->kinds, &cfg->pids, cfg->payload_bytes,
-			 &tr, &err);
+	struct trace_spec spec = {
+		.kinds = cfg->kinds, .sel = &cfg->pids,
+		.payload_bytes = cfg->payload_bytes, .count_tier = cfg->counts,
+		.interval_ms = 250,
+	};
+	rc = agent_trace(&r.agent, &spec, &tr, &err);
 	if (rc != EXIT_OK)
 		goto fail;
 	char kt[128];
@@ -215,12 +268,18 @@ int batch_run(const struct config *cfg)
 	long long deadline = cfg->duration > 0 ?
 		t0 + (long long)(cfg->duration * 1000) : 0;
 	long long next_ping = t0 + PING_EVERY_MS;
+	long long interval_ms = (long long)(cfg->interval * 1000);
+	long long next_counts = t0 + interval_ms;
 	bool lost = false;
+	if (cfg->counts)
+		r.count_overflow = 0;
 	while (!ended) {
 		long long now = mono_ms();
 		long long wait = next_ping - now;
 		if (deadline && deadline - now < wait)
 			wait = deadline - now;
+		if (cfg->counts && next_counts - now < wait)
+			wait = next_counts - now;
 		if (wait < 0)
 			wait = 0;
 		enum pump_result pr = agent_pump(&r.agent, (int)wait);
@@ -237,12 +296,18 @@ int batch_run(const struct config *cfg)
 			ended = "max_events";
 		} else if (deadline && now >= deadline) {
 			ended = "duration";
-		} else if (now >= next_ping) {
-			if (agent_ping(&r.agent) < 0) {
-				lost = true;
-				ended = "target_lost";
+		} else {
+			if (cfg->counts && now >= next_counts) {
+				write_counts(&r);
+				next_counts = now + interval_ms;
 			}
-			next_ping = now + PING_EVERY_MS;
+			if (now >= next_ping) {
+				if (agent_ping(&r.agent) < 0) {
+					lost = true;
+					ended = "target_lost";
+				}
+				next_ping = now + PING_EVERY_MS;
+			}
 		}
 	}
 
@@ -273,6 +338,8 @@ int batch_run(const struct config *cfg)
 			     "by itself once beamscope is gone");
 	}
 	conn_close(&conn);
+	if (cfg->counts)
+		write_counts(&r);
 
 	struct summary_info si = {
 		.node = r.agent.node,
@@ -286,6 +353,8 @@ int batch_run(const struct config *cfg)
 		.skipped = (const char *const *)tr.skipped,
 		.nskipped = tr.nskipped,
 		.malformed = r.dec.malformed,
+		.count_overflow = cfg->counts ? r.count_overflow : -1,
+		.count_lines = r.count_lines,
 	};
 	r.st.unknown = r.agent.unknown;
 	json_summary(&r.out, &si, &r.st);
@@ -321,6 +390,7 @@ out:
 		stats_release(&r.st);
 	}
 	agent_release(&r.agent);
+	store_release(&r.store);
 	sbuf_release(&r.out);
 	sbuf_release(&err);
 	if (r.fp && r.fp != stdout)

@@ -4,6 +4,7 @@
  */
 #include "decode.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "term.h"
@@ -40,6 +41,15 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 			return m->kind;
 		m->body = idx;
 		m->kind = WIRE_BATCH;
+	} else if (arity == 4 && !strcmp(tag, "beamscope_counts")) {
+		if (ei_decode_long(buf, &idx, &m->seq) < 0 ||
+		    ei_decode_long(buf, &idx, &m->dropped) < 0)
+			return m->kind;
+		m->body = idx;
+		m->kind = WIRE_COUNTS;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
+		m->body = idx;
+		m->kind = WIRE_INFO;
 	} else if (arity == 4 && !strcmp(tag, "beamscope_eos")) {
 		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
 		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
@@ -245,4 +255,113 @@ long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		(*idx)++;
 	}
 	return good;
+}
+
+/* A local pid and its text, in scratch. */
+static int get_pid(struct decoder *d, const char *buf, int *idx,
+		   struct bs_pid *pid, const char **text)
+{
+	erlang_pid p;
+	if (ei_decode_pid(buf, idx, &p) < 0)
+		return -1;
+	pid->num = p.num;
+	pid->serial = p.serial;
+	sbuf_reset(&d->scratch);
+	term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
+	*text = d->scratch.buf;
+	return 0;
+}
+
+static int end_list(const char *buf, int *idx, int n)
+{
+	int type, size;
+	if (n == 0)
+		return 0;
+	if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
+		return -1;
+	(*idx)++;
+	return 0;
+}
+
+long decode_counts(struct decoder *d, const char *buf, int *idx,
+		   count_fn fn, void *arg)
+{
+	int n, arity;
+	long good = 0;
+	if (ei_decode_list_header(buf, idx, &n) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct bs_pid pid;
+		const char *text;
+		unsigned long s, r;
+		int start = *idx;
+		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 3 ||
+		    get_pid(d, buf, idx, &pid, &text) < 0 ||
+		    ei_decode_ulong(buf, idx, &s) < 0 ||
+		    ei_decode_ulong(buf, idx, &r) < 0) {
+			d->malformed++;
+			*idx = start;
+			if (ei_skip_term(buf, idx) < 0)
+				return -1;
+			continue;
+		}
+		fn(arg, pid, text, s, r);
+		good++;
+	}
+	return end_list(buf, idx, n) < 0 ? -1 : good;
+}
+
+long decode_info(struct decoder *d, const char *buf, int *idx,
+		 info_fn fn, void *arg)
+{
+	int n, arity;
+	long good = 0;
+	if (ei_decode_list_header(buf, idx, &n) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct bs_pid pid;
+		const char *text;
+		char name[MAXATOMLEN_UTF8], mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
+		char current[2 * MAXATOMLEN_UTF8 + 32];
+		bool has_name = false, has_current = false;
+		long mq = -1, ar;
+		int start = *idx, type, size, t;
+		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
+		    get_pid(d, buf, idx, &pid, &text) < 0)
+			goto bad;
+		ei_get_type(buf, idx, &type, &size);
+		if (type == ERL_NIL_EXT) {
+			(*idx)++;
+		} else {
+			if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+				goto bad;
+			has_name = true;
+		}
+		ei_get_type(buf, idx, &type, &size);
+		if (type == ERL_NIL_EXT) {
+			(*idx)++;
+		} else {
+			if (ei_decode_tuple_header(buf, idx, &t) < 0 || t != 3 ||
+			    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
+			    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
+			    ei_decode_long(buf, idx, &ar) < 0)
+				goto bad;
+			snprintf(current, sizeof(current), "%s:%s/%ld", mod, fun, ar);
+			has_current = true;
+		}
+		if (ei_decode_long(buf, idx, &mq) < 0)
+			goto bad;
+		char ptext[64];
+		snprintf(ptext, sizeof(ptext), "%s", text);
+		fn(arg, pid, ptext, has_name ? name : NULL,
+		   has_current ? current : NULL, mq);
+		good++;
+		continue;
+bad:
+		d->malformed++;
+		*idx = start;
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+	}
+	return end_list(buf, idx, n) < 0 ? -1 : good;
 }

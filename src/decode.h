@@ -7,6 +7,8 @@
  *   {beamscope_reply, Ref, Reply}                 agent reply
  *   {beamscope_batch, W, Seq, Dropped, Events}    event batch
  *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
+ *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
+ *   {beamscope_info, Samples}                     process_info samples
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.
  */
 #ifndef BS_DECODE_H
@@ -25,6 +27,8 @@ enum wire_kind {
 	WIRE_REPLY,
 	WIRE_BATCH,
 	WIRE_EOS,
+	WIRE_COUNTS,
+	WIRE_INFO,
 };
 
 struct msg {
@@ -33,7 +37,7 @@ struct msg {
 	erlang_ref ref;      /* WIRE_REPLY */
 	long worker;         /* WIRE_BATCH, WIRE_EOS */
 	long seq;            /* batch sequence number, or batch count at eos */
-	long dropped;        /* cumulative drops of that worker */
+	long dropped;        /* cumulative drops of that worker; overflow */
 };
 
 /* Classify the message in buf (starting with the version byte). */
@@ -60,5 +64,17 @@ void decoder_release(struct decoder *d);
  */
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		   event_fn fn, void *arg);
+
+typedef void (*count_fn)(void *arg, struct bs_pid pid, const char *pid_text,
+			 unsigned long sends, unsigned long receives);
+typedef void (*info_fn)(void *arg, struct bs_pid pid, const char *pid_text,
+			const char *name, const char *current, long mqlen);
+
+/* The count list of a WIRE_COUNTS at buf[*idx]; entries or -1. */
+long decode_counts(struct decoder *d, const char *buf, int *idx,
+		   count_fn fn, void *arg);
+/* The sample list of a WIRE_INFO at buf[*idx]; entries or -1. */
+long decode_info(struct decoder *d, const char *buf, int *idx,
+		 info_fn fn, void *arg);
 
 #endif

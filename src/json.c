@@ -128,6 +128,18 @@ static void add_int(cJSON *o, const char *key, long long v)
 	cJSON_AddRawToObject(o, key, tmp);
 }
 
+void json_counts(struct sbuf *out, const char *node, int64_t ts,
+		 const char *pid_text, const char *name, unsigned long sends,
+		 unsigned long receives, unsigned long spawns)
+{
+	sbuf_addf(out, "{\"type\":\"counts\",\"ts\":%" PRId64 ",\"node\":", ts);
+	json_string(out, node);
+	field(out, "pid", pid_text);
+	field(out, "name", name);
+	sbuf_addf(out, ",\"sends\":%lu,\"receives\":%lu,\"spawns\":%lu}\n",
+		  sends, receives, spawns);
+}
+
 void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st)
 {
@@ -182,6 +194,10 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	for (int i = 0; i < si->nskipped; i++)
 		cJSON_AddItemToArray(sk, cJSON_CreateString(si->skipped[i]));
 	add_int(o, "malformed", (long long)si->malformed);
+	if (si->count_overflow >= 0) {
+		add_int(o, "count_lines", (long long)si->count_lines);
+		add_int(o, "count_overflow", si->count_overflow);
+	}
 	add_int(o, "unknown_messages", (long long)st->unknown);
 
 	char *text = cJSON_PrintUnformatted(o);

@@ -18,6 +18,11 @@ void json_string(struct sbuf *out, const char *s);
 /* Append one event as a JSON object followed by a newline. */
 void json_event(struct sbuf *out, const struct event *ev, const char *node);
 
+/* Append one "counts" line for a process (with newline). */
+void json_counts(struct sbuf *out, const char *node, int64_t ts,
+		 const char *pid_text, const char *name, unsigned long sends,
+		 unsigned long receives, unsigned long spawns);
+
 struct summary_info {
 	const char *node;
 	const char *ended;        /* why the run ended */
@@ -30,6 +35,8 @@ struct summary_info {
 	const char *const *skipped; /* pids left alone: another tracer has them */
 	int nskipped;
 	unsigned long malformed;
+	long count_overflow;      /* -1: not in the count tier */
+	unsigned long count_lines;
 };
 
 /* Append the summary line (with newline). */

@@ -60,6 +60,7 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 	cfg->payload_bytes = 256;
 	cfg->high_water = 20000;
 	cfg->dep_timeout = 30;
+	cfg->interval = 1;
 
 	shortopts[sp++] = ':';
 	for (int i = 0; i < OPT__COUNT; i++) {
@@ -143,6 +144,15 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			if (parse_ulong(name, optarg, 65536, &v, err) < 0)
 				return -1;
 			cfg->payload_bytes = (unsigned)v;
+			break;
+		case OPT_COUNTS: cfg->counts = true; break;
+		case OPT_INTERVAL:
+			if (parse_seconds(name, optarg, &cfg->interval, err) < 0)
+				return -1;
+			if (cfg->interval < 0.05) {
+				sbuf_addstr(err, "--interval must be at least 0.05 seconds");
+				return -1;
+			}
 			break;
 		case OPT_COOKIE_FILE: cfg->cookie_file = optarg; break;
 		case OPT_COOKIE: cfg->cookie = optarg; break;

@@ -20,6 +20,8 @@
 	X(DURATION,    "duration",           'd', "SECONDS", "stop after SECONDS (default: 10; 0: no limit)") \
 	X(MAX_EVENTS,  "max-events",         'n', "N",       "stop after N events (default: 100000; 0: no limit)") \
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       "cut messages to N bytes on the target (default: 256; 0: none)") \
+	X(COUNTS,      "counts",             0,   NULL,      "batch: per-process counts instead of events (count tier)") \
+	X(INTERVAL,    "interval",           0,   "SECONDS", "batch --counts: write counts every SECONDS (default: 1)") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  "the cookie itself (visible in ps; prefer --cookie-file)") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      "NODE is a long name (name@host.domain)") \
@@ -50,7 +52,8 @@ extern const struct opt_info opt_table[OPT__COUNT];
 
 struct config {
 	const char *node;         /* NODE, or the HOST of --list */
-	bool batch, list, longnames, quiet, help, version;
+	bool batch, list, longnames, quiet, help, version, counts;
+	double interval;          /* --counts period, seconds */
 	const char *output;
 	int kinds;
 	struct pidsel pids;

@@ -75,6 +75,7 @@ struct app {
 	unsigned payload;
 	long long trace_start_ms;
 	unsigned long trace_events;  /* stored in this trace session */
+	long count_overflow;    /* count-tier events that found no slot */
 	char stopped_why[128];  /* why tracing stopped, "" while tracing */
 
 	struct store store;
@@ -138,6 +139,8 @@ void status_draw(struct app *a, int y);
 /* views and messages */
 void app_push(struct app *a, enum view_id v);
 int app_pop(struct app *a);
+/* Back to the process table. */
+void app_home(struct app *a);
 enum view_id app_view(const struct app *a);
 void app_msg(struct app *a, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

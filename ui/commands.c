@@ -225,7 +225,7 @@ static int c_tree(struct app *a, const struct cmd_line *cl)
 static int c_procs(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	a->depth = 1;
+	app_home(a);
 	return ACT_REDRAW;
 }
 

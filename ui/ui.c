@@ -83,11 +83,24 @@ void app_push(struct app *a, enum view_id v)
 	a->dirty = true;
 }
 
+/* Leaving the process log takes its process out of focus. */
+static void leaving(struct app *a, enum view_id v)
+{
+	if (v == VIEW_PROC && a->attached)
+		agent_focus(&a->agent, a->focus_text, false);
+}
+
 int app_pop(struct app *a)
 {
 	if (a->depth > 1)
-		a->depth--;
+		leaving(a, a->stack[--a->depth]);
 	return ACT_REDRAW;
+}
+
+void app_home(struct app *a)
+{
+	while (a->depth > 1)
+		app_pop(a);
 }
 
 enum view_id app_view(const struct app *a)
@@ -97,6 +110,10 @@ enum view_id app_view(const struct app *a)
 
 int app_focus(struct app *a, struct bs_pid pid, const char *text)
 {
+	if (app_view(a) == VIEW_PROC)
+		app_pop(a);
+	if (a->attached)
+		agent_focus(&a->agent, text, true);
 	a->focus = pid;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
 	a->back = 0;
@@ -149,6 +166,41 @@ static void on_eos(void *arg, const struct msg *m)
 		stats_eos(&a->stats, m->worker, m->seq, m->dropped);
 }
 
+static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
+		      unsigned long sends, unsigned long receives)
+{
+	struct app *a = arg;
+	store_add_counts(&a->store, pid, pid_text, sends, receives, 0);
+}
+
+static void on_counts(void *arg, const char *buf, const struct msg *m)
+{
+	struct app *a = arg;
+	if (!a->dec_ready)
+		return;
+	int idx = m->body;
+	a->count_overflow = m->dropped;
+	decode_counts(&a->dec, buf, &idx, count_one, a);
+	if (!a->paused)
+		a->dirty = true;
+}
+
+static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
+		     const char *name, const char *current, long mqlen)
+{
+	struct app *a = arg;
+	store_set_info(&a->store, pid, pid_text, name, current, mqlen);
+}
+
+static void on_info(void *arg, const char *buf, const struct msg *m)
+{
+	struct app *a = arg;
+	if (!a->dec_ready)
+		return;
+	int idx = m->body;
+	decode_info(&a->dec, buf, &idx, info_one, a);
+}
+
 /* ---- tracing control ---- */
 
 int app_stop_tracing(struct app *a, const char *why)
@@ -184,19 +236,49 @@ static void release_session(struct app *a)
 	}
 }
 
+/* The agent is up: set the flags, in the count tier, and refocus. */
+static int start_trace(struct app *a, const struct pidsel *sel, struct sbuf *err)
+{
+	struct trace_result tr = { 0 };
+	snprintf(a->node, sizeof(a->node), "%s", a->agent.node);
+	stats_init(&a->stats, a->agent.workers);
+	decoder_init(&a->dec, a->node, a->payload, &a->agent.names);
+	a->dec_ready = true;
+	struct trace_spec spec = {
+		.kinds = a->kinds, .sel = sel, .payload_bytes = a->payload,
+		.count_tier = true, .interval_ms = 250,
+	};
+	int rc = agent_trace(&a->agent, &spec, &tr, err);
+	if (rc != EXIT_OK) {
+		trace_result_release(&tr);
+		return rc;
+	}
+	a->attached = true;
+	a->stopped_why[0] = '\0';
+	a->trace_start_ms = now_ms();
+	a->trace_events = 0;
+	if (app_view(a) == VIEW_PROC || a->depth > 1)
+		for (int i = 0; i < a->depth; i++)
+			if (a->stack[i] == VIEW_PROC)
+				agent_focus(&a->agent, a->focus_text, true);
+	app_msg(a, false, "tracing %lu processes on %s%s; ? for help", tr.traced,
+		a->node, tr.nskipped ? " (some skipped: traced by another tracer)" : "");
+	trace_result_release(&tr);
+	return EXIT_OK;
+}
+
 /* Attach (again, if need be) and trace with the current settings. */
 int app_retrace(struct app *a)
 {
 	struct sbuf err = SBUF_INIT;
 	struct pidsel sel;
-	struct trace_result tr = { 0 };
 	int rc;
 
 	if (pidsel_parse(a->pids_arg, &sel, &err) < 0)
 		goto fail;
 	release_session(a);
 	agent_release(&a->agent);
-	struct agent_stream stream = { on_batch, on_eos, a };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info, a };
 	if (a->lost || a->conn.fd < 0) {
 		conn_release(&a->conn);
 		conn_init(&a->conn);
@@ -219,27 +301,15 @@ int app_retrace(struct app *a)
 		goto fail;
 	}
 	a->lost = false;
-	snprintf(a->node, sizeof(a->node), "%s", a->agent.node);
-	stats_init(&a->stats, a->agent.workers);
-	decoder_init(&a->dec, a->node, a->payload, &a->agent.names);
-	a->dec_ready = true;
-	/* names the agent knows at attach */
-	rc = agent_trace(&a->agent, a->kinds, &sel, a->payload, &tr, &err);
+	rc = start_trace(a, &sel, &err);
 	pidsel_release(&sel);
 	if (rc != EXIT_OK)
 		goto fail;
-	a->attached = true;
-	a->stopped_why[0] = '\0';
-	a->trace_start_ms = now_ms();
-	a->trace_events = 0;
-	app_msg(a, false, "tracing %lu processes on %s%s", tr.traced, a->node,
-		tr.nskipped ? " (some skipped: traced by another tracer)" : "");
-	trace_result_release(&tr);
+	sbuf_release(&err);
 	return ACT_REDRAW;
 fail:
 	app_msg(a, true, "%s", err.len ? err.buf : "cannot trace");
 	sbuf_release(&err);
-	trace_result_release(&tr);
 	return ACT_REDRAW;
 }
 
@@ -298,8 +368,7 @@ static int on_key(struct app *a, int ch)
 		app_push(a, VIEW_HELP);
 		return ACT_REDRAW;
 	case '/': case KEY_F(3):
-		if (app_view(a) != VIEW_PROCS)
-			a->depth = 1;
+		app_home(a);
 		prompt_open(a, '/');
 		return ACT_REDRAW;
 	case ':':
@@ -453,7 +522,7 @@ int ui_run(const struct config *cfg)
 	a->start_ms = now_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
 	conn_init(&a->conn);
-	struct agent_stream stream = { on_batch, on_eos, a };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info, a };
 	agent_init(&a->agent, &a->conn, &stream);
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -469,28 +538,18 @@ int ui_run(const struct config *cfg)
 		fprintf(stderr, "beamscope: %s\n", err.buf);
 		goto out;
 	}
-	/* app_retrace re-bootstraps; this first time the agent is already up */
+	/* the agent is up: trace (app_retrace does both steps later on) */
 	{
 		struct pidsel sel;
-		struct trace_result tr = { 0 };
+		rc = EXIT_USAGE;
 		if (pidsel_parse(a->pids_arg, &sel, &err) == 0) {
-			snprintf(a->node, sizeof(a->node), "%s", a->agent.node);
-			stats_init(&a->stats, a->agent.workers);
-			decoder_init(&a->dec, a->node, a->payload, &a->agent.names);
-			a->dec_ready = true;
-			rc = agent_trace(&a->agent, a->kinds, &sel, a->payload, &tr, &err);
+			rc = start_trace(a, &sel, &err);
 			pidsel_release(&sel);
 		}
 		if (rc != EXIT_OK) {
 			fprintf(stderr, "beamscope: %s\n", err.buf);
-			trace_result_release(&tr);
 			goto out;
 		}
-		a->attached = true;
-		a->trace_start_ms = now_ms();
-		app_msg(a, false, "tracing %lu processes on %s; ? for help",
-			tr.traced, a->node);
-		trace_result_release(&tr);
 	}
 
 	if (tcgetattr(STDIN_FILENO, &saved_tio) == 0)
