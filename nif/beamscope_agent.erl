@@ -1,325 +1,494 @@
-%% beamscope_agent: everything beamscope runs on the target besides the NIF.
+%% beamscope_agent: everything beamscope runs on the target, as plain
+%% processes; the wire protocol is nif/PROTOCOL.md.
 %%
-%% start/4 is called over rpc: it spawns the agent, which loads the tracer,
-%% starts the workers, and then obeys only the C node that started it
-%% (Owner).  Workers batch the NIF's events and ship them to Owner.
+%% Owns the bootstrap of the tracer (its module and its NIF library), the
+%% agent process that answers the Owner (the C node), the workers that batch
+%% events to the Owner, and the cleanup that leaves the node as it was.
 %%
 %% Invariants:
-%%  - the agent and its workers are never traced;
-%%  - whatever ends the session (stop, Owner's node going down, Owner silent
-%%    for dep_timeout_ms, a worker dying), cleanup/2 runs and leaves no
-%%    trace flag of ours, no process of ours and no module of ours behind;
-%%  - flags set by other tracers are never touched.
-%% The wire protocol is in nif/PROTOCOL.md.
+%%  * one agent per node, registered as beamscope_agent;
+%%  * the agent and its workers are never traced, and the agent spawns no
+%%    process while new_processes may be traced (it would be traced);
+%%  * only flags whose tracer is beamscope_tracer are ever cleared: another
+%%    tracer's processes are left exactly as they were;
+%%  * every way out (stop, nodedown, owner silence, a worker's death, a crash
+%%    of the agent itself) goes through the same cleanup, which ends with
+%%    both modules unloaded;
+%%  * no fun of this module is ever handed to another process, so the final
+%%    purge can only kill our own processes.
 -module(beamscope_agent).
+
 -export([start/4]).
+%% entry points of the processes we spawn
+-export([agent/5, worker/4]).
 
--record(st, {owner, node, workers = {}, session, dep_timeout,
-             opts, new_set = false, refs = #{}}).
-
+-define(NAME, beamscope_agent).
 -define(TRACER, beamscope_tracer).
 -define(START_TIMEOUT, 10000).
--define(DRAIN_TIMEOUT, 1000).
+%% workers drain for at most this long ...
+-define(DRAIN_MS, 1000).
+%% ... and the agent waits this long for all of them
+-define(WORKERS_MS, 1500).
+%% how long a failed start/4 waits for its caller to leave this module
+-define(CALLER_MS, 5000).
+-define(MAX_WORKERS, 1024).
+%% the NIF's limits
+-define(MAX_PAYLOAD, 16#4000000).
+-define(MAX_HIGH_WATER, 16#40000000).
+-define(STATE, '$beamscope_state').
 
-%% ---- start (runs in the rpc process) ----
+%% event kinds as in the NIF; register is always on (PROTOCOL.md)
+-define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
+                {link, 16}, {register, 32}]).
+-define(K_REGISTER, 32).
 
-start(Owner, TracerBeam, NifBin, Opts) when is_pid(Owner), is_map(Opts) ->
-    case whereis(beamscope_agent) of
+-record(st, {owner :: pid(),
+             owner_mon :: reference() | undefined, % a local Owner only
+             workers :: [{non_neg_integer(), pid(), reference()}],
+             session = none :: none | reference(),
+             dep_ms :: pos_integer(),
+             heard :: integer(),                   % Owner last heard, ms
+             high_water :: pos_integer()}).
+
+-record(w, {agent :: pid(),
+            agent_mon :: reference(),
+            index :: non_neg_integer(),
+            owner :: pid(),
+            session :: reference(),
+            max :: pos_integer(),                 % events per batch
+            ms :: non_neg_integer() | infinity,   % infinity: draining
+            seq = 0 :: non_neg_integer(),         % batches shipped
+            buf = [] :: list(),                   % newest first
+            len = 0 :: non_neg_integer(),
+            timer = none :: none | reference()}).
+
+%%% start/4 -------------------------------------------------------------------
+
+%% Runs in the rpc process.  The agent does the work in its own process so
+%% that it outlives the rpc; a failed agent undoes everything itself.
+start(Owner, TracerBeam, NifBin, Opts) ->
+    case whereis(?NAME) of
         undefined ->
-            Self = self(),
-            Tag = make_ref(),
-            {Pid, Mref} = spawn_monitor(fun() ->
-                                                init(Self, Tag, Owner, TracerBeam,
-                                                     NifBin, Opts)
-                                        end),
+            {Pid, Mon} = spawn_monitor(?MODULE, agent,
+                                       [self(), Owner, TracerBeam, NifBin, Opts]),
             receive
-                {Tag, {ok, _, _} = Reply} ->
-                    demonitor(Mref, [flush]),
-                    Reply;
-                {Tag, Reply} ->
-                    demonitor(Mref, [flush]),
-                    unload_all(),
-                    Reply;
-                {'DOWN', Mref, process, Pid, Why} ->
-                    unload_all(),
+                {?NAME, Pid, Result} ->
+                    erlang:demonitor(Mon, [flush]),
+                    Result;
+                {'DOWN', Mon, process, Pid, Why} ->
+                    abandon(),
                     {error, {agent_died, Why}}
             after ?START_TIMEOUT ->
-                    exit(Pid, kill),
-                    unload_all(),
-                    {error, start_timeout}
-            end
-;
+                    %% the agent cleans up once it sees this
+                    Pid ! '$beamscope_abort',
+                    erlang:demonitor(Mon, [flush]),
+                    {error, timeout}
+            end;
         Pid ->
             {error, {already_attached, Pid}}
     end.
 
-init(Caller, Tag, Owner, TracerBeam, NifBin, Opts) ->
-    try register(beamscope_agent, self()) of
+%% The agent was killed before it could answer: nobody else will unload.
+abandon() ->
+    _ = (catch unload_tracer()),
+    _ = code:delete(?MODULE),
+    %% this process still runs the old code: purge once it has returned
+    _ = (catch timer:apply_after(1000, code, purge, [?MODULE])),
+    ok.
+
+%%% The agent -----------------------------------------------------------------
+
+agent(Caller, Owner, TracerBeam, NifBin, Opts) ->
+    case catch register(?NAME, self()) of
         true ->
-            erlang:monitor_node(node(Owner), true),
+            try setup(Owner, TracerBeam, NifBin, Opts) of
+                {ok, St, Info} ->
+                    Caller ! {?NAME, self(), {ok, self(), Info}},
+                    run(St);
+                {error, Reason} ->
+                    failed(Caller, Reason)
+            catch
+                Class:Reason:Stack ->
+                    failed(Caller, {crash, Class, Reason, Stack})
+            end;
+        _ ->
+            %% another agent owns the modules: touch nothing
+            Caller ! {?NAME, self(), {error, {already_attached, whereis(?NAME)}}}
+    end.
+
+failed(Caller, Reason) ->
+    _ = (catch unload_tracer()),
+    unregister(?NAME),
+    Caller ! {?NAME, self(), {error, Reason}},
+    unload_self(Caller).
+
+setup(Owner, TracerBeam, NifBin, Opts) when is_pid(Owner),
+                                             is_binary(TracerBeam),
+                                             is_binary(NifBin),
+                                             is_map(Opts) ->
+    case options(Opts) of
+        {ok, [N, DepMs, HighWater, BatchMax, BatchMs]} ->
+            OwnerMon = watch_owner(Owner),
             case load_tracer(TracerBeam, NifBin) of
                 ok ->
-                    N = workers_wanted(Opts),
-                    Workers = [spawn_worker(I, Owner, Opts) || I <- lists:seq(0, N - 1)],
-                    Refs = maps:from_list([{monitor(process, W), W} || W <- Workers]),
-                    Names = [{P, Name} || Name <- registered(),
-                                          P <- [whereis(Name)], is_pid(P)],
-                    Caller ! {Tag, {ok, self(), #{workers => N,
-                                                  schedulers => erlang:system_info(schedulers_online),
-                                                  names => Names}}},
-                    loop(#st{owner = Owner, node = node(Owner),
-                             workers = list_to_tuple(Workers),
-                             dep_timeout = maps:get(dep_timeout_ms, Opts, 30000),
-                             opts = Opts, refs = Refs});
-                {error, _} = Error ->
-                    %% start/4 unloads the modules once it has returned
-                    Caller ! {Tag, Error}
-            end
-    catch
-        error:badarg ->
-            Caller ! {Tag, {error, {already_attached, whereis(beamscope_agent)}}}
+                    Workers = [spawn_worker(W, Owner, BatchMax, BatchMs)
+                               || W <- lists:seq(0, N - 1)],
+                    St = #st{owner = Owner, owner_mon = OwnerMon,
+                             workers = Workers, dep_ms = DepMs,
+                             heard = now_ms(), high_water = HighWater},
+                    Info = #{workers => N,
+                             schedulers => erlang:system_info(schedulers_online),
+                             names => names()},
+                    {ok, St, Info};
+                {error, _} = E ->
+                    E
+            end;
+        {error, _} = E ->
+            E
+    end;
+setup(_, _, _, _) ->
+    {error, badarg}.
+
+options(Opts) ->
+    Get = fun(K, D) -> maps:get(K, Opts, D) end,
+    N = case Get(workers, 0) of
+            0 -> erlang:system_info(schedulers_online);
+            N0 -> N0
+        end,
+    Checks = [{workers, N, 1, ?MAX_WORKERS},
+              {dep_timeout_ms, Get(dep_timeout_ms, 30000), 1, infinity},
+              {high_water, Get(high_water, 20000), 1, ?MAX_HIGH_WATER},
+              {batch_max, Get(batch_max, 500), 1, infinity},
+              {batch_ms, Get(batch_ms, 5), 0, infinity}],
+    case [{bad_option, K, V} || {K, V, Min, Max} <- Checks,
+                                not (is_integer(V) andalso V >= Min
+                                     andalso (Max =:= infinity orelse V =< Max))] of
+        [] -> {ok, [V || {_, V, _, _} <- Checks]};
+        [Bad | _] -> {error, Bad}
     end.
 
-workers_wanted(Opts) ->
-    case maps:get(workers, Opts, 0) of
-        N when is_integer(N), N > 0 -> N;
-        _ -> erlang:system_info(schedulers_online)
-    end.
+%% nodedown covers a C node; a local Owner (tests) can only be monitored.
+watch_owner(Owner) when node(Owner) =:= node() ->
+    monitor(process, Owner);
+watch_owner(Owner) ->
+    true = erlang:monitor_node(node(Owner), true),
+    undefined.
 
-%% The NIF goes to a fresh private directory, is loaded, and is deleted
-%% whatever happened.
-load_tracer(TracerBeam, NifBin) ->
-    case code:load_binary(?TRACER, "beamscope_tracer.beam", TracerBeam) of
+names() ->
+    [{P, N} || N <- registered(), N =/= ?NAME, P <- [whereis(N)], is_pid(P)].
+
+load_tracer(Beam, Nif) ->
+    %% a copy left behind by an agent that was killed would need an upgrade
+    unload_tracer(),
+    case code:load_binary(?TRACER, "beamscope_tracer.beam", Beam) of
         {module, ?TRACER} ->
-            Base = case os:getenv("TMPDIR") of
-                       false -> "/tmp";
-                       "" -> "/tmp";
-                       T -> T
-                   end,
-            Dir = filename:join(Base, "beamscope-" ++ os:getpid() ++ "-" ++
-                                    integer_to_list(erlang:unique_integer([positive]))),
-            Lib = filename:join(Dir, "beamscope_tracer"),
-            File = Lib ++ ".so",
-            Result =
-                case file:make_dir(Dir) of
-                    ok ->
-                        try
-                            ok = file:change_mode(Dir, 8#700),
-                            ok = file:write_file(File, <<>>),
-                            ok = file:change_mode(File, 8#600),
-                            ok = file:write_file(File, NifBin),
-                            case ?TRACER:load(Lib) of
-                                ok -> ok;
-                                {error, {_, Text}} -> {error, {nif_load, Text}}
-                            end
-                        catch
-                            error:{badmatch, {error, Why}} -> {error, {nif_write, Dir, Why}}
-                        after
-                            _ = file:delete(File),
-                            _ = file:del_dir(Dir)
-                        end;
-                    {error, Why} ->
-                        {error, {nif_dir, Dir, Why}}
-                end,
-            case Result of
-                ok -> ok;
-                _ -> unload_tracer(), Result
+            case load_nif(Nif) of
+                ok ->
+                    ok;
+                {error, R} ->
+                    unload_tracer(),
+                    {error, {tracer_nif, R}}
             end;
-        {error, Why} ->
-            {error, {load_tracer, Why}}
+        {error, R} ->
+            {error, {tracer_beam, R}}
     end.
 
-spawn_worker(I, Owner, Opts) ->
-    Max = maps:get(batch_max, Opts, 500),
-    Ms = maps:get(batch_ms, Opts, 5),
-    spawn_opt(fun() -> worker_wait(I, Owner, Max, Ms) end,
-              [{message_queue_data, off_heap}]).
-
-%% ---- agent loop ----
-
-loop(#st{owner = Owner, node = Node, dep_timeout = Dep} = St) ->
-    receive
-        {beamscope, Owner, Ref, Req} ->
-            case handle(Req, Ref, St) of
-                {reply, Reply, St1} ->
-                    Owner ! {beamscope_reply, Ref, Reply},
-                    loop(St1);
-                stop ->
-                    cleanup(St, {stop, Ref})
+%% The library must be a file for dlopen: a fresh directory only we can
+%% enter, removed again whatever happens (the mapping outlives the file).
+load_nif(Bin) ->
+    Dir = filename:join(tmp_dir(), "beamscope-" ++ unique()),
+    File = filename:join(Dir, "beamscope_tracer.so"),
+    case file:make_dir(Dir) of
+        ok ->
+            try
+                place_and_load(Dir, File, Bin)
+            after
+                _ = file:delete(File),
+                _ = file:del_dir(Dir)
             end;
-        {beamscope, Other, Ref, _} when is_pid(Other) ->
-            Other ! {beamscope_reply, Ref, {error, not_owner}},
+        {error, R} ->
+            {error, {make_dir, Dir, R}}
+    end.
+
+place_and_load(Dir, File, Bin) ->
+    case file:change_mode(Dir, 8#700) of
+        ok ->
+            case file:write_file(File, Bin, [exclusive]) of
+                ok ->
+                    case file:change_mode(File, 8#600) of
+                        ok ->
+                            %% load_nif adds the extension itself
+                            ?TRACER:load(filename:rootname(File));
+                        {error, R} ->
+                            {error, {chmod, File, R}}
+                    end;
+                {error, R} ->
+                    {error, {write, File, R}}
+            end;
+        {error, R} ->
+            {error, {chmod, Dir, R}}
+    end.
+
+tmp_dir() ->
+    case os:getenv("TMPDIR") of
+        "/" ++ _ = D -> D;
+        _ -> "/tmp"
+    end.
+
+%% Unpredictable, so nobody can take the name first.
+unique() ->
+    lists:flatten(io_lib:format("~s-~b-~.36b",
+                                [os:getpid(),
+                                 erlang:unique_integer([positive]),
+                                 rand:uniform(1 bsl 60)])).
+
+spawn_worker(W, Owner, BatchMax, BatchMs) ->
+    {Pid, Mon} = spawn_opt(?MODULE, worker, [self(), W, Owner, {BatchMax, BatchMs}],
+                           [{message_queue_data, off_heap}, monitor]),
+    {W, Pid, Mon}.
+
+%% The loop returns why it ended; a crash ends it too, with the last state
+%% we stored, so cleanup always runs.
+run(St0) ->
+    put(?STATE, St0),
+    {Why, StopRef, St} =
+        try loop(St0)
+        catch Class:Reason:Stack ->
+                {{crash, Class, Reason, Stack}, none, get(?STATE)}
+        end,
+    cleanup(Why, StopRef, St).
+
+loop(#st{owner = Owner} = St) ->
+    receive
+        {beamscope, Owner, Ref, Request} ->
+            handle(Request, Ref, St#st{heard = now_ms()});
+        {beamscope, From, Ref, _} when is_pid(From) ->
+            reply(From, Ref, {error, not_owner}),
             loop(St);
-        {nodedown, Node} ->
-            cleanup(St, owner_lost);
-        {'DOWN', Mref, process, _, _} when is_map_key(Mref, St#st.refs) ->
-            cleanup(St, worker_lost);
+        {nodedown, Node} when Node =:= node(Owner) ->
+            {nodedown, none, St};
+        {'DOWN', Mon, process, _, _} when Mon =:= St#st.owner_mon ->
+            {owner_down, none, St};
+        {'DOWN', Mon, process, _, Why} ->
+            case lists:keytake(Mon, 3, St#st.workers) of
+                {value, {W, _, _}, Rest} ->
+                    {{worker_down, W, Why}, none, St#st{workers = Rest}};
+                false ->
+                    loop(St)
+            end;
+        '$beamscope_abort' ->
+            {aborted, none, St};
         _ ->
             loop(St)
-    after Dep ->
-            cleanup(St, owner_silent)
+    after max(0, St#st.heard + St#st.dep_ms - now_ms()) ->
+            {owner_silent, none, St}
     end.
 
-handle(ping, _Ref, St) ->
-    {reply, pong, St};
-handle({trace, Spec}, _Ref, #st{session = undefined} = St) when is_map(Spec) ->
-    try trace_on(Spec, St) of
-        {ok, Info, St1} -> {reply, {ok, Info}, St1};
-        {error, _} = E -> {reply, E, St}
-    catch
-        Class:Why -> {reply, {error, {Class, Why}}, St}
+handle(ping, Ref, St) ->
+    reply(St#st.owner, Ref, pong),
+    loop(St);
+handle({trace, Spec}, Ref, St0) ->
+    {Reply, St} = trace(Spec, St0),
+    put(?STATE, St),
+    reply(St#st.owner, Ref, Reply),
+    loop(St);
+handle(stop, Ref, St) ->
+    {stop, Ref, St};
+handle(Other, Ref, St) ->
+    reply(St#st.owner, Ref, {error, {bad_request, Other}}),
+    loop(St).
+
+%% noconnect: an Owner that is gone is not worth dialling back.
+reply(To, Ref, Reply) ->
+    _ = erlang:send(To, {beamscope_reply, Ref, Reply}, [noconnect]),
+    ok.
+
+%%% Tracing -------------------------------------------------------------------
+
+trace(_Spec, #st{session = S} = St) when S =/= none ->
+    {{error, already_tracing}, St};
+trace(Spec, St) when is_map(Spec) ->
+    Ours = [self() | [P || {_, P, _} <- St#st.workers]],
+    case parse_spec(Spec) of
+        {ok, Mask, Flags, Pids, Payload} ->
+            case plan(Pids, Ours) of
+                {ok, Plan} ->
+                    commit(Plan, Mask, Flags, Payload, Ours, St);
+                {error, _} = E ->
+                    {E, St}
+            end;
+        {error, _} = E ->
+            {E, St}
     end;
-handle({trace, _}, _Ref, St) ->
-    {reply, {error, already_tracing}, St};
-handle(stop, _Ref, _St) ->
-    stop;
-handle(Other, _Ref, St) ->
-    {reply, {error, {unknown_request, Other}}, St}.
+trace(Spec, St) ->
+    {{error, {bad_spec, Spec}}, St}.
 
-kind_bit(send) -> 1;
-kind_bit('receive') -> 2;
-kind_bit(spawn) -> 4;
-kind_bit(exit) -> 8;
-kind_bit(link) -> 16;
-kind_bit(register) -> 32.
-
-trace_on(Spec, #st{workers = Workers, opts = Opts} = St) ->
-    Events = maps:get(events, Spec, [send, 'receive', spawn, exit]),
-    Mask = lists:foldl(fun(K, A) -> A bor kind_bit(K) end, 32, Events),
-    Flags = [send || lists:member(send, Events)] ++
-        ['receive' || lists:member('receive', Events)] ++ [procs],
+parse_spec(Spec) ->
+    Events = maps:get(events, Spec, []),
+    Pids = maps:get(pids, Spec, all),
     Payload = maps:get(payload_bytes, Spec, 256),
-    Ours = [self() | tuple_to_list(Workers)],
-    case check(maps:get(pids, Spec, all)) of
-        {ok, Mode, Pids} ->
-            S = ?TRACER:session_new(Workers, Mask, Payload,
-                                    maps:get(high_water, Opts, 20000)),
-            [W ! {'$beamscope_session', S} || W <- tuple_to_list(Workers)],
-            Tracer = {tracer, ?TRACER, S},
-            NewSet = case Mode of
-                         M when M =:= all; M =:= new ->
-                             erlang:trace(new_processes, true, [Tracer | Flags]),
-                             true;
-                         _ -> false
-                     end,
-            Targets = case Mode of
-                          new -> [];
-                          list -> Pids;
-                          _ -> [P || P <- processes(), not lists:member(P, Ours)]
-                      end,
-            {Traced, Skipped} = lists:foldl(
-                                  fun(P, {N, Sk}) ->
-                                          case tracer_of(P) of
-                                              none -> {N + set(P, Tracer, Flags), Sk};
-                                              ours -> {N, Sk};
-                                              gone -> {N, Sk};
-                                              _Other -> {N, [P | Sk]}
-                                          end
-                                  end, {0, []}, Targets),
-            {ok, #{traced => Traced, skipped => lists:reverse(Skipped)},
-             St#st{session = S, new_set = NewSet}};
+    case kinds(Events, 0) of
+        {ok, 0} ->
+            {error, no_events};
+        {ok, Mask} when is_integer(Payload), Payload >= 0,
+                        Payload =< ?MAX_PAYLOAD ->
+            %% procs always: register/unregister keep the C node's names
+            Flags = [send || Mask band 1 =/= 0]
+                ++ ['receive' || Mask band 2 =/= 0] ++ [procs],
+            {ok, Mask bor ?K_REGISTER, Flags, Pids, Payload};
+        {ok, _} ->
+            {error, {bad_payload_bytes, Payload}};
         {error, _} = E ->
             E
     end.
 
-set(P, Tracer, Flags) ->
-    try erlang:trace(P, true, [Tracer | Flags]) of
-        1 -> 1;
-        _ -> 0
-    catch
-        error:badarg -> 0             % it died meanwhile
-    end.
-
-tracer_of(P) ->
-    case erlang:trace_info(P, tracer) of
-        undefined -> gone;
-        {tracer, []} -> none;
-        {tracer, {?TRACER, _}} -> ours;
-        {tracer, Other} -> {other, Other}
-    end.
-
-%% all/new/existing, or a list checked in full before anything is traced.
-check(all) -> new_ok(all);
-check(new) -> new_ok(new);
-check(existing) -> {ok, existing, []};
-check(List) when is_list(List) ->
-    check_list(List, []).
-
-new_ok(Mode) ->
-    case erlang:trace_info(new_processes, tracer) of
-        {tracer, []} -> {ok, Mode, []};
-        {tracer, {?TRACER, _}} -> {ok, Mode, []};
-        {tracer, Other} -> {error, {new_traced_by_other, Other}}
-    end.
-
-check_list([], Acc) ->
-    {ok, list, lists:reverse(Acc)};
-check_list([Name | Rest], Acc) when is_atom(Name) ->
-    case whereis(Name) of
-        Pid when is_pid(Pid) -> check_list([Pid | Rest], Acc);
-        _ -> {error, {no_such_name, Name}}
+kinds([], Mask) ->
+    {ok, Mask};
+kinds([E | Es], Mask) ->
+    case lists:keyfind(E, 1, ?KINDS) of
+        {E, Bit} -> kinds(Es, Mask bor Bit);
+        false -> {error, {bad_event, E}}
     end;
-check_list([Pid | Rest], Acc) when is_pid(Pid) ->
-    case tracer_of(Pid) of
-        gone -> {error, {no_such_process, Pid}};
-        {other, T} -> {error, {traced_by_other, Pid, T}};
-        _ -> check_list(Rest, [Pid | Acc])
+kinds(Other, _) ->
+    {error, {bad_events, Other}}.
+
+%% Everything is checked before anything is traced.
+plan(all, _Ours) ->
+    new_free(all);
+plan(new, _Ours) ->
+    new_free(new);
+plan(existing, _Ours) ->
+    {ok, existing};
+plan(List, Ours) when is_list(List) ->
+    try
+        Pids = lists:usort([resolve(X) || X <- List]) -- Ours,
+        {ok, {list, Pids}}
+    catch
+        throw:{refused, Why} -> {error, Why};
+        error:_ -> {error, {bad_pids, List}}
+    end;
+plan(Other, _Ours) ->
+    {error, {bad_pids, Other}}.
+
+new_free(Plan) ->
+    case tracer_of(new_processes) of
+        {other, T} -> {error, {new_traced_by_other, T}};
+        _ -> {ok, Plan}
     end.
 
-%% ---- cleanup ----
+resolve(Name) when is_atom(Name) ->
+    case whereis(Name) of
+        P when is_pid(P) -> check_free(P);
+        _ -> throw({refused, {no_such_name, Name}})
+    end;
+resolve(P) when is_pid(P), node(P) =:= node() ->
+    check_free(P);
+resolve(X) ->
+    throw({refused, {no_such_process, X}}).
 
-cleanup(#st{owner = Owner, session = S, workers = Workers, new_set = NewSet}, Why) ->
-    case S of
-        undefined -> ok;
-        _ -> ?TRACER:session_stop(S)
-    end,
-    case NewSet andalso tracer_of_new() of
-        ours -> erlang:trace(new_processes, false, [all]);
-        _ -> ok
-    end,
-    [catch erlang:trace(P, false, [all]) || P <- processes(), tracer_of(P) =:= ours],
-    Stats = stop_workers(tuple_to_list(Workers)),
-    case Why of
-        {stop, Ref} -> Owner ! {beamscope_reply, Ref, {ok, #{workers => Stats}}};
-        _ -> ok
-    end,
-    unload_self().
+check_free(P) ->
+    case tracer_of(P) of
+        gone -> throw({refused, {no_such_process, P}});
+        {other, T} -> throw({refused, {traced_by_other, P, T}});
+        _ -> P
+    end.
 
-tracer_of_new() ->
-    case erlang:trace_info(new_processes, tracer) of
+%% free | ours | {other, Tracer} | gone
+tracer_of(What) ->
+    case erlang:trace_info(What, tracer) of
+        {tracer, []} -> free;
         {tracer, {?TRACER, _}} -> ours;
-        _ -> other
+        {tracer, T} -> {other, T};
+        undefined -> gone
     end.
+
+commit(Plan, Mask, Flags, Payload, Ours, St) ->
+    Pids = [P || {_, P, _} <- St#st.workers],
+    S = ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
+                            St#st.high_water),
+    %% workers hold the session before any event can reach them
+    [P ! {'$beamscope_session', S} || P <- Pids],
+    St1 = St#st{session = S},
+    TFlags = [{tracer, ?TRACER, S} | Flags],
+    try apply_plan(Plan, TFlags, Ours) of
+        {Traced, Skipped} ->
+            {{ok, #{traced => Traced, skipped => Skipped}}, St1}
+    catch
+        Class:Reason ->
+            untrace(S),
+            {{error, {trace_failed, Class, Reason}}, St1}
+    end.
+
+apply_plan({list, Pids}, TFlags, _Ours) ->
+    {lists:sum([trace_one(P, TFlags) || P <- Pids]), []};
+apply_plan(new, TFlags, _Ours) ->
+    _ = erlang:trace(new_processes, true, TFlags),
+    {0, []};
+apply_plan(all, TFlags, Ours) ->
+    %% first, so that nothing spawned while we go through the list is missed
+    _ = erlang:trace(new_processes, true, TFlags),
+    apply_plan(existing, TFlags, Ours);
+apply_plan(existing, TFlags, Ours) ->
+    lists:foldl(fun(P, {N, Skipped}) ->
+                        case tracer_of(P) of
+                            {other, _} -> {N, [P | Skipped]};
+                            gone -> {N, Skipped};
+                            _ -> {N + trace_one(P, TFlags), Skipped}
+                        end
+                end, {0, []}, erlang:processes() -- Ours).
+
+%% A process may die (or be taken by another tracer) after we looked.
+trace_one(P, TFlags) ->
+    try erlang:trace(P, true, TFlags)
+    catch error:badarg -> 0
+    end.
+
+%%% Cleanup -------------------------------------------------------------------
+
+cleanup(_Why, StopRef, St) ->
+    untrace(St#st.session),
+    Results = stop_workers(St#st.workers),
+    case StopRef of
+        none -> ok;
+        Ref -> reply(St#st.owner, Ref, {ok, #{workers => Results}})
+    end,
+    _ = (catch unload_tracer()),
+    unregister(?NAME),
+    unload_self(undefined).
+
+%% Protocol cleanup steps 1 to 3.
+untrace(S) ->
+    _ = S =:= none orelse (catch ?TRACER:session_stop(S)),
+    _ = case (catch tracer_of(new_processes)) of
+            ours -> catch erlang:trace(new_processes, false, [all]);
+            _ -> ok
+        end,
+    _ = [catch erlang:trace(P, false, [all])
+         || P <- erlang:processes(), (catch tracer_of(P)) =:= ours],
+    ok.
 
 stop_workers(Workers) ->
-    Self = self(),
-    Mrefs = [{W, monitor(process, W)} || W <- Workers],
-    [W ! {'$beamscope_stop', Self} || W <- Workers],
-    Deadline = erlang:monotonic_time(millisecond) + ?DRAIN_TIMEOUT + 1000,
-    [collect_worker(W, M, Deadline) || {W, M} <- Mrefs].
+    [P ! {'$beamscope_stop', self()} || {_, P, _} <- Workers],
+    collect(Workers, now_ms() + ?WORKERS_MS, []).
 
-collect_worker(W, M, Deadline) ->
-    Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+collect([], _Deadline, Acc) ->
+    lists:keysort(1, Acc);
+collect(Workers, Deadline, Acc) ->
     receive
-        {'$beamscope_done', W, Id, Batches, Dropped} ->
-            demonitor(M, [flush]),
-            {Id, Batches, Dropped};
-        {'DOWN', M, process, W, _} ->
-            {W, lost}
-    after Left ->
-            exit(W, kill),
-            demonitor(M, [flush]),
-            {W, timeout}
+        {'$beamscope_done', Pid, W, Batches, Dropped} ->
+            case lists:keytake(Pid, 2, Workers) of
+                {value, {_, _, Mon}, Rest} ->
+                    erlang:demonitor(Mon, [flush]),
+                    collect(Rest, Deadline, [{W, Batches, Dropped} | Acc]);
+                false ->
+                    collect(Workers, Deadline, Acc)
+            end;
+        {'DOWN', Mon, process, _, _} ->
+            collect(lists:keydelete(Mon, 3, Workers), Deadline, Acc)
+    after max(0, Deadline - now_ms()) ->
+            [exit(P, kill) || {_, P, _} <- Workers],
+            lists:keysort(1, Acc)
     end.
-
-%% Called from start/4, which itself runs this module: the final purge
-%% waits until the rpc reply is on its way.
-unload_all() ->
-    unload_tracer(),
-    _ = code:purge(?MODULE),
-    _ = code:delete(?MODULE),
-    _ = timer:apply_after(200, code, purge, [?MODULE]),
-    ok.
 
 unload_tracer() ->
     _ = code:purge(?TRACER),
@@ -327,84 +496,120 @@ unload_tracer() ->
     _ = code:purge(?TRACER),
     ok.
 
-%% This process runs the module it unloads: mark it old, let a process that
-%% runs only code:purge/1 remove it, and leave.
-unload_self() ->
-    unload_tracer(),
-    _ = code:purge(?MODULE),
+%% The purge kills whatever still runs our code, so it must come last and
+%% from a process that does not: code:purge/1 itself.  A caller still
+%% inside start/4 would be killed too, so wait for it to leave.
+unload_self(Caller) ->
     _ = code:delete(?MODULE),
-    spawn(code, purge, [?MODULE]),
-    exit(normal).
+    wait_gone(Caller, now_ms() + ?CALLER_MS),
+    _ = spawn(code, purge, [?MODULE]),
+    ok.
 
-%% ---- workers ----
+wait_gone(undefined, _Deadline) ->
+    ok;
+wait_gone(Caller, Deadline) ->
+    case (catch erlang:check_process_code(Caller, ?MODULE)) of
+        true ->
+            case now_ms() < Deadline of
+                true ->
+                    receive after 10 -> ok end,
+                    wait_gone(Caller, Deadline);
+                false ->
+                    ok
+            end;
+        _ ->
+            ok
+    end.
 
-worker_wait(I, Owner, Max, Ms) ->
+now_ms() ->
+    erlang:monotonic_time(millisecond).
+
+%%% Workers -------------------------------------------------------------------
+
+worker(Agent, W, Owner, {BatchMax, BatchMs}) ->
+    Mon = monitor(process, Agent),
     receive
         {'$beamscope_session', S} ->
-            worker(#{id => I, owner => Owner, max => Max, ms => Ms, s => S,
-                     seq => 0, acc => [], n => 0, timer => undefined});
+            wloop(#w{agent = Agent, agent_mon = Mon, index = W, owner = Owner,
+                     session = S, max = BatchMax, ms = BatchMs});
         {'$beamscope_stop', Agent} ->
-            Owner ! {beamscope_eos, I, 0, 0},
-            Agent ! {'$beamscope_done', self(), I, 0, 0}
+            %% never got a session: nothing was traced for us
+            send(Owner, {beamscope_eos, W, 0, 0}),
+            Agent ! {'$beamscope_done', self(), W, 0, 0};
+        {'DOWN', Mon, process, _, _} ->
+            ok
     end.
 
-worker(#{max := Max} = W) ->
+%% Events are the only 6-tuples we receive; one receive takes every message
+%% in turn, so events are batched in mailbox order.
+wloop(#w{agent = Agent, agent_mon = Mon, seq = Seq} = Ws) ->
     receive
-        {'$beamscope_flush', T} when T =:= map_get(timer, W) ->
-            worker(ship(W));
-        {'$beamscope_flush', _} ->
-            worker(W);
+        {'$beamscope_flush', Seq} ->
+            wloop(ship(Ws#w{timer = none}));
         {'$beamscope_stop', Agent} ->
-            drain(W, Agent, erlang:monotonic_time(millisecond) + ?DRAIN_TIMEOUT);
-        Ev ->
-            W1 = add(Ev, W),
-            case map_get(n, W1) >= Max of
-                true -> worker(ship(W1));
-                false -> worker(W1)
-            end
+            drain(Ws#w{ms = infinity}, now_ms() + ?DRAIN_MS);
+        {'DOWN', Mon, process, _, _} ->
+            %% the agent died without cleaning up: at least stop producing
+            _ = (catch ?TRACER:session_stop(Ws#w.session)),
+            ok;
+        Ev when tuple_size(Ev) =:= 6 ->
+            wloop(add(Ev, Ws));
+        _ ->
+            wloop(Ws)
     end.
 
-add(Ev, #{acc := Acc, n := 0, ms := Ms} = W) ->
-    T = make_ref(),
-    erlang:send_after(Ms, self(), {'$beamscope_flush', T}),
-    W#{acc := [Ev | Acc], n := 1, timer := T};
-add(Ev, #{acc := Acc, n := N} = W) ->
-    W#{acc := [Ev | Acc], n := N + 1}.
-
-ship(#{n := 0} = W) ->
-    W#{timer := undefined};
-ship(#{id := I, owner := Owner, s := S, seq := Seq, acc := Acc, n := N} = W) ->
-    Dropped = ?TRACER:dropped(S, I),
-    Owner ! {beamscope_batch, I, Seq, Dropped, lists:reverse(Acc)},
-    ?TRACER:credit(S, I, N),
-    W#{seq := Seq + 1, acc := [], n := 0, timer := undefined}.
-
-%% Tracing is off: take what is still in flight, ship it, say goodbye.
-drain(#{id := I, owner := Owner, s := S} = W, Agent, Deadline) ->
-    W1 = take_all(W),
-    W2 = ship(W1),
-    case ?TRACER:inflight(S, I) > 0 andalso
-        erlang:monotonic_time(millisecond) < Deadline of
+add(Ev, #w{buf = Buf, len = Len, max = Max, ms = Ms, seq = Seq} = Ws) ->
+    Ws1 = Ws#w{buf = [Ev | Buf], len = Len + 1},
+    if
+        Len + 1 >= Max ->
+            ship(Ws1);
+        Len =:= 0, Ms =/= infinity ->
+            %% a batch is never older than batch_ms
+            Ws1#w{timer = erlang:send_after(Ms, self(), {'$beamscope_flush', Seq})};
         true ->
-            receive after 1 -> ok end,
-            drain(W2, Agent, Deadline);
-        false ->
-            #{seq := Seq} = W2,
-            Dropped = ?TRACER:dropped(S, I),
-            Owner ! {beamscope_eos, I, Seq, Dropped},
-            Agent ! {'$beamscope_done', self(), I, Seq, Dropped}
+            Ws1
     end.
 
-take_all(#{max := Max} = W) ->
+ship(#w{len = 0} = Ws) ->
+    Ws;
+ship(#w{index = W, session = S, seq = Seq, buf = Buf, len = Len} = Ws) ->
+    case Ws#w.timer of
+        none -> ok;
+        T -> erlang:cancel_timer(T, [{async, true}, {info, false}])
+    end,
+    Dropped = ?TRACER:dropped(S, W),
+    send(Ws#w.owner, {beamscope_batch, W, Seq, Dropped, lists:reverse(Buf)}),
+    ok = ?TRACER:credit(S, W, Len),
+    Ws#w{seq = Seq + 1, buf = [], len = 0, timer = none}.
+
+%% Take what has arrived, ship it, and stop once nothing is in flight.
+drain(Ws, Deadline) ->
     receive
-        {'$beamscope_flush', _} -> take_all(W);
-        {'$beamscope_stop', _} -> take_all(W);
-        Ev ->
-            W1 = add(Ev, W),
-            case map_get(n, W1) >= Max of
-                true -> take_all(ship(W1));
-                false -> take_all(W1)
-            end
+        Ev when tuple_size(Ev) =:= 6 ->
+            drain(add(Ev, Ws), Deadline)
     after 0 ->
-            W
+            Ws1 = ship(Ws),
+            Left = Deadline - now_ms(),
+            case ?TRACER:inflight(Ws1#w.session, Ws1#w.index) =< 0
+                orelse Left =< 0 of
+                true ->
+                    finish(Ws1);
+                false ->
+                    receive
+                        Ev when tuple_size(Ev) =:= 6 ->
+                            drain(add(Ev, Ws1), Deadline)
+                    after min(5, Left) ->
+                            drain(Ws1, Deadline)
+                    end
+            end
     end.
+
+finish(#w{index = W, session = S, seq = Seq, agent = Agent} = Ws) ->
+    Dropped = ?TRACER:dropped(S, W),
+    send(Ws#w.owner, {beamscope_eos, W, Seq, Dropped}),
+    Agent ! {'$beamscope_done', self(), W, Seq, Dropped},
+    ok.
+
+send(Owner, Msg) ->
+    _ = erlang:send(Owner, Msg, [noconnect]),
+    ok.

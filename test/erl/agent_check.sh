@@ -85,7 +85,7 @@ done
 node() {
 	name=$1
 	shift
-	erl -sname "$name@localhost" -setcookie "$COOKIE" -noshell -noinput \
+	erl -sname "$name@localhost" -setcookie "$COOKIE" -noshell -noinput -start_epmd false \
 		-connect_all false -kernel inet_dist_use_interface '{127,0,0,1}' "$@" \
 		>"$WORK/$name.log" 2>&1 &
 	PIDS="$PIDS $!"
@@ -98,7 +98,7 @@ node "$TARGET"
 node "$VICTIM" -pa "$WORK/test"
 
 # the driver bounds every wait itself; timeout is for a hang nobody foresaw
-timeout -s KILL 300 erl -sname "$DRIVER@localhost" -setcookie "$COOKIE" \
+timeout -s KILL 300 erl -sname "$DRIVER@localhost" -setcookie "$COOKIE" -start_epmd false \
 	-noshell -noinput -connect_all false \
 	-kernel inet_dist_use_interface '{127,0,0,1}' -pa "$WORK/test" \
 	-eval "bs_agent_check:main([\"$TARGET@localhost\", \"$VICTIM@localhost\", \"$BUILD\"])" \

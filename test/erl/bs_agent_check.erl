@@ -26,7 +26,7 @@ main([Target, Victim, Build]) ->
     Ok = try
              run(T, V, Build)
          catch
-             C:R:S -> io:format("# driver crashed: ~p~n", [{C, R, S}])
+             C:R:S -> comment("driver crashed: ~p", [{C, R, S}])
          end,
     _ = Ok,
     halt(case get(failed) of 0 -> 0; _ -> 1 end).
@@ -490,9 +490,13 @@ tap(Desc, Result) ->
         _ ->
             put(failed, get(failed) + 1),
             io:format("not ok ~b - ~s~n", [N, Desc]),
-            Text = lists:flatten(io_lib:format("~P", [Result, 40])),
-            [io:format("#   ~s~n", [L]) || L <- string:split(Text, "\n", all)]
+            comment("  ~P", [Result, 40])
     end.
+
+comment(Fmt, Args) ->
+    Text = lists:flatten(io_lib:format(Fmt, Args)),
+    [io:format("# ~s~n", [L]) || L <- string:split(Text, "\n", all)],
+    ok.
 
 match(Want, Got) ->
     case Want =:= Got of
