@@ -48,7 +48,16 @@
              session = none :: none | reference(),
              dep_ms :: pos_integer(),
              heard :: integer(),                   % Owner last heard, ms
-             high_water :: pos_integer()}).
+             high_water :: pos_integer(),
+             %% count tier
+             interval = 0 :: non_neg_integer(),   % 0: event tier
+             cseq = 0 :: non_neg_integer(),       % counts messages sent
+             overflow = 0 :: integer(),
+             active = #{} :: map(),               % pids counted lately
+             focus = [] :: [pid()]}).
+
+-define(INFO_MS, 1000).
+-define(INFO_MAX, 2000).
 
 -record(w, {agent :: pid(),
             agent_mon :: reference(),
@@ -278,6 +287,10 @@ loop(#st{owner = Owner} = St) ->
             end;
         '$beamscope_abort' ->
             {aborted, none, St};
+        '$beamscope_counts' when St#st.interval > 0 ->
+            loop(harvest(St));
+        '$beamscope_info' when St#st.interval > 0 ->
+            loop(sample(St));
         _ ->
             loop(St)
     after max(0, St#st.heard + St#st.dep_ms - now_ms()) ->
@@ -294,6 +307,21 @@ handle({trace, Spec}, Ref, St0) ->
     loop(St);
 handle(stop, Ref, St) ->
     {stop, Ref, St};
+handle({Op, Pid}, Ref, #st{session = S} = St)
+  when (Op =:= focus orelse Op =:= unfocus), is_pid(Pid), node(Pid) =:= node(),
+       S =/= none, St#st.interval > 0 ->
+    On = Op =:= focus,
+    Reply = ?TRACER:focus(S, Pid, On),
+    Focus = case On of
+                true -> [Pid | lists:delete(Pid, St#st.focus)];
+                false -> lists:delete(Pid, St#st.focus)
+            end,
+    reply(St#st.owner, Ref, Reply),
+    loop(St#st{focus = Focus});
+handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
+    %% the event tier ships everything already
+    reply(St#st.owner, Ref, ok),
+    loop(St);
 handle(Other, Ref, St) ->
     reply(St#st.owner, Ref, {error, {bad_request, Other}}),
     loop(St).
@@ -303,17 +331,61 @@ reply(To, Ref, Reply) ->
     _ = erlang:send(To, {beamscope_reply, Ref, Reply}, [noconnect]),
     ok.
 
+%%% Count tier ----------------------------------------------------------------
+
+%% Ship the deltas of the table retired one interval ago.
+harvest(#st{session = S, owner = Owner, cseq = Seq, active = Active} = St) ->
+    erlang:send_after(St#st.interval, self(), '$beamscope_counts'),
+    {Overflow, Counts} = ?TRACER:counts_take(S),
+    case Counts =/= [] orelse Overflow =/= St#st.overflow of
+        true ->
+            send(Owner, {beamscope_counts, Seq, Overflow, Counts}),
+            Active1 = lists:foldl(fun({P, _, _}, A) -> A#{P => true} end,
+                                  Active, Counts),
+            St#st{cseq = Seq + 1, overflow = Overflow, active = Active1};
+        false ->
+            St
+    end.
+
+%% process_info of the processes counted lately and the ones in focus;
+%% never `messages`, which would copy a mailbox.
+sample(#st{owner = Owner, active = Active, focus = Focus} = St) ->
+    erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
+    Pids = lists:sublist(lists:usort(Focus ++ maps:keys(Active)), ?INFO_MAX),
+    Items = [registered_name, current_function, message_queue_len],
+    Info = lists:foldl(
+             fun(P, Acc) ->
+                     case erlang:process_info(P, Items) of
+                         [{registered_name, N}, {current_function, F},
+                          {message_queue_len, Q}] ->
+                             Fn = case F of {_, _, _} -> F; _ -> [] end,
+                             [{P, N, Fn, Q} | Acc];
+                         _ ->
+                             Acc
+                     end
+             end, [], Pids),
+    case Info of
+        [] -> ok;
+        _ -> send(Owner, {beamscope_info, Info})
+    end,
+    St#st{active = #{}}.
+
 %%% Tracing -------------------------------------------------------------------
 
 trace(_Spec, #st{session = S} = St) when S =/= none ->
     {{error, already_tracing}, St};
 trace(Spec, St) when is_map(Spec) ->
     Ours = [self() | [P || {_, P, _} <- St#st.workers]],
+    Interval = case maps:get(tier, Spec, event) of
+                   count -> max(20, min(60000, maps:get(interval_ms, Spec, 250)));
+                   _ -> 0
+               end,
     case parse_spec(Spec) of
         {ok, Mask, Flags, Pids, Payload} ->
             case plan(Pids, Ours) of
                 {ok, Plan} ->
-                    commit(Plan, Mask, Flags, Payload, Ours, St);
+                    commit(Plan, Mask, Flags, Payload, Ours,
+                           St#st{interval = Interval});
                 {error, _} = E ->
                     {E, St}
             end;
@@ -405,7 +477,14 @@ tracer_of(What) ->
 commit(Plan, Mask, Flags, Payload, Ours, St) ->
     Pids = [P || {_, P, _} <- St#st.workers],
     S = ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
-                            St#st.high_water),
+                            St#st.high_water, St#st.interval > 0),
+    case St#st.interval > 0 of
+        true ->
+            erlang:send_after(St#st.interval, self(), '$beamscope_counts'),
+            erlang:send_after(?INFO_MS, self(), '$beamscope_info');
+        false ->
+            ok
+    end,
     %% workers hold the session before any event can reach them
     [P ! {'$beamscope_session', S} || P <- Pids],
     St1 = St#st{session = S},
@@ -448,6 +527,7 @@ trace_one(P, TFlags) ->
 cleanup(_Why, StopRef, St) ->
     untrace(St#st.session),
     Results = stop_workers(St#st.workers),
+    final_counts(St),
     case StopRef of
         none -> ok;
         Ref -> reply(St#st.owner, Ref, {ok, #{workers => Results}})
@@ -455,6 +535,24 @@ cleanup(_Why, StopRef, St) ->
     _ = (catch unload_tracer()),
     unregister(?NAME),
     unload_self(undefined).
+
+%% Tracing is off and the workers have drained: no tracee is counting any
+%% more, so all three tables can be read; three takes visit each once.
+final_counts(#st{interval = 0}) ->
+    ok;
+final_counts(#st{session = none}) ->
+    ok;
+final_counts(#st{session = S, owner = Owner, cseq = Seq0}) ->
+    lists:foldl(fun(_, Seq) ->
+                        case catch ?TRACER:counts_take(S) of
+                            {Overflow, [_ | _] = Counts} ->
+                                send(Owner, {beamscope_counts, Seq, Overflow, Counts}),
+                                Seq + 1;
+                            _ ->
+                                Seq
+                        end
+                end, Seq0, [1, 2, 3]),
+    ok.
 
 %% Protocol cleanup steps 1 to 3.
 untrace(S) ->

@@ -101,8 +101,31 @@ union wslot {
 	char line[CACHE_LINE];
 };
 
+/*
+ * Count tier: per-pid counters in three tables that rotate at every harvest
+ * (counts_take/1): one takes counts, one waits, one is read and cleared.  A
+ * table is read one interval after it stopped being the active one, long
+ * after any tracee that picked it up has finished, so deltas are exact with
+ * no lock; and dead processes leave the tables by themselves.
+ */
+#define COUNT_SLOTS 32768          /* per table; a power of two */
+#define COUNT_PROBES 32
+#define FOCUS_MAX 64
+
+struct cslot {
+	atomic_uintptr_t key;      /* the pid term; 0: free */
+	atomic_ulong sends;
+	atomic_ulong receives;
+};
+
 struct session {
 	atomic_bool active;
+	bool count_tier;       /* sends/receives counted unless in focus */
+	struct cslot *tables;  /* 3 * COUNT_SLOTS, inside this resource */
+	atomic_uint table;     /* the one taking counts */
+	atomic_long overflow;  /* counted events that found no slot */
+	atomic_uint nfocus;
+	atomic_uintptr_t focus[FOCUS_MAX];  /* pid terms; 0: free */
 	unsigned kinds;        /* K_* bits to produce */
 	unsigned nworkers;
 	size_t payload;        /* budget for B, in bytes of text; 0: none */
@@ -605,6 +628,54 @@ static unsigned procs_kind(ERL_NIF_TERM tag)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * Count tier.
+ */
+
+static bool in_focus(struct session *s, ERL_NIF_TERM tracee)
+{
+	if (!atomic_load_explicit(&s->nfocus, memory_order_relaxed))
+		return false;
+	for (int i = 0; i < FOCUS_MAX; i++)
+		if (atomic_load_explicit(&s->focus[i], memory_order_relaxed) ==
+		    (uintptr_t)tracee)
+			return true;
+	return false;
+}
+
+/* Count one send or receive of tracee; true if it was counted, not shipped. */
+static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
+		    bool send)
+{
+	ErlNifPid pid;
+	if (!s->count_tier || in_focus(s, tracee))
+		return false;
+	if (!enif_get_local_pid(env, tracee, &pid))
+		return false;                  /* a port: ship it */
+	uintptr_t key = (uintptr_t)pid.pid;
+	unsigned t = atomic_load_explicit(&s->table, memory_order_acquire);
+	struct cslot *tab = &s->tables[(size_t)t * COUNT_SLOTS];
+	size_t h = (size_t)enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0);
+	for (int p = 0; p < COUNT_PROBES; p++) {
+		struct cslot *sl = &tab[(h + (size_t)p) & (COUNT_SLOTS - 1)];
+		uintptr_t k = atomic_load_explicit(&sl->key, memory_order_relaxed);
+		if (k == 0) {
+			uintptr_t zero = 0;
+			if (atomic_compare_exchange_strong(&sl->key, &zero, key))
+				k = key;
+			else
+				k = zero;          /* someone else took it */
+		}
+		if (k == key) {
+			atomic_fetch_add_explicit(send ? &sl->sends : &sl->receives,
+						  1, memory_order_relaxed);
+			return true;
+		}
+	}
+	atomic_fetch_add_explicit(&s->overflow, 1, memory_order_relaxed);
+	return true;
+}
+
 /* argv of trace*: Tag, Session, Tracee, TraceTerm, Opts */
 static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
 {
@@ -612,7 +683,8 @@ static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	unsigned w;
 	bool cut = false;
 
-	if (!(s->kinds & send_kind(argv[0])) || !reserve(s, argv[2], &w))
+	if (!(s->kinds & send_kind(argv[0])) || counted(env, s, argv[2], true) ||
+	    !reserve(s, argv[2], &w))
 		return;
 	if (!enif_get_map_value(env, argv[4], am_extra, &to))
 		to = b;
@@ -629,7 +701,7 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	bool cut = false;
 
 	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
-	    !reserve(s, argv[2], &w))
+	    counted(env, s, argv[2], false) || !reserve(s, argv[2], &w))
 		return;
 	if (s->payload)
 		b = payload(env, argv[3], s->payload, &cut);
@@ -771,10 +843,11 @@ static ERL_NIF_TERM nif_trace_other(ErlNifEnv *env, int argc,
  * The session, for the agent and the workers.
  */
 
-/* session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater) */
+/* session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater[, CountTier]) */
 static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 				    const ERL_NIF_TERM argv[])
 {
+	bool count_tier = argc > 4 && argv[4] == am_true_;
 	const ERL_NIF_TERM *ws;
 	int n;
 	unsigned kinds;
@@ -791,7 +864,10 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 	/* one block: the struct, the pids, then the slots on a line boundary */
 	size_t pids_off = sizeof(struct session);
 	size_t slots_off = pids_off + (size_t)n * sizeof(ErlNifPid);
-	size_t size = slots_off + CACHE_LINE - 1 + (size_t)n * sizeof(union wslot);
+	size_t tables_off = slots_off + CACHE_LINE - 1 + (size_t)n * sizeof(union wslot);
+	tables_off = (tables_off + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
+	size_t size = tables_off + (count_tier ?
+				    3 * (size_t)COUNT_SLOTS * sizeof(struct cslot) : 0);
 	struct session *s = enif_alloc_resource(session_type, size);
 	if (!s)
 		return enif_make_badarg(env);
@@ -803,6 +879,9 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 	s->workers = (ErlNifPid *)(void *)(base + pids_off);
 	s->slots = (union wslot *)(void *)(base + slots_off + (aligned - raw));
 	s->nworkers = (unsigned)n;
+	s->count_tier = count_tier;
+	if (count_tier)   /* zeroed by the memset: every slot free */
+		s->tables = (struct cslot *)(void *)(base + tables_off);
 	s->kinds = kinds;
 	s->payload = (size_t)payload;
 	s->high_water = (long)hw;
@@ -830,6 +909,71 @@ static ERL_NIF_TERM nif_session_stop(ErlNifEnv *env, int argc,
 		return enif_make_badarg(env);
 	atomic_store_explicit(&s->active, false, memory_order_release);
 	return am_ok;
+}
+
+/* counts_take(S) -> {Overflow, [{Pid, Sends, Receives}]}: the deltas of
+ * the table retired one harvest ago; rotates the tables. */
+static ERL_NIF_TERM nif_counts_take(ErlNifEnv *env, int argc,
+				    const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = get_session(env, argv[0]);
+	if (!s || !s->count_tier)
+		return enif_make_badarg(env);
+	unsigned old = atomic_load_explicit(&s->table, memory_order_relaxed);
+	atomic_store_explicit(&s->table, (old + 1) % 3, memory_order_release);
+	struct cslot *tab = &s->tables[(size_t)((old + 2) % 3) * COUNT_SLOTS];
+	ERL_NIF_TERM list = enif_make_list(env, 0);
+	for (size_t i = 0; i < COUNT_SLOTS; i++) {
+		struct cslot *sl = &tab[i];
+		uintptr_t k = atomic_load_explicit(&sl->key, memory_order_relaxed);
+		if (!k)
+			continue;
+		unsigned long snd = atomic_exchange(&sl->sends, 0);
+		unsigned long rcv = atomic_exchange(&sl->receives, 0);
+		atomic_store(&sl->key, 0);
+		if (!snd && !rcv)
+			continue;
+		ErlNifPid pid;
+		pid.pid = (ERL_NIF_TERM)k;
+		list = enif_make_list_cell(env, enif_make_tuple3(env,
+				enif_make_pid(env, &pid), enif_make_ulong(env, snd),
+				enif_make_ulong(env, rcv)), list);
+	}
+	return enif_make_tuple2(env,
+		enif_make_long(env, atomic_load(&s->overflow)), list);
+}
+
+/* focus(S, Pid, Bool): Pid's sends and receives are shipped, not counted. */
+static ERL_NIF_TERM nif_focus(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = get_session(env, argv[0]);
+	ErlNifPid pid;
+	if (!s || !enif_get_local_pid(env, argv[1], &pid) ||
+	    (argv[2] != am_true_ && argv[2] != am_false_))
+		return enif_make_badarg(env);
+	uintptr_t key = (uintptr_t)pid.pid;
+	for (int i = 0; i < FOCUS_MAX; i++) {
+		uintptr_t k = atomic_load(&s->focus[i]);
+		if (k == key) {
+			if (argv[2] == am_false_) {
+				atomic_store(&s->focus[i], 0);
+				atomic_fetch_sub(&s->nfocus, 1);
+			}
+			return am_ok;
+		}
+	}
+	if (argv[2] == am_false_)
+		return am_ok;
+	for (int i = 0; i < FOCUS_MAX; i++) {
+		uintptr_t zero = 0;
+		if (atomic_compare_exchange_strong(&s->focus[i], &zero, key)) {
+			atomic_fetch_add(&s->nfocus, 1);
+			return am_ok;
+		}
+	}
+	return enif_make_atom(env, "full");
 }
 
 static union wslot *get_slot(ErlNifEnv *env, const ERL_NIF_TERM argv[])
@@ -926,6 +1070,9 @@ static void unload(ErlNifEnv *env, void *priv)
 
 static ErlNifFunc funcs[] = {
 	{ "session_new", 4, nif_session_new, 0 },
+	{ "session_new", 5, nif_session_new, 0 },
+	{ "counts_take", 1, nif_counts_take, 0 },
+	{ "focus", 3, nif_focus, 0 },
 	{ "session_stop", 1, nif_session_stop, 0 },
 	{ "credit", 3, nif_credit, 0 },
 	{ "dropped", 2, nif_dropped, 0 },

@@ -8,6 +8,7 @@
 
 -export([load/1]).
 -export([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2]).
+-export([session_new/5, counts_take/1, focus/3]).
 %% erl_tracer callbacks
 -export([enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
          enabled_call/3, enabled_garbage_collection/3,
@@ -17,6 +18,7 @@
          trace_ports/5, trace_running_ports/5]).
 
 -nifs([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2,
+       session_new/5, counts_take/1, focus/3,
        enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
        enabled_call/3, enabled_garbage_collection/3,
        enabled_running_procs/3, enabled_ports/3, enabled_running_ports/3,
@@ -39,6 +41,12 @@ credit(_S, _W, _N) ->
 dropped(_S, _W) ->
     erlang:nif_error(not_loaded).
 inflight(_S, _W) ->
+    erlang:nif_error(not_loaded).
+session_new(_Workers, _Kinds, _PayloadBytes, _HighWater, _CountTier) ->
+    erlang:nif_error(not_loaded).
+counts_take(_S) ->
+    erlang:nif_error(not_loaded).
+focus(_S, _Pid, _On) ->
     erlang:nif_error(not_loaded).
 
 enabled(_Tag, _S, _Tracee) ->

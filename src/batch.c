@@ -95,6 +95,9 @@ done:
 static void on_event(void *arg, const struct event *ev)
 {
 	struct run *r = arg;
+	/* counts lines keep the last name a process had, even after it died */
+	if (r->cfg->counts && ev->type == EV_REGISTER)
+		store_set_info(&r->store, ev->pid, ev->pid_text, ev->name, NULL, -1);
 	if (!(event_types[ev->type].kind & r->cfg->kinds)) {
 		r->st.filtered++;
 		return;
@@ -167,7 +170,8 @@ static void write_counts(struct run *r)
 		if (!(p->sends || p->receives || p->spawns))
 			continue;
 		json_counts(&r->out, r->agent.node, ts, p->pid_text,
-			    names_get(&r->agent.names, p->pid), p->sends,
+			    p->name ? p->name : names_get(&r->agent.names, p->pid),
+			    p->sends,
 			    p->receives, p->spawns);
 		r->count_lines++;
 	}

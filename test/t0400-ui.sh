@@ -16,8 +16,19 @@ test_expect_success 'the process table shows the sink with its exact counts' '
 	awk "{ exit !(\$(NF-5) == 2 && \$(NF-3) == 1001 && \$(NF-1) == 10) }" row
 '
 
-test_expect_success 'Enter opens the log: the known messages, in order' '
-	ui_keys Enter && ui_wait "received <-  stop" &&
+test_expect_success 'the spawn tree shows the ten children, exited normally' '
+	ui_keys t && ui_wait "spawn tree" &&
+	ui_screen >tree.txt && cat tree.txt &&
+	grep -A10 "bs_sink" tree.txt | tail -n 10 | grep -c "\`- <0[.][0-9]*[.]0> .*exited: normal" >n &&
+	[ "$(cat n)" -eq 10 ]
+'
+
+test_expect_success 'a process in focus: its log shows the known messages, in order' '
+	ui_keys q && ui_wait "PID +NAME" &&
+	sink=$(node_eval "bs_work:sink_ready()." | tr -d "\"") && echo "$sink" >sink.pid &&
+	ui_keys ":focus $sink" Enter && ui_wait "^ $sink bs_sink" &&
+	node_eval "bs_work:sink_run(1000, 10)." >/dev/null &&
+	ui_wait "received <-  stop" &&
 	ui_screen >tail.txt &&
 	grep -n "received <-  {msg,1000}" tail.txt && grep -n "exited   normal" tail.txt &&
 	[ "$(grep -c "spawned  <0" tail.txt)" -eq 10 ] &&
@@ -25,27 +36,31 @@ test_expect_success 'Enter opens the log: the known messages, in order' '
 	b=$(grep -n "sent     -> .*{done," tail.txt | cut -d: -f1) &&
 	c=$(grep -n "received <-  stop" tail.txt | cut -d: -f1) &&
 	[ "$a" -lt "$b" ] && [ "$b" -lt "$c" ] &&
-	ui_keys Home && ui_wait "started  by <0" &&
+	ui_keys Home && ui_wait "received <-  {go," &&
 	ui_screen >head.txt &&
-	r=$(grep -n "sent     -> <0[.0-9]*>  {ready," head.txt | cut -d: -f1) &&
+	g=$(grep -n "received <-  {go," head.txt | cut -d: -f1) &&
 	m1=$(grep -n "received <-  {msg,1}\$" head.txt | cut -d: -f1) &&
 	m2=$(grep -n "received <-  {msg,2}\$" head.txt | cut -d: -f1) &&
-	[ "$r" -lt "$m1" ] && [ "$m1" -lt "$m2" ]
+	[ "$g" -lt "$m1" ] && [ "$m1" -lt "$m2" ]
 '
 
-test_expect_success 'the spawn tree shows the ten children, exited normally' '
-	ui_keys q && ui_wait "PID +NAME" && ui_keys t && ui_wait "spawn tree" &&
-	ui_screen >tree.txt && cat tree.txt &&
-	grep -A10 "bs_sink" tree.txt | tail -n 10 | grep -c "\`- <0[.][0-9]*[.]0> .*exited: normal" >n &&
-	[ "$(cat n)" -eq 10 ]
+test_expect_success 'after the focus, the table still has the exact counts' '
+	sink=$(cat sink.pid) &&
+	ui_keys q && ui_wait "PID +NAME" && sleep 0.6 &&
+	ui_keys / "$sink" Enter && ui_wait "^$sink " &&
+	ui_screen | grep -E "^$sink " | tee row &&
+	awk "{ exit !(\$(NF-5) == 1 && \$(NF-3) == 1002 && \$(NF-1) == 10) }" row
 '
 
-test_expect_success 'export writes JSON that agrees with batch mode' '
-	ui_keys q && ui_wait "PID +NAME" &&
+test_expect_success 'export writes JSON with the process table and the events' '
+	sink=$(cat sink.pid) &&
 	ui_keys ":export $TRASH/export.json" Enter && ui_wait "exported [0-9]+ processes" &&
 	jq -e ".type == \"export\" and (.processes | length) > 0" export.json &&
-	jq -c "[.events[] | select(.name == \"bs_sink\") | [.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\"))]" export.json >ui.sig &&
-	jq -e "[.processes[] | select(.name == \"bs_sink\")][0] | .receives == 1001 and .sends == 2 and .spawns == 10" export.json
+	jq -e --arg s "$sink" "[.processes[] | select(.pid == \$s)][0] |
+		.name == \"bs_sink\" and .receives == 1002 and .sends == 1 and .spawns == 10" export.json &&
+	jq -c --arg s "$sink" "[.events[] | select(.pid == \$s)] | (map(.type == \"receive\" and (.payload | startswith(\"{go,\"))) | index(true)) as \$go | .[\$go:] |
+		map([.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\")))" export.json >ui.sig &&
+	[ "$(jq length ui.sig)" -gt 1000 ]
 '
 
 test_expect_success 'q from the table quits: exit 0, target clean' '
@@ -54,10 +69,12 @@ test_expect_success 'q from the table quits: exit 0, target clean' '
 
 test_expect_success 'the export agrees with what batch mode records for the same workload' '
 	bs_start --max-events 0 --duration 0 && bs_wait_attached &&
-	node_eval "bs_work:sink(1000, 10), ok." >/dev/null && sleep 0.5 &&
+	sink=$(node_eval "bs_work:sink_ready()." | tr -d "\"") &&
+	node_eval "bs_work:sink_run(1000, 10)." >/dev/null && sleep 0.5 &&
 	kill -INT "$BS_PID" && bs_wait &&
-	jq -s -c "[.[] | select(.name == \"bs_sink\") | [.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\"))]" "$TRASH/bs.json" >batch.sig &&
-	[ "$(jq length ui.sig)" -gt 1000 ] && cmp ui.sig batch.sig
+	jq -s -c --arg s "$sink" "[.[] | select(.pid == \$s)] | (map(.type == \"receive\" and (.payload | startswith(\"{go,\"))) | index(true)) as \$go | .[\$go:] |
+		map([.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\")))" "$TRASH/bs.json" >batch.sig &&
+	cmp ui.sig batch.sig || { head -c 300 ui.sig; echo; head -c 300 batch.sig; false; }
 '
 
 test_expect_success 'Q quits at once from the process log; target clean' '
@@ -94,11 +111,13 @@ test_expect_success 'resizes down to 80x24 and redraws' '
 
 test_expect_success 'a lost target: the view says so and keeps what it had' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
-	node_eval "bs_work:sink(20, 2), ok." >/dev/null && sleep 0.5 &&
+	sink=$(node_eval "bs_work:sink_ready()." | tr -d "\"") &&
+	ui_keys ":focus bs_sink" Enter && ui_wait "^ $sink bs_sink" &&
+	node_eval "bs_work:sink_run(20, 2)." >/dev/null && ui_wait "received <-  stop" &&
 	kill -KILL "$NODE_PID" && ui_wait "LOST" 5 && ui_wait "lost the connection" &&
-	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
+	ui_keys q / bs_sink Enter && ui_wait "bs_sink" &&
 	ui_keys ":export $TRASH/lost.json" Enter && ui_wait "exported" &&
-	jq -e "[.events[] | select(.name == \"bs_sink\" and .type == \"receive\")] | length == 21" lost.json &&
+	jq -e --arg s "$sink" "[.events[] | select(.pid == \$s and .type == \"receive\")] | length == 22" lost.json &&
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ]
 '
 test_done

@@ -4,7 +4,7 @@
 %% {msg, I} (I = 1..N, in order) from one sender, then spawns K children that
 %% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
 -module(bs_work).
--export([sink/2, flood/2, spinner/0, idle/0]).
+-export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0]).
 
 sink(N, K) ->
     Parent = self(),
@@ -22,6 +22,38 @@ sink(N, K) ->
     timer:sleep(50),
     Sink ! stop,
     {Sink, Sender}.
+
+%% The same in two steps, so a tool can look at bs_sink before it works:
+%% sink_ready() starts and registers it (it does nothing else) and returns
+%% its pid as text; sink_run(N, K) makes it receive {go, ...}, then N
+%% messages {msg, I}, spawn K children, send {done, ...}, receive stop, exit.
+%% The sink ends with exactly 1 send, N + 2 receives and K spawns.
+sink_ready() ->
+    Pid = spawn(fun() ->
+                        register(bs_sink, self()),
+                        receive {go, From, N, K} -> ok end,
+                        sink_loop(1, N),
+                        Kids = [spawn(fun() -> ok end) || _ <- lists:seq(1, K)],
+                        From ! {done, self(), Kids},
+                        receive stop -> ok end
+                end),
+    wait_registered(bs_sink, Pid),
+    pid_to_list(Pid).
+
+sink_run(N, K) ->
+    Sink = whereis(bs_sink),
+    Sink ! {go, self(), N, K},
+    spawn(fun() -> [bs_sink ! {msg, I} || I <- lists:seq(1, N)], ok end),
+    receive {done, Sink, _} -> ok end,
+    timer:sleep(50),
+    Sink ! stop,
+    ok.
+
+wait_registered(Name, Pid) ->
+    case whereis(Name) of
+        Pid -> ok;
+        _ -> timer:sleep(1), wait_registered(Name, Pid)
+    end.
 
 sink_loop(I, N) when I > N -> ok;
 sink_loop(I, N) ->
