@@ -102,3 +102,12 @@ const char *names_get(const struct names *nt, struct bs_pid pid)
 	struct names_slot *s = find(nt, pid);
 	return s ? s->name : NULL;
 }
+
+const char *names_slot(const struct names *nt, size_t i, struct bs_pid *pid)
+{
+	if (i >= nt->cap || nt->slots[i].state != 1)
+		return NULL;
+	if (pid)
+		*pid = nt->slots[i].pid;
+	return nt->slots[i].name;
+}

@@ -21,5 +21,8 @@ void names_release(struct names *nt);
 void names_set(struct names *nt, struct bs_pid pid, const char *name);
 void names_unset(struct names *nt, struct bs_pid pid);
 const char *names_get(const struct names *nt, struct bs_pid pid);
+/* Iteration: the name in slot i (0 <= i < nt->cap), or NULL; its pid in
+ * *pid when pid is not NULL. */
+const char *names_slot(const struct names *nt, size_t i, struct bs_pid *pid);
 
 #endif

@@ -17,6 +17,7 @@ void store_init(struct store *st, size_t ring_cap)
 	st->cap = ring_cap ? ring_cap : 1;
 	st->ring = xcalloc(st->cap, sizeof(*st->ring));
 	st->next_seq = 1;
+	st->max_exited = 10000;
 }
 
 static void proc_free(struct proc *p)
@@ -62,6 +63,7 @@ void store_clear(struct store *st)
 	free_procs(st);
 	st->evicted = 0;
 	st->next_seq = 1;
+	st->nexited = 0;
 	st->generation++;
 }
 
@@ -230,6 +232,8 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	}
 	case EV_EXIT:
+		if (!p->exited)
+			st->nexited++;
 		p->exited = true;
 		set_str(&p->reason, ev->payload ? ev->payload : "?");
 		break;
@@ -266,8 +270,30 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 	st->generation++;
 }
 
+static void prune(struct store *st)
+{
+	size_t drop = st->nexited - st->max_exited, j = 0;
+	for (size_t i = 0; i < st->nprocs; i++) {
+		struct proc *p = st->procs[i];
+		if (drop && p->exited) {   /* first seen, first forgotten */
+			proc_free(p);
+			drop--;
+			st->nexited--;
+			st->pruned++;
+			continue;
+		}
+		st->procs[j++] = p;
+	}
+	st->nprocs = j;
+	memset(st->index, 0, st->index_cap * sizeof(*st->index));
+	for (size_t i = 0; i < st->nprocs; i++)
+		index_put(st, i);
+}
+
 void store_tick(struct store *st)
 {
+	if (st->nexited > st->max_exited)
+		prune(st);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		struct proc *p = st->procs[i];
 		p->rsends = p->sends - p->tick_sends;

@@ -60,6 +60,9 @@ struct store {
 	size_t *index;        /* open addressing: pid -> procs index + 1 */
 	size_t index_cap;
 	uint64_t generation;  /* bumped on every change, for redraw checks */
+	size_t max_exited;    /* exited processes kept; the oldest go first */
+	size_t nexited;
+	uint64_t pruned;      /* exited processes forgotten */
 };
 
 void store_init(struct store *st, size_t ring_cap);
@@ -76,7 +79,8 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 /* A sample of process_info for one process. */
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
-/* Close the per-second window: rates become the last second's counts. */
+/* Close the per-second window: rates become the last second's counts;
+ * forget the oldest exited processes beyond max_exited. */
 void store_tick(struct store *st);
 
 struct proc *store_proc(const struct store *st, struct bs_pid pid);

@@ -183,7 +183,8 @@ tm() {
 # ui_start [beamscope args...]: run the real binary in a detached tmux
 # session of 100x30; its exit status lands in $TRASH/ui.rc.
 ui_start() {
-	tm kill-session -t ui 2>/dev/null
+	# a session left by a failed test: close it and let it detach
+	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
 	rm -f "$TRASH/ui.rc"
 	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"

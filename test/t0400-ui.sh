@@ -101,6 +101,41 @@ test_expect_success ':off cleans the target and keeps the table; :on traces agai
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
 '
 
+test_expect_success 'Tab completes registered names; Up recalls this and the last session' '
+	node_eval "bs_work:spinner()." >/dev/null &&
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	sleep 1.2 && ui_keys ":focus bs_spi" Tab && ui_wait "^:focus bs_spinner" &&
+	ui_keys Enter && ui_wait "bs_spinner  sent" &&
+	ui_keys q ":" Up && ui_wait "^:focus bs_spinner" && ui_keys Up && ui_wait "^:on" &&
+	ui_keys C-u Escape Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'keys stay live during a flood in focus' '
+	node_eval "spawn(fun() -> bs_work:flood(4, 6) end), ok." >/dev/null &&
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 && sleep 1.5 &&
+	ui_keys S && ui_wait "^<0[.][0-9]+[.]0> " && ui_keys Enter && ui_wait "received <-  " &&
+	for i in 1 2 3; do
+		ui_keys "?" && ui_wait "help: q closes" 2 && ui_keys q && ui_wait "received <-  " 2 || exit 1
+	done &&
+	ui_screen | grep -E "^ [a-zA-Z0-9_]+@[a-z0-9-]+ +tracing" | tee status &&
+	grep -qE "[0-9]{3,} ev/s" status &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
+test_expect_success 'closing the terminal (SIGHUP) detaches cleanly' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	tm kill-session -t ui && sleep 0.5 && target_clean 2
+'
+
+test_expect_success ':reconnect after the connection dropped' '
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "[erlang:disconnect_node(N) || N <- nodes(hidden), lists:prefix(\"beamscope_\", atom_to_list(N))], ok." >/dev/null &&
+	ui_wait "LOST" 5 && target_clean 2 &&
+	ui_keys ":reconnect" Enter && ui_wait "tracing [0-9]+ processes" 10 &&
+	[ "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true ] &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+
 test_expect_success 'resizes down to 80x24 and redraws' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	tm resize-window -t ui -x 80 -y 24 && sleep 0.4 &&

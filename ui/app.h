@@ -107,6 +107,7 @@ struct app {
 	long long start_ms;
 	unsigned long rate;     /* events/s over the last second */
 	unsigned long rate_base;
+	unsigned long counted;  /* count-tier events, all sessions */
 	char message[300];
 	bool message_is_error;
 	char last_error[300];

@@ -88,6 +88,17 @@ static struct proc *find_proc(struct app *a, const char *what)
 		if (!strcmp(p->pid_text, what) || (p->name && !strcmp(p->name, what)))
 			return p;
 	}
+	/* a registered process that has not done anything yet */
+	for (size_t i = 0; i < a->agent.names.cap; i++) {
+		struct bs_pid pid;
+		const char *s = names_slot(&a->agent.names, i, &pid);
+		if (s && !strcmp(s, what)) {
+			char text[48];
+			snprintf(text, sizeof(text), "<0.%u.%u>", pid.num, pid.serial);
+			store_set_info(&a->store, pid, text, s, NULL, -1);
+			return store_proc(&a->store, pid);
+		}
+	}
 	return NULL;
 }
 
@@ -291,6 +302,15 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 	for (; i < a->store.nprocs * 2; i++) {
 		struct proc *p = a->store.procs[i / 2];
 		const char *s = i % 2 ? p->name : p->pid_text;
+		if (s && !strncmp(s, prefix, len)) {
+			i++;
+			return s;
+		}
+	}
+	/* then every registered name the target has, busy or not */
+	for (; i < a->store.nprocs * 2 + a->agent.names.cap; i++) {
+		const char *s = names_slot(&a->agent.names,
+					   i - a->store.nprocs * 2, NULL);
 		if (s && !strncmp(s, prefix, len)) {
 			i++;
 			return s;

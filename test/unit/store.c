@@ -13,7 +13,7 @@ static struct event mk(enum event_type t, unsigned num, const char *pid_text,
 int main(void)
 {
 	struct store st;
-	plan(22);
+	plan(25);
 
 	store_init(&st, 4);
 	struct event e = mk(EV_REGISTER, 5, "<0.5.0>", NULL, NULL);
@@ -81,6 +81,23 @@ int main(void)
 	ok(store_proc(&st, (struct bs_pid){ 777, 0 })->sends == 1,
 	   "index grows with many processes");
 	is_num(st.nprocs, 1004, "one record per process");
+
+	st.max_exited = 2;
+	for (unsigned i = 2000; i < 2005; i++) {
+		char txt[32];
+		snprintf(txt, sizeof(txt), "<0.%u.0>", i);
+		struct event x = mk(EV_EXIT, i, txt, NULL, "normal");
+		store_add_event(&st, &x);
+	}
+	store_tick(&st);
+	is_num(st.pruned, 4, "oldest exited processes forgotten beyond the cap");
+	ok(!store_proc(&st, (struct bs_pid){ 9, 0 }) &&
+	   !store_proc(&st, (struct bs_pid){ 2002, 0 }) &&
+	   store_proc(&st, (struct bs_pid){ 2003, 0 }) &&
+	   store_proc(&st, (struct bs_pid){ 2004, 0 }), "the newest exited stay");
+	ok(store_proc(&st, (struct bs_pid){ 777, 0 }) &&
+	   store_proc(&st, (struct bs_pid){ 5, 0 })->receives == 4,
+	   "live processes untouched, index rebuilt");
 
 	store_clear(&st);
 	ok(st.nprocs == 0 && store_event(&st, 5) == NULL, "clear forgets everything");
