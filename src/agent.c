@@ -123,14 +123,14 @@ enum pump_result agent_pump(struct agent *a, int ms)
 		return PUMP_SIGNAL;
 	if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 		return PUMP_OK;
-	return agent_read(a);
+	return agent_read(a, READ_BUDGET);
 }
 
-enum pump_result agent_read(struct agent *a)
+enum pump_result agent_read(struct agent *a, int budget)
 {
 	if (a->conn->fd < 0)
 		return PUMP_LOST;
-	for (int n = 0; n < READ_BUDGET; n++) {
+	for (int n = 0; n < budget; n++) {
 		int got = conn_read(a->conn, MSG_TMO_MS);
 		if (got < 0)
 			return PUMP_LOST;

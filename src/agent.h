@@ -60,8 +60,8 @@ void agent_release(struct agent *a);
 
 /* Wait up to ms for input; read and dispatch a bounded number of messages. */
 enum pump_result agent_pump(struct agent *a, int ms);
-/* The socket is readable: read and dispatch a bounded number of messages. */
-enum pump_result agent_read(struct agent *a);
+/* The socket is readable: read and dispatch at most budget messages. */
+enum pump_result agent_read(struct agent *a, int budget);
 
 /*
  * Check the target, push the code and start the agent.  Returns an EXIT_*

@@ -32,6 +32,9 @@
 #include "xalloc.h"
 
 #define REDRAW_MS 100
+/* messages (batches of up to 500 events) per turn: a key waits at most for
+ * this much decoding */
+#define READ_SLICE 4
 #define PING_MS 1000
 #define TICK_MS 1000
 #define STOP_TMO_MS 2000
@@ -454,7 +457,7 @@ static int loop(struct app *a)
 				return s == SIGHUP ? EXIT_OK : EXIT_OK;
 		}
 		if (r > 0 && a->conn.fd >= 0 && (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (agent_read(&a->agent) == PUMP_LOST) {
+			if (agent_read(&a->agent, READ_SLICE) == PUMP_LOST) {
 				a->lost = true;
 				if (a->attached) {
 					a->attached = false;
