@@ -187,7 +187,7 @@ ui_start() {
 	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
 	rm -f "$TRASH/ui.rc"
 	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
-		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
+		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; stty -a >'$TRASH/ui.stty'; sleep 600"
 }
 
 ui_screen() {

@@ -136,6 +136,18 @@ test_expect_success ':reconnect after the connection dropped' '
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
 '
 
+test_expect_success 'a fatal signal still restores the terminal; the target cleans up' '
+	rm -f "$TRASH/ui.stty" &&
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	shell=$(tm display-message -p -t ui "#{pane_pid}") &&
+	bs=$(ps -o pid= --ppid "$shell" | tr -d " ") && [ -n "$bs" ] &&
+	kill -SEGV "$bs" && st=$(ui_exit_status 5) &&
+	echo "exit status $st" && [ "$st" -eq 139 ] &&
+	for _ in $(seq 1 40); do [ -s "$TRASH/ui.stty" ] && break; sleep 0.05; done &&
+	grep -E "(^| )icanon( |$)" "$TRASH/ui.stty" && grep -E "(^| )echo( |$)" "$TRASH/ui.stty" &&
+	target_clean 2
+'
+
 test_expect_success 'resizes down to 80x24 and redraws' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	tm resize-window -t ui -x 80 -y 24 && sleep 0.4 &&
