@@ -75,6 +75,14 @@ void decoder_release(struct decoder *d)
 	sbuf_release(&d->scratch);
 }
 
+/* An entry that does not decode: count it, step over it whole. */
+static int skip_bad(struct decoder *d, const char *buf, int *idx, int start)
+{
+	d->malformed++;
+	*idx = start;
+	return ei_skip_term(buf, idx);
+}
+
 static int type_of(const char *tag)
 {
 	for (int t = 0; t < EV__COUNT; t++)
@@ -238,9 +246,7 @@ long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		struct event ev;
 		int start = *idx;
 		if (decode_one(d, buf, idx, &ev) < 0) {
-			d->malformed++;
-			*idx = start;
-			if (ei_skip_term(buf, idx) < 0)
+			if (skip_bad(d, buf, idx, start) < 0)
 				return -1;
 			continue;
 		}
@@ -299,9 +305,7 @@ long decode_counts(struct decoder *d, const char *buf, int *idx,
 		    get_pid(d, buf, idx, &pid, &text) < 0 ||
 		    ei_decode_ulong(buf, idx, &s) < 0 ||
 		    ei_decode_ulong(buf, idx, &r) < 0) {
-			d->malformed++;
-			*idx = start;
-			if (ei_skip_term(buf, idx) < 0)
+			if (skip_bad(d, buf, idx, start) < 0)
 				return -1;
 			continue;
 		}
@@ -358,9 +362,7 @@ long decode_info(struct decoder *d, const char *buf, int *idx,
 		good++;
 		continue;
 bad:
-		d->malformed++;
-		*idx = start;
-		if (ei_skip_term(buf, idx) < 0)
+		if (skip_bad(d, buf, idx, start) < 0)
 			return -1;
 	}
 	return end_list(buf, idx, n) < 0 ? -1 : good;
