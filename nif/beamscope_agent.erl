@@ -41,6 +41,7 @@
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
                 {link, 16}, {register, 32}]).
 -define(K_REGISTER, 32).
+-define(K_CALL, 64).
 
 -record(st, {owner :: pid(),
              owner_mon :: reference() | undefined, % a local Owner only
@@ -54,7 +55,9 @@
              cseq = 0 :: non_neg_integer(),       % counts messages sent
              overflow = 0 :: integer(),
              active = #{} :: map(),               % pids counted lately
-             focus = [] :: [pid()]}).
+             focus = [] :: [pid()],
+             %% call patterns we set, to remove them at cleanup
+             patterns = [] :: [mfa()]}).
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
@@ -380,20 +383,216 @@ trace(Spec, St) when is_map(Spec) ->
                    count -> max(20, min(60000, maps:get(interval_ms, Spec, 250)));
                    _ -> 0
                end,
-    case parse_spec(Spec) of
-        {ok, Mask, Flags, Pids, Payload} ->
+    Follow = maps:get(follow, Spec, false) =:= true,
+    case {parse_spec(Spec), calls(maps:get(calls, Spec, []))} of
+        {_, {error, _} = E} ->
+            {E, St};
+        {{ok, Mask0, Flags0, Pids, Payload}, {ok, Calls}} ->
+            {Mask, Flags} = case Calls of
+                                [] -> {Mask0, Flags0};
+                                _ -> {Mask0 bor ?K_CALL, [call | Flags0]}
+                            end,
+            Flags1 = case Follow of
+                         true -> [set_on_spawn | Flags];
+                         false -> Flags
+                     end,
             case plan(Pids, Ours) of
                 {ok, Plan} ->
-                    commit(Plan, Mask, Flags, Payload, Ours,
-                           St#st{interval = Interval});
+                    {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
+                                          St#st{interval = Interval}),
+                    set_patterns(Calls, Reply, St1);
                 {error, _} = E ->
                     {E, St}
             end;
-        {error, _} = E ->
+        {{error, _} = E, _} ->
             {E, St}
     end;
 trace(Spec, St) ->
     {{error, {bad_spec, Spec}}, St}.
+
+%%% Call patterns --------------------------------------------------------------
+%%
+%% A pattern is text, compiled here on the target so that what is accepted is
+%% exactly Erlang:
+%%   mod:fun  mod:fun/2  mod:_  mod:fun/_         every call
+%%   mod:fun(A, _) when A > 3 -> return           a head with guard and actions
+%%   mod:fun/2 [{['$1', '_'], [], [{return_trace}]}]   a raw match spec
+%% Actions: return (return values and exceptions), stack (the caller).
+%% All patterns are checked before anything is set; functions that already
+%% have a pattern (someone else's) are left alone and reported.
+
+calls(Texts) when is_list(Texts) ->
+    calls(Texts, []);
+calls(Other) ->
+    {error, {bad_calls, Other}}.
+
+calls([], Acc) ->
+    {ok, lists:reverse(Acc)};
+calls([Text | Rest], Acc) ->
+    case compile_call(Text) of
+        {ok, M, F, A, MS} ->
+            case functions(M, F, A) of
+                {ok, MFAs} -> calls(Rest, [{Text, MFAs, MS} | Acc]);
+                {error, Why} -> {error, {bad_call, Text, Why}}
+            end;
+        {error, {Line, Col, Msg}} ->
+            {error, {bad_pattern, Text, Line, Col, Msg}}
+    end.
+
+compile_call(Text) when is_list(Text) ->
+    case erl_scan:string(Text, {1, 1}) of
+        {ok, Tokens, _} ->
+            head(Tokens, Text);
+        {error, {Loc, Mod, Desc}, _} ->
+            {error, located(Loc, Mod:format_error(Desc))}
+    end;
+compile_call(_) ->
+    {error, {1, 1, "a pattern is text, like mod:fun/2"}}.
+
+located({Line, Col}, Msg) -> {Line, Col, lists:flatten(Msg)};
+located(Line, Msg) when is_integer(Line) -> {Line, 1, lists:flatten(Msg)}.
+
+loc(Token) ->
+    case erl_scan:location(Token) of
+        {L, C} -> {L, C};
+        L -> {L, 1}
+    end.
+
+%% mod : fun ...
+head([{atom, _, M}, {':', _}, {Kind, _, F} | Rest], _Text)
+  when Kind =:= atom; Kind =:= var, F =:= '_' ->
+    arity(M, F, Rest);
+head([{var, L, '_'} | _], _) ->
+    {error, located(L, "the module cannot be a wildcard; name it")};
+head([T | _], _) ->
+    {error, located(loc(T), "expected mod:fun, mod:fun/arity or mod:fun(Args)")};
+head([], _) ->
+    {error, {1, 1, "empty pattern"}}.
+
+arity(M, F, []) ->
+    {ok, M, F, '_', [{'_', [], []}]};
+arity(M, F, [{'/', _}, {integer, _, A} | Rest]) when A >= 0, A =< 255 ->
+    raw(M, F, A, Rest);
+arity(M, F, [{'/', _}, {var, _, '_'} | Rest]) ->
+    raw(M, F, '_', Rest);
+arity(_, _, [{'/', L} | _]) ->
+    {error, located(loc({'/', L}), "expected an arity (0..255 or _) after /")};
+arity(M, F, [{'(', _} | _] = Rest) ->
+    clause(M, F, Rest);
+arity(_, _, [T | _]) ->
+    {error, located(loc(T), "expected /arity, (Args) or the end of the pattern")}.
+
+%% mod:fun/arity followed by a match spec written out
+raw(M, F, A, []) ->
+    {ok, M, F, A, [{'_', [], []}]};
+raw(M, F, A, [T | _] = Tokens) ->
+    case erl_parse:parse_term(Tokens ++ [{dot, element(2, T)}]) of
+        {ok, MS} when is_list(MS) ->
+            case erlang:match_spec_test([], MS, trace) of
+                {ok, _, _, _} -> {ok, M, F, A, MS};
+                {error, Errors} ->
+                    {error, located(loc(T), ms_errors(Errors))}
+            end;
+        {ok, _} ->
+            {error, located(loc(T), "a match spec is a list of {Head, Guards, Body}")};
+        {error, {Loc, Mod, Desc}} ->
+            {error, located(Loc, Mod:format_error(Desc))}
+    end.
+
+ms_errors(Errors) ->
+    string:join([S || {_, S} <- Errors], "; ").
+
+%% mod:fun(Args) [when Guards] [-> Actions]: a fun for ms_transform
+clause(M, F, [{'(', L} | _] = Tokens) ->
+    Arrow = lists:keymember('->', 1, Tokens),
+    Body = case Arrow of
+               true -> [];
+               false -> [{'->', L}, {atom, L, true}]
+           end,
+    Fun = [{'fun', L} | Tokens] ++ Body ++ [{'end', L}, {dot, L}],
+    case erl_parse:parse_exprs(Fun) of
+        {ok, [{'fun', _, {clauses, [{clause, CL, Args, Guards, Acts}]}}]} ->
+            case actions(Acts) of
+                {ok, Acts1} ->
+                    %% a trace match spec's head is the argument list
+                    Head = lists:foldr(fun(Arg, Acc) -> {cons, CL, Arg, Acc} end,
+                                       {nil, CL}, Args),
+                    C = {clause, CL, [Head], Guards, Acts1},
+                    case ms_transform:transform_from_shell(dbg, [C], []) of
+                        {error, [{_, [{Loc, Mod, Desc} | _]} | _], _} ->
+                            {error, located(Loc, Mod:format_error(Desc))};
+                        MS when is_list(MS) ->
+                            {ok, M, F, length(Args), MS}
+                    end;
+                {error, Loc, Msg} ->
+                    {error, located(Loc, Msg)}
+            end;
+        {ok, _} ->
+            {error, located(L, "expected one head: mod:fun(Args) when Guard -> Actions")};
+        {error, {Loc, Mod, Desc}} ->
+            {error, located(Loc, Mod:format_error(Desc))}
+    end.
+
+%% return -> exception_trace() (return values and exceptions);
+%% stack -> message(caller()); true: nothing more
+actions(Acts) ->
+    actions(Acts, []).
+
+actions([], Acc) ->
+    {ok, lists:reverse(Acc)};
+actions([{atom, L, return} | Rest], Acc) ->
+    actions(Rest, [{call, L, {atom, L, exception_trace}, []} | Acc]);
+actions([{atom, L, stack} | Rest], Acc) ->
+    actions(Rest, [{call, L, {atom, L, message}, [{call, L, {atom, L, caller}, []}]} | Acc]);
+actions([{atom, L, true} | Rest], Acc) ->
+    actions(Rest, [{atom, L, true} | Acc]);
+actions([Other | _], _) ->
+    Loc = case element(2, Other) of {_, _} = LC -> LC; N when is_integer(N) -> {N, 1}; _ -> {1, 1} end,
+    {error, Loc, "an action is return or stack"}.
+
+%% The functions a pattern names, local ones included; never loads code.
+functions(M, F, A) ->
+    case code:is_loaded(M) of
+        false ->
+            {error, {not_loaded, M}};
+        _ ->
+            Fs = [{M, Fn, Ar} || {Fn, Ar} <- M:module_info(functions),
+                                 F =:= '_' orelse F =:= Fn,
+                                 A =:= '_' orelse A =:= Ar],
+            case Fs of
+                [] -> {error, {no_function, M, F, A}};
+                _ -> {ok, Fs}
+            end
+    end.
+
+%% Set every pattern on the functions that have none; report the others.
+set_patterns([], Reply, St) ->
+    {Reply, St};
+set_patterns(Calls, {ok, Info}, St) ->
+    {Set, Skipped, Counts} =
+        lists:foldl(
+          fun({Text, MFAs, MS}, {SetAcc, SkAcc, CAcc}) ->
+                  {Mine, Theirs} = lists:partition(fun pattern_free/1, MFAs),
+                  Mine1 = [MFA || MFA <- Mine, not lists:member(MFA, SetAcc)],
+                  [erlang:trace_pattern(MFA, MS, [local]) || MFA <- Mine1],
+                  {Mine1 ++ SetAcc, Theirs ++ SkAcc, [{Text, length(Mine1)} | CAcc]}
+          end, {[], [], []}, Calls),
+    St1 = St#st{patterns = Set},
+    put(?STATE, St1),
+    {{ok, Info#{patterns => lists:reverse(Counts),
+                skipped_functions => lists:usort(Skipped)}}, St1};
+set_patterns(_, Reply, St) ->
+    {Reply, St}.
+
+pattern_free(MFA) ->
+    case erlang:trace_info(MFA, match_spec) of
+        {match_spec, false} -> true;
+        _ -> false
+    end.
+
+clear_patterns(MFAs) ->
+    [catch erlang:trace_pattern(MFA, false, [local]) || MFA <- MFAs],
+    ok.
 
 parse_spec(Spec) ->
     Events = maps:get(events, Spec, []),
@@ -526,6 +725,7 @@ trace_one(P, TFlags) ->
 
 cleanup(_Why, StopRef, St) ->
     untrace(St#st.session),
+    clear_patterns(St#st.patterns),
     Results = stop_workers(St#st.workers),
     final_counts(St),
     case StopRef of

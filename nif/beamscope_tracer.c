@@ -45,7 +45,8 @@ enum {
 	K_EXIT = 8,
 	K_LINK = 16,
 	K_REGISTER = 32,
-	K_ALL = 63
+	K_CALL = 64,
+	K_ALL = 127
 };
 
 /* estimated size, in bytes of rendered text, of terms we do not walk */
@@ -83,6 +84,10 @@ enum {
 	X(register_, "register") \
 	X(unregister, "unregister") \
 	X(ellipsis, "...") \
+	X(call, "call") \
+	X(return_from, "return_from") \
+	X(exception_from, "exception_from") \
+	X(match_spec_result, "match_spec_result") \
 	X(fun, "#Fun")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
@@ -734,6 +739,40 @@ static void do_procs(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[
 	ship(env, s, w, argv[0], argv[2], a, b, cut);
 }
 
+/*
+ * call:           A = match_spec_result (the caller, with `stack`) or [],
+ *                 B = {M, F, Arity, Args}
+ * return_from:    A = {M, F, Arity}, B = the value
+ * exception_from: A = {M, F, Arity}, B = {Class, Reason}
+ */
+static void do_call(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM tag = argv[0], nil = enif_make_list(env, 0), a = nil, b = nil, v;
+	unsigned w;
+	bool cut = false;
+
+	if (!(s->kinds & K_CALL) || (tag != am_call && tag != am_return_from &&
+				    tag != am_exception_from) ||
+	    !reserve(s, argv[2], &w))
+		return;
+	if (tag == am_call) {
+		b = spawn_mfa(env, argv[3], s->payload, &cut);
+		if (enif_get_map_value(env, argv[4], am_match_spec_result, &v) &&
+		    v != am_true_)
+			a = payload(env, v, EXIT_BUDGET_OFF, &cut);
+	} else {
+		a = argv[3];
+		if (enif_get_map_value(env, argv[4], am_extra, &v)) {
+			/* an exception is shown even without payloads, kept short */
+			size_t budget = tag == am_exception_from && !s->payload ?
+				EXIT_BUDGET_OFF : s->payload;
+			if (budget)
+				b = payload(env, v, budget, &cut);
+		}
+	}
+	ship(env, s, w, tag, argv[2], a, b, cut);
+}
+
 /* ---------------------------------------------------------------------------
  * erl_tracer callbacks.  argv[1] is always the tracer state: our session.
  */
@@ -776,7 +815,24 @@ static ERL_NIF_TERM nif_enabled_procs(ErlNifEnv *env, int argc,
 	return gate(live_session(env, argv[1]), procs_kind(argv[0]));
 }
 
-/* call, garbage_collection, running_procs, ports, running_ports: never set */
+static ERL_NIF_TERM nif_enabled_call(ErlNifEnv *env, int argc,
+				     const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), K_CALL);
+}
+
+static ERL_NIF_TERM nif_trace_call(ErlNifEnv *env, int argc,
+				   const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_call(env, s, argv);
+	return am_ok;
+}
+
+/* garbage_collection, running_procs, ports, running_ports: never set */
 static ERL_NIF_TERM nif_enabled_other(ErlNifEnv *env, int argc,
 				      const ERL_NIF_TERM argv[])
 {
@@ -797,6 +853,8 @@ static ERL_NIF_TERM nif_trace(ErlNifEnv *env, int argc,
 		do_receive(env, s, argv);
 	else if (procs_kind(argv[0]))
 		do_procs(env, s, argv);
+	else
+		do_call(env, s, argv);
 	return am_ok;
 }
 
@@ -1081,7 +1139,7 @@ static ErlNifFunc funcs[] = {
 	{ "enabled_send", 3, nif_enabled_send, 0 },
 	{ "enabled_receive", 3, nif_enabled_receive, 0 },
 	{ "enabled_procs", 3, nif_enabled_procs, 0 },
-	{ "enabled_call", 3, nif_enabled_other, 0 },
+	{ "enabled_call", 3, nif_enabled_call, 0 },
 	{ "enabled_garbage_collection", 3, nif_enabled_other, 0 },
 	{ "enabled_running_procs", 3, nif_enabled_other, 0 },
 	{ "enabled_ports", 3, nif_enabled_other, 0 },
@@ -1090,7 +1148,7 @@ static ErlNifFunc funcs[] = {
 	{ "trace_send", 5, nif_trace_send, 0 },
 	{ "trace_receive", 5, nif_trace_receive, 0 },
 	{ "trace_procs", 5, nif_trace_procs, 0 },
-	{ "trace_call", 5, nif_trace_other, 0 },
+	{ "trace_call", 5, nif_trace_call, 0 },
 	{ "trace_garbage_collection", 5, nif_trace_other, 0 },
 	{ "trace_running_procs", 5, nif_trace_other, 0 },
 	{ "trace_ports", 5, nif_trace_other, 0 },

@@ -443,11 +443,26 @@ static void encode_pidsel(struct agent *a, ei_x_buff *x, const struct pidsel *se
 	ei_x_encode_empty_list(x);
 }
 
-/* Turn an {error, Reason} from the trace request into advice. */
-static void trace_error(struct agent *a, const char *buf, int idx,
-			struct sbuf *err)
+/* A string that fits in out, or -1 (never writes past outsz). */
+static int decode_str(const char *buf, int *idx, char *out, size_t outsz)
 {
-	int arity, save = idx;
+	int type, size;
+	if (ei_get_type(buf, idx, &type, &size) < 0 || size < 0 ||
+	    (size_t)size >= outsz)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+		out[0] = '\0';
+		return 0;
+	}
+	return type == ERL_STRING_EXT ? ei_decode_string(buf, idx, out) : -1;
+}
+
+/* Turn an {error, Reason} from the trace request into advice; the exit code. */
+static int trace_error(struct agent *a, const char *buf, int idx,
+		       struct sbuf *err)
+{
+	int arity, save = idx, rc = EXIT_REFUSED;
 	char tag[MAXATOMLEN_UTF8];
 	struct sbuf what = SBUF_INIT, extra = SBUF_INIT;
 
@@ -472,6 +487,47 @@ static void trace_error(struct agent *a, const char *buf, int idx,
 				  "\"%s\"; list names with erlang:registered() there",
 				  sbuf_str(&what), a->node);
 			goto out;
+		} else if (!strcmp(tag, "bad_pattern") && arity == 5) {
+			/* {bad_pattern, Text, Line, Col, Message} */
+			char text[1024], msg[1024];
+			long line, col;
+			idx = save;
+			ei_decode_tuple_header(buf, &idx, &arity);
+			ei_skip_term(buf, &idx);
+			if (decode_str(buf, &idx, text, sizeof(text)) == 0 &&
+			    ei_decode_long(buf, &idx, &line) == 0 &&
+			    ei_decode_long(buf, &idx, &col) == 0 &&
+			    decode_str(buf, &idx, msg, sizeof(msg)) == 0) {
+				sbuf_addf(err, "--call \"%s\": line %ld, column %ld: %s",
+					  text, line, col, msg);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+		} else if (!strcmp(tag, "bad_call") && arity == 3) {
+			/* {bad_call, Text, {not_loaded, M} | {no_function, M, F, A}} */
+			char text[1024], why[MAXATOMLEN_UTF8];
+			int a2;
+			idx = save;
+			ei_decode_tuple_header(buf, &idx, &arity);
+			ei_skip_term(buf, &idx);
+			if (decode_str(buf, &idx, text, sizeof(text)) == 0 &&
+			    ei_decode_tuple_header(buf, &idx, &a2) == 0 &&
+			    ei_decode_atom(buf, &idx, why) == 0) {
+				struct sbuf t = SBUF_INIT;
+				if (!strcmp(why, "not_loaded")) {
+					term_render(buf, &idx, a->node, &t, 200, NULL);
+					sbuf_addf(err, "--call \"%s\": module %s is not "
+						  "loaded on \"%s\"; beamscope never loads "
+						  "code, so nothing was traced", text,
+						  sbuf_str(&t), a->node);
+				} else {
+					sbuf_addf(err, "--call \"%s\": no function of "
+						  "the module matches on \"%s\"; nothing "
+						  "was traced", text, a->node);
+				}
+				sbuf_release(&t);
+				goto out;
+			}
 		} else if (!strcmp(tag, "new_traced_by_other")) {
 			sbuf_addf(err, "new processes on \"%s\" are already traced "
 				  "by another tracer (%s); stop it first, or use "
@@ -485,6 +541,7 @@ static void trace_error(struct agent *a, const char *buf, int idx,
 out:
 	sbuf_release(&what);
 	sbuf_release(&extra);
+	return rc;
 }
 
 int agent_trace(struct agent *a, const struct trace_spec *spec,
@@ -496,7 +553,19 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 	request_begin(a, &x, &a->req_ref);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, "trace");
-	ei_x_encode_map_header(&x, spec->count_tier ? 5 : 3);
+	ei_x_encode_map_header(&x, 3 + (spec->count_tier ? 2 : 0) +
+			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0));
+	if (spec->ncalls) {
+		ei_x_encode_atom(&x, "calls");
+		ei_x_encode_list_header(&x, spec->ncalls);
+		for (int i = 0; i < spec->ncalls; i++)
+			ei_x_encode_string(&x, spec->calls[i]);
+		ei_x_encode_empty_list(&x);
+	}
+	if (spec->follow) {
+		ei_x_encode_atom(&x, "follow");
+		ei_x_encode_atom(&x, "true");
+	}
 	if (spec->count_tier) {
 		ei_x_encode_atom(&x, "tier");
 		ei_x_encode_atom(&x, "count");
@@ -526,14 +595,10 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 	int idx = 1, arity;
 	char tag[MAXATOMLEN];
 	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
-	    ei_decode_atom(buf, &idx, tag) < 0) {
-		trace_error(a, buf, 1, err);
-		return EXIT_REFUSED;
-	}
-	if (strcmp(tag, "ok")) {
-		trace_error(a, buf, idx, err);
-		return EXIT_REFUSED;
-	}
+	    ei_decode_atom(buf, &idx, tag) < 0)
+		return trace_error(a, buf, 1, err);
+	if (strcmp(tag, "ok"))
+		return trace_error(a, buf, idx, err);
 	int n;
 	if (ei_decode_map_header(buf, &idx, &n) < 0)
 		return EXIT_OK;
@@ -558,6 +623,41 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 			}
 			if (len > 0)
 				ei_skip_term(buf, &idx);
+		} else if (!strcmp(key, "patterns")) {
+			/* [{Text, FunctionsSet}] in --call order */
+			int len, t;
+			if (ei_decode_list_header(buf, &idx, &len) < 0)
+				break;
+			for (int k = 0; k < len; k++) {
+				long nf = 0;
+				if (ei_decode_tuple_header(buf, &idx, &t) < 0 ||
+				    ei_skip_term(buf, &idx) < 0 ||
+				    ei_decode_long(buf, &idx, &nf) < 0)
+					break;
+				if (res->npatterns < 32)
+					res->pattern_functions[res->npatterns++] = nf;
+			}
+			if (len > 0)
+				ei_skip_term(buf, &idx);
+		} else if (!strcmp(key, "skipped_functions")) {
+			int len;
+			if (ei_decode_list_header(buf, &idx, &len) < 0)
+				break;
+			res->skipped_functions = xcalloc((size_t)len + 1, sizeof(char *));
+			for (int k = 0; k < len; k++) {
+				char mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8], s[2100];
+				long ar;
+				int t;
+				if (ei_decode_tuple_header(buf, &idx, &t) < 0 ||
+				    ei_decode_atom(buf, &idx, mod) < 0 ||
+				    ei_decode_atom(buf, &idx, fun) < 0 ||
+				    ei_decode_long(buf, &idx, &ar) < 0)
+					break;
+				snprintf(s, sizeof(s), "%s:%s/%ld", mod, fun, ar);
+				res->skipped_functions[res->nskipped_functions++] = xstrdup(s);
+			}
+			if (len > 0)
+				ei_skip_term(buf, &idx);
 		} else {
 			ei_skip_term(buf, &idx);
 		}
@@ -570,6 +670,9 @@ void trace_result_release(struct trace_result *r)
 	for (int i = 0; i < r->nskipped; i++)
 		free(r->skipped[i]);
 	free(r->skipped);
+	for (int i = 0; i < r->nskipped_functions; i++)
+		free(r->skipped_functions[i]);
+	free(r->skipped_functions);
 	memset(r, 0, sizeof(*r));
 }
 

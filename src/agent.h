@@ -73,6 +73,10 @@ struct trace_result {
 	unsigned long traced;
 	char **skipped;          /* pid texts, owned */
 	int nskipped;
+	long pattern_functions[32]; /* functions each --call pattern set */
+	int npatterns;
+	char **skipped_functions;   /* "m:f/a" that had someone's pattern, owned */
+	int nskipped_functions;
 };
 
 struct trace_spec {
@@ -81,6 +85,9 @@ struct trace_spec {
 	unsigned payload_bytes;
 	bool count_tier;         /* sends/receives counted, not shipped */
 	unsigned interval_ms;    /* how often counts are shipped */
+	const char *const *calls;/* call patterns, compiled on the target */
+	int ncalls;
+	bool follow;             /* children of the chosen processes too */
 };
 
 int agent_trace(struct agent *a, const struct trace_spec *spec,

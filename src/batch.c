@@ -22,6 +22,7 @@
 
 #include "agent.h"
 #include "attach.h"
+#include "callstack.h"
 #include "conn.h"
 #include "decode.h"
 #include "exitcode.h"
@@ -46,6 +47,7 @@ struct run {
 	int write_errno;        /* first write error, 0 if none */
 	bool limit_hit;
 	bool stats_ready;
+	struct callstacks calls; /* pairs returns with their calls */
 	/* --counts: per-process totals, written every interval */
 	struct store store;
 	long count_overflow;
@@ -114,7 +116,9 @@ static void on_event(void *arg, const struct event *ev)
 		r->limit_hit = true;
 		return;
 	}
-	json_event(&r->out, ev, r->agent.node);
+	struct event e = *ev;
+	callstacks_event(&r->calls, &e);
+	json_event(&r->out, &e, r->agent.node);
 	r->st.counts[ev->type]++;
 	r->st.written++;
 	if (r->cfg->max_events && r->st.written >= r->cfg->max_events)
@@ -235,6 +239,7 @@ int batch_run(const struct config *cfg)
 	conn_init(&conn);
 	struct agent_stream stream = { on_batch, on_eos, on_counts, NULL, &r };
 	store_init(&r.store, 1);
+	callstacks_init(&r.calls);
 	r.count_overflow = -1;
 	agent_init(&r.agent, &conn, &stream);
 
@@ -255,7 +260,8 @@ int batch_run(const struct config *cfg)
 	struct trace_spec spec = {
 		.kinds = cfg->kinds, .sel = &cfg->pids,
 		.payload_bytes = cfg->payload_bytes, .count_tier = cfg->counts,
-		.interval_ms = 250,
+		.interval_ms = 250, .calls = cfg->calls, .ncalls = cfg->ncalls,
+		.follow = cfg->follow,
 	};
 	rc = agent_trace(&r.agent, &spec, &tr, &err);
 	if (rc != EXIT_OK)
@@ -268,6 +274,12 @@ int batch_run(const struct config *cfg)
 	for (int i = 0; i < tr.nskipped; i++)
 		note(cfg, "%s is already traced by another tracer; skipped",
 		     tr.skipped[i]);
+	for (int i = 0; i < tr.npatterns && i < cfg->ncalls; i++)
+		note(cfg, "--call \"%s\": %ld function%s", cfg->calls[i],
+		     tr.pattern_functions[i], tr.pattern_functions[i] == 1 ? "" : "s");
+	for (int i = 0; i < tr.nskipped_functions; i++)
+		note(cfg, "%s already has a trace pattern set by someone else; "
+		     "skipped", tr.skipped_functions[i]);
 
 	long long deadline = cfg->duration > 0 ?
 		t0 + (long long)(cfg->duration * 1000) : 0;
@@ -359,6 +371,11 @@ int batch_run(const struct config *cfg)
 		.malformed = r.dec.malformed,
 		.count_overflow = cfg->counts ? r.count_overflow : -1,
 		.count_lines = r.count_lines,
+		.calls = cfg->calls,
+		.pattern_functions = tr.pattern_functions,
+		.npatterns = tr.npatterns < cfg->ncalls ? tr.npatterns : cfg->ncalls,
+		.skipped_functions = (const char *const *)tr.skipped_functions,
+		.nskipped_functions = tr.nskipped_functions,
 	};
 	r.st.unknown = r.agent.unknown;
 	json_summary(&r.out, &si, &r.st);
@@ -395,6 +412,7 @@ out:
 	}
 	agent_release(&r.agent);
 	store_release(&r.store);
+	callstacks_release(&r.calls);
 	sbuf_release(&r.out);
 	sbuf_release(&err);
 	if (r.fp && r.fp != stdout)

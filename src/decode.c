@@ -123,6 +123,25 @@ static long put_peer(struct decoder *d, const char *buf, int *idx,
 	return put_term(d, buf, idx, 0, NULL);
 }
 
+/* {M, F, Arity} as "m:f/N" into scratch; its offset. */
+static long put_mfa(struct decoder *d, const char *buf, int *idx)
+{
+	char mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
+	int arity;
+	long n;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 3 ||
+	    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
+	    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
+	    ei_decode_long(buf, idx, &n) < 0)
+		return -1;
+	long off = (long)d->scratch.len;
+	sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
+	sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
+	sbuf_addf(&d->scratch, "/%ld", n);
+	sbuf_addch(&d->scratch, '\0');
+	return off;
+}
+
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
 {
@@ -130,7 +149,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	char tag[MAXATOMLEN_UTF8];
 	erlang_pid tracee;
 	long long ts;
-	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1;
+	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1, o_extra = -1;
 	struct bs_pid peer = { 0, 0 };
 	bool peer_local = false, cut = false;
 
@@ -174,6 +193,23 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 			names_unset(d->names, ev->pid);
 		break;
 	}
+	case EV_CALL: {
+		/* the caller, with the stack action; else [] */
+		int type, size;
+		if (ei_get_type(buf, idx, &type, &size) < 0)
+			return -1;
+		if (type == ERL_NIL_EXT) {
+			(*idx)++;
+		} else if ((o_extra = put_term(d, buf, idx, 200, NULL)) < 0) {
+			return -1;
+		}
+		break;
+	}
+	case EV_RETURN:
+	case EV_EXCEPTION:
+		if ((o_mfa = put_mfa(d, buf, idx)) < 0)
+			return -1;
+		break;
 	default:
 		if ((o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0)
 			return -1;
@@ -181,7 +217,33 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	}
 
 	/* B */
-	if (ev->type == EV_SPAWN || ev->type == EV_SPAWNED) {
+	if (ev->type == EV_EXCEPTION) {
+		/* {Class, Reason} */
+		char cls[MAXATOMLEN_UTF8];
+		int type, size;
+		if (ei_get_type(buf, idx, &type, &size) < 0)
+			return -1;
+		if (type == ERL_NIL_EXT) {
+			(*idx)++;
+		} else {
+			if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+			    decode_atom(buf, idx, cls, sizeof(cls)) < 0)
+				return -1;
+			o_extra = (long)d->scratch.len;
+			sbuf_addstr(&d->scratch, cls);
+			sbuf_addch(&d->scratch, '\0');
+			if ((o_payload = put_term(d, buf, idx, d->payload_max ?
+						  d->payload_max : 64, &cut)) < 0)
+				return -1;
+		}
+	} else if (ev->type == EV_RETURN) {
+		if (d->payload_max) {
+			if ((o_payload = put_term(d, buf, idx, d->payload_max, &cut)) < 0)
+				return -1;
+		} else if (ei_skip_term(buf, idx) < 0) {
+			return -1;
+		}
+	} else if (ev->type == EV_SPAWN || ev->type == EV_SPAWNED || ev->type == EV_CALL) {
 		/* {M, F, Arity, Args}: Args may be cut, Arity is exact */
 		char mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
 		long nargs;
@@ -228,6 +290,8 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	ev->peer = o_peer >= 0 ? base + o_peer : NULL;
 	ev->mfa = o_mfa >= 0 ? base + o_mfa : NULL;
 	ev->payload = o_payload >= 0 ? base + o_payload : NULL;
+	ev->extra = o_extra >= 0 ? base + o_extra : NULL;
+	ev->elapsed_us = -1;
 	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
 	if (ev->peer && peer_local)
 		ev->peer_name = names_get(d->names, peer);

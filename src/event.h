@@ -27,6 +27,8 @@ enum event_kind {
 };
 
 #define KIND_DEFAULT (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT)
+/* function calls: turned on by --call patterns, not by --events */
+#define KIND_CALL 64
 
 /*  id                   NIF tag                          JSON type          kind */
 #define EVENT_TYPES(X) \
@@ -41,7 +43,10 @@ enum event_kind {
 	X(GETTING_LINKED,    "getting_linked",                "getting_linked",  KIND_LINK) \
 	X(GETTING_UNLINKED,  "getting_unlinked",              "getting_unlinked", KIND_LINK) \
 	X(REGISTER,          "register",                      "register",        KIND_REGISTER) \
-	X(UNREGISTER,        "unregister",                    "unregister",      KIND_REGISTER)
+	X(UNREGISTER,        "unregister",                    "unregister",      KIND_REGISTER) \
+	X(CALL,              "call",                          "call",            KIND_CALL) \
+	X(RETURN,            "return_from",                   "return",          KIND_CALL) \
+	X(EXCEPTION,         "exception_from",                "exception",       KIND_CALL)
 
 enum event_type {
 #define X(id, tag, json, kind) EV_##id,
@@ -77,8 +82,10 @@ struct event {
 	const char *name;       /* registered name of pid, or NULL */
 	const char *peer;       /* receiver, child, parent, link peer, or name */
 	const char *peer_name;  /* registered name of peer, or NULL */
-	const char *mfa;        /* "m:f/N" for spawn/spawned, else NULL */
-	const char *payload;    /* message, spawn args or exit reason, or NULL */
+	const char *mfa;        /* "m:f/N" for spawn/spawned and calls, else NULL */
+	const char *payload;    /* message, args, exit reason, return value */
+	const char *extra;      /* a call's caller; an exception's class */
+	int64_t elapsed_us;     /* return/exception: time since its call; -1 */
 	bool truncated;         /* payload was cut, on the target or here */
 };
 

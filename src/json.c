@@ -99,6 +99,17 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		field(out, "parent_name", ev->peer_name);
 		field(out, "mfa", ev->mfa);
 		break;
+	case EV_CALL:
+		field(out, "mfa", ev->mfa);
+		field(out, "caller", ev->extra);
+		break;
+	case EV_RETURN:
+	case EV_EXCEPTION:
+		field(out, "mfa", ev->mfa);
+		field(out, "class", ev->extra);
+		if (ev->elapsed_us >= 0)
+			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
+		break;
 	case EV_LINK:
 	case EV_UNLINK:
 	case EV_GETTING_LINKED:
@@ -110,9 +121,10 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		break;
 	}
 	if (ev->payload) {
-		const char *key = ev->type == EV_EXIT ? "reason" :
-			(ev->type == EV_SPAWN || ev->type == EV_SPAWNED) ? "args" :
-			"payload";
+		const char *key = ev->type == EV_EXIT || ev->type == EV_EXCEPTION ?
+			"reason" : ev->type == EV_RETURN ? "value" :
+			(ev->type == EV_SPAWN || ev->type == EV_SPAWNED ||
+			 ev->type == EV_CALL) ? "args" : "payload";
 		field(out, key, ev->payload);
 		sbuf_addstr(out, ev->truncated ? ",\"truncated\":true" :
 			    ",\"truncated\":false");
@@ -193,6 +205,18 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
 	for (int i = 0; i < si->nskipped; i++)
 		cJSON_AddItemToArray(sk, cJSON_CreateString(si->skipped[i]));
+	if (si->npatterns) {
+		cJSON *pa = cJSON_AddArrayToObject(o, "patterns");
+		for (int i = 0; i < si->npatterns; i++) {
+			cJSON *po = cJSON_CreateObject();
+			cJSON_AddStringToObject(po, "pattern", si->calls[i]);
+			add_int(po, "functions", si->pattern_functions[i]);
+			cJSON_AddItemToArray(pa, po);
+		}
+		cJSON *sf = cJSON_AddArrayToObject(o, "skipped_functions");
+		for (int i = 0; i < si->nskipped_functions; i++)
+			cJSON_AddItemToArray(sf, cJSON_CreateString(si->skipped_functions[i]));
+	}
 	add_int(o, "malformed", (long long)si->malformed);
 	if (si->count_overflow >= 0) {
 		add_int(o, "count_lines", (long long)si->count_lines);

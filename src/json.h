@@ -37,6 +37,11 @@ struct summary_info {
 	unsigned long malformed;
 	long count_overflow;      /* -1: not in the count tier */
 	unsigned long count_lines;
+	const char *const *calls; /* --call patterns ... */
+	const long *pattern_functions; /* ... and the functions each one set */
+	int npatterns;
+	const char *const *skipped_functions;
+	int nskipped_functions;
 };
 
 /* Append the summary line (with newline). */

@@ -77,6 +77,7 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 	shortopts[sp] = '\0';
 	memset(&longopts[OPT__COUNT], 0, sizeof(longopts[0]));
 
+	bool pids_given = false;
 	opterr = 0;
 	optind = 1;
 	int c;
@@ -112,7 +113,7 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 					  "register", bad);
 				return -1;
 			}
-			cfg->kinds = k;
+			cfg->kinds = k | (cfg->kinds & KIND_CALL);
 			break;
 		}
 		case OPT_PIDS:
@@ -120,6 +121,7 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			if (pidsel_parse(optarg, &cfg->pids, err) < 0)
 				return -1;
 			cfg->pids_arg = optarg;
+			pids_given = true;
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(name, optarg, &cfg->duration, err) < 0)
@@ -144,6 +146,31 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			if (parse_ulong(name, optarg, 65536, &v, err) < 0)
 				return -1;
 			cfg->payload_bytes = (unsigned)v;
+			break;
+		case OPT_CALL:
+			if (cfg->ncalls == 32) {
+				sbuf_addstr(err, "--call: at most 32 patterns");
+				return -1;
+			}
+			if (!*optarg || strlen(optarg) > 900) {
+				sbuf_addstr(err, "--call needs a pattern (at most 900 "
+					    "characters), e.g. mod:fun/2");
+				return -1;
+			}
+			cfg->calls[cfg->ncalls++] = optarg;
+			cfg->kinds |= KIND_CALL;
+			break;
+		case OPT_FOLLOW:
+			pidsel_release(&cfg->pids);
+			if (pidsel_parse(optarg, &cfg->pids, err) < 0)
+				return -1;
+			if (cfg->pids.mode != SEL_LIST || cfg->pids.n != 1) {
+				sbuf_addstr(err, "--follow takes one process: a pid "
+					    "<0.123.0> or a registered name");
+				return -1;
+			}
+			cfg->pids_arg = optarg;
+			cfg->follow = true;
 			break;
 		case OPT_COUNTS: cfg->counts = true; break;
 		case OPT_INTERVAL:
@@ -185,6 +212,11 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 		case OPT_VERSION: cfg->version = true; break;
 		case OPT__COUNT: break;
 		}
+	}
+	if (cfg->follow && pids_given) {
+		sbuf_addstr(err, "--follow and --pids cannot be used together: "
+			    "--follow names the process");
+		return -1;
 	}
 	if (optind < argc)
 		cfg->node = argv[optind++];

@@ -17,6 +17,8 @@
 	X(OUTPUT,      "output",             'o', "FILE",    "write to FILE instead of standard output") \
 	X(EVENTS,      "events",             'e', "LIST",    "kinds to trace: send,receive,spawn,exit,link,register (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     "all, new, existing, or PID|NAME[,...] (default: all)") \
+	X(CALL,        "call",               'c', "PATTERN", "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
+	X(FOLLOW,      "follow",             'f', "PID|NAME", "trace a process and everything it spawns from now on") \
 	X(DURATION,    "duration",           'd', "SECONDS", "stop after SECONDS (default: 10; 0: no limit)") \
 	X(MAX_EVENTS,  "max-events",         'n', "N",       "stop after N events (default: 100000; 0: no limit)") \
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       "cut messages to N bytes on the target (default: 256; 0: none)") \
@@ -58,6 +60,9 @@ struct config {
 	int kinds;
 	struct pidsel pids;
 	const char *pids_arg;     /* --pids as given, NULL: all */
+	const char *calls[32];    /* --call patterns */
+	int ncalls;
+	bool follow;              /* --follow: pids is that process, with children */
 	double duration;          /* seconds; 0: none */
 	bool duration_set, max_events_set;
 	unsigned long max_events; /* 0: none */

@@ -66,7 +66,7 @@ random_cookie() {
 compile_workload() {
 	[ -f "$TRASH/ebin/bs_work.beam" ] && return 0
 	mkdir -p "$TRASH/ebin"
-	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl"
+	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl" "$TOP/test/erl/bs_calls.erl"
 }
 
 # start_node PREFIX [erl args...]: sets NODE (short name), NODE_FULL,
@@ -123,12 +123,14 @@ node_eval() {
 }
 
 # The target's state as far as beamscope is concerned: traced processes,
-# new-process flags, agent, modules, beamscope processes.
+# new-process flags, agent, modules, beamscope processes, functions with a
+# trace pattern.
 TARGET_STATE='
 Flagged = [P || P <- processes(), {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
 Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], M =:= beamscope_agent orelse M =:= beamscope_tracer],
-{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_tracer), length(Ours)}.'
-CLEAN_STATE='{0,[],undefined,false,false,0}'
+Patterned = [1 || {M, _} <- code:all_loaded(), {F, A} <- M:module_info(functions), element(2, erlang:trace_info({M, F, A}, match_spec)) =/= false],
+{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_tracer), length(Ours), length(Patterned)}.'
+CLEAN_STATE='{0,[],undefined,false,false,0,0}'
 
 # target_clean [SECONDS]: wait until the target looks as if beamscope had
 # never been there.

@@ -1,0 +1,28 @@
+/*
+ * callstack: pairs each return or exception with the call it ends, per
+ * process, so a return can say how long the call took.  Bounded: at most
+ * CALLSTACK_DEPTH open calls per process (the oldest are forgotten, e.g.
+ * calls traced without `return`); a process's stack goes when it exits.
+ */
+#ifndef BS_CALLSTACK_H
+#define BS_CALLSTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+#define CALLSTACK_DEPTH 64
+
+struct callstacks {
+	struct callstack_entry *slots;  /* open addressing by pid */
+	size_t cap, used;
+};
+
+void callstacks_init(struct callstacks *cs);
+void callstacks_release(struct callstacks *cs);
+/* Account ev; for a return or an exception, sets ev->elapsed_us when its
+ * call is known. */
+void callstacks_event(struct callstacks *cs, struct event *ev);
+
+#endif
