@@ -57,7 +57,13 @@
              active = #{} :: map(),               % pids counted lately
              focus = [] :: [pid()],
              %% call patterns we set, to remove them at cleanup
-             patterns = [] :: [mfa()]}).
+             patterns = [] :: [mfa()],
+             %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
+             %% {Tripped, Shed} told to Owner
+             limits = {0, 0, 0, 0, false},
+             told = {none, 0}}).
+
+-define(LIMITS_MS, 100).
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
@@ -294,6 +300,9 @@ loop(#st{owner = Owner} = St) ->
             loop(harvest(St));
         '$beamscope_info' when St#st.interval > 0 ->
             loop(sample(St));
+        '$beamscope_limits' ->
+            erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
+            loop(tell_limits(St, false));
         _ ->
             loop(St)
     after max(0, St#st.heard + St#st.dep_ms - now_ms()) ->
@@ -333,6 +342,29 @@ handle(Other, Ref, St) ->
 reply(To, Ref, Reply) ->
     _ = erlang:send(To, {beamscope_reply, Ref, Reply}, [noconnect]),
     ok.
+
+%%% Limits --------------------------------------------------------------------
+
+limit(Key, Spec) ->
+    case maps:get(Key, Spec, 0) of
+        N when is_integer(N), N >= 0 -> N;
+        _ -> 0
+    end.
+
+%% Tell Owner when a limit trips, and how many events were shed (when that
+%% changes, checked every LIMITS_MS, and always at the end).
+tell_limits(#st{session = none} = St, _) ->
+    St;
+tell_limits(#st{session = S, owner = Owner, told = {Why0, Shed0}} = St, Final) ->
+    case catch ?TRACER:limits(S) of
+        {Why, Shed} when Why =/= Why0;
+                         Final andalso (Shed =/= 0 orelse Why =/= none);
+                         Shed =/= Shed0 ->
+            send(Owner, {beamscope_limit, Why, Shed}),
+            St#st{told = {Why, Shed}};
+        _ ->
+            St
+    end.
 
 %%% Count tier ----------------------------------------------------------------
 
@@ -392,6 +424,10 @@ trace(Spec, St) when is_map(Spec) ->
                                 [] -> {Mask0, Flags0};
                                 _ -> {Mask0 bor ?K_CALL, [call | Flags0]}
                             end,
+            {ok, UserMask0} = kinds(maps:get(events, Spec, []), 0),
+            UserMask = case Calls of [] -> UserMask0; _ -> UserMask0 bor ?K_CALL end,
+            Limits = {UserMask, limit(max_events, Spec), limit(duration_ms, Spec),
+                      limit(rate, Spec), maps:get(on_limit, Spec, stop) =:= shed},
             Flags1 = case Follow of
                          true -> [set_on_spawn | Flags];
                          false -> Flags
@@ -399,7 +435,8 @@ trace(Spec, St) when is_map(Spec) ->
             case plan(Pids, Ours) of
                 {ok, Plan} ->
                     {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
-                                          St#st{interval = Interval}),
+                                          St#st{interval = Interval,
+                                                limits = Limits}),
                     set_patterns(Calls, Reply, St1);
                 {error, _} = E ->
                     {E, St}
@@ -677,6 +714,9 @@ commit(Plan, Mask, Flags, Payload, Ours, St) ->
     Pids = [P || {_, P, _} <- St#st.workers],
     S = ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
                             St#st.high_water, St#st.interval > 0),
+    {LKinds, LMax, LMs, LRate, LShed} = St#st.limits,
+    ok = ?TRACER:session_limits(S, LKinds, LMax, LMs, LRate, LShed),
+    erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
     case St#st.interval > 0 of
         true ->
             erlang:send_after(St#st.interval, self(), '$beamscope_counts'),
@@ -728,6 +768,7 @@ cleanup(_Why, StopRef, St) ->
     clear_patterns(St#st.patterns),
     Results = stop_workers(St#st.workers),
     final_counts(St),
+    _ = tell_limits(St#st{told = {none, -1}}, true),
     case StopRef of
         none -> ok;
         Ref -> reply(St#st.owner, Ref, {ok, #{workers => Results}})

@@ -123,8 +123,22 @@ struct cslot {
 	atomic_ulong receives;
 };
 
+/* limits: which one tripped first */
+enum { TRIP_NONE, TRIP_EVENTS, TRIP_RATE, TRIP_DURATION };
+
 struct session {
 	atomic_bool active;
+	/* limits, checked before an event is built; set before any tracing */
+	unsigned limit_kinds;  /* the kinds the user asked for */
+	long max_events;       /* 0: none */
+	atomic_long produced;  /* admitted events */
+	ErlNifSInt64 deadline_ns; /* monotonic; 0: none */
+	ErlNifSInt64 rate_ns;  /* nanoseconds per event at the allowed rate; 0: none */
+	ErlNifSInt64 burst_ns; /* how far ahead of time the bucket may run */
+	atomic_llong tat_ns;   /* the bucket's theoretical arrival time (GCRA) */
+	bool shed;             /* over the rate: drop and count, do not stop */
+	atomic_long shed_count;
+	atomic_int tripped;
 	bool count_tier;       /* sends/receives counted unless in focus */
 	struct cslot *tables;  /* 3 * COUNT_SLOTS, inside this resource */
 	atomic_uint table;     /* the one taking counts */
@@ -681,6 +695,53 @@ static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 	return true;
 }
 
+/* ---------------------------------------------------------------------------
+ * Limits, before anything is built or copied.  A limit that stops
+ * deactivates the session: every tracee drops its flags at its next event.
+ */
+
+static void trip(struct session *s, int why)
+{
+	int none = TRIP_NONE;
+	atomic_compare_exchange_strong(&s->tripped, &none, why);
+	atomic_store_explicit(&s->active, false, memory_order_release);
+}
+
+static bool admit(struct session *s, unsigned kind)
+{
+	ErlNifSInt64 now = 0;
+	if (!(kind & s->limit_kinds))
+		return true;          /* kept for names, not asked for */
+	if (s->deadline_ns || s->rate_ns)
+		now = enif_monotonic_time(ERL_NIF_NSEC);
+	if (s->deadline_ns && now >= s->deadline_ns) {
+		trip(s, TRIP_DURATION);
+		return false;
+	}
+	if (s->rate_ns) {
+		long long tat = atomic_load_explicit(&s->tat_ns, memory_order_relaxed);
+		long long next;
+		do {
+			next = (tat > now ? tat : now) + s->rate_ns;
+			if (next - now > s->burst_ns) {
+				if (s->shed)
+					atomic_fetch_add_explicit(&s->shed_count, 1,
+								  memory_order_relaxed);
+				else
+					trip(s, TRIP_RATE);
+				return false;
+			}
+		} while (!atomic_compare_exchange_weak(&s->tat_ns, &tat, next));
+	}
+	if (s->max_events &&
+	    atomic_fetch_add_explicit(&s->produced, 1, memory_order_relaxed) >=
+	    s->max_events) {
+		trip(s, TRIP_EVENTS);
+		return false;
+	}
+	return true;
+}
+
 /* argv of trace*: Tag, Session, Tracee, TraceTerm, Opts */
 static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
 {
@@ -689,7 +750,7 @@ static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	bool cut = false;
 
 	if (!(s->kinds & send_kind(argv[0])) || counted(env, s, argv[2], true) ||
-	    !reserve(s, argv[2], &w))
+	    !admit(s, K_SEND) || !reserve(s, argv[2], &w))
 		return;
 	if (!enif_get_map_value(env, argv[4], am_extra, &to))
 		to = b;
@@ -706,7 +767,8 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	bool cut = false;
 
 	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
-	    counted(env, s, argv[2], false) || !reserve(s, argv[2], &w))
+	    counted(env, s, argv[2], false) || !admit(s, K_RECEIVE) ||
+	    !reserve(s, argv[2], &w))
 		return;
 	if (s->payload)
 		b = payload(env, argv[3], s->payload, &cut);
@@ -719,7 +781,7 @@ static void do_procs(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[
 	unsigned kind = procs_kind(argv[0]), w;
 	bool cut = false;
 
-	if (!(s->kinds & kind) || !reserve(s, argv[2], &w))
+	if (!(s->kinds & kind) || !admit(s, kind) || !reserve(s, argv[2], &w))
 		return;
 	switch (kind) {
 	case K_SPAWN:
@@ -753,7 +815,7 @@ static void do_call(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 
 	if (!(s->kinds & K_CALL) || (tag != am_call && tag != am_return_from &&
 				    tag != am_exception_from) ||
-	    !reserve(s, argv[2], &w))
+	    !admit(s, K_CALL) || !reserve(s, argv[2], &w))
 		return;
 	if (tag == am_call) {
 		b = spawn_mfa(env, argv[3], s->payload, &cut);
@@ -1002,6 +1064,50 @@ static ERL_NIF_TERM nif_counts_take(ErlNifEnv *env, int argc,
 		enif_make_long(env, atomic_load(&s->overflow)), list);
 }
 
+/* session_limits(S, Kinds, MaxEvents, DurationMs, Rate, Shed): called once,
+ * before the session traces anything; 0 means no limit. */
+static ERL_NIF_TERM nif_session_limits(ErlNifEnv *env, int argc,
+				       const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = get_session(env, argv[0]);
+	unsigned kinds;
+	long max, ms, rate;
+	if (!s || !enif_get_uint(env, argv[1], &kinds) ||
+	    !enif_get_long(env, argv[2], &max) || max < 0 ||
+	    !enif_get_long(env, argv[3], &ms) || ms < 0 ||
+	    !enif_get_long(env, argv[4], &rate) || rate < 0 || rate > 1000000000 ||
+	    (argv[5] != am_true_ && argv[5] != am_false_))
+		return enif_make_badarg(env);
+	s->limit_kinds = kinds;
+	s->max_events = max;
+	s->deadline_ns = ms ? enif_monotonic_time(ERL_NIF_NSEC) +
+		(ErlNifSInt64)ms * 1000000 : 0;
+	if (rate) {
+		/* the monotonic clock may be negative: the bucket starts now */
+		atomic_store(&s->tat_ns, enif_monotonic_time(ERL_NIF_NSEC));
+		s->rate_ns = 1000000000LL / rate;
+		if (s->rate_ns < 1)
+			s->rate_ns = 1;
+		s->burst_ns = s->rate_ns * rate;    /* a second's worth at once */
+	}
+	s->shed = argv[5] == am_true_;
+	return am_ok;
+}
+
+/* limits(S) -> {none | max_events | rate | duration, Shed} */
+static ERL_NIF_TERM nif_limits(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = get_session(env, argv[0]);
+	static const char *const names[] = { "none", "max_events", "rate", "duration" };
+	if (!s)
+		return enif_make_badarg(env);
+	int t = atomic_load(&s->tripped);
+	return enif_make_tuple2(env, enif_make_atom(env, names[t & 3]),
+				enif_make_long(env, atomic_load(&s->shed_count)));
+}
+
 /* focus(S, Pid, Bool): Pid's sends and receives are shipped, not counted. */
 static ERL_NIF_TERM nif_focus(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
@@ -1131,6 +1237,8 @@ static ErlNifFunc funcs[] = {
 	{ "session_new", 5, nif_session_new, 0 },
 	{ "counts_take", 1, nif_counts_take, 0 },
 	{ "focus", 3, nif_focus, 0 },
+	{ "session_limits", 6, nif_session_limits, 0 },
+	{ "limits", 1, nif_limits, 0 },
 	{ "session_stop", 1, nif_session_stop, 0 },
 	{ "credit", 3, nif_credit, 0 },
 	{ "dropped", 2, nif_dropped, 0 },

@@ -8,7 +8,7 @@
 
 -export([load/1]).
 -export([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2]).
--export([session_new/5, counts_take/1, focus/3]).
+-export([session_new/5, counts_take/1, focus/3, session_limits/6, limits/1]).
 %% erl_tracer callbacks
 -export([enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
          enabled_call/3, enabled_garbage_collection/3,
@@ -18,7 +18,7 @@
          trace_ports/5, trace_running_ports/5]).
 
 -nifs([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2,
-       session_new/5, counts_take/1, focus/3,
+       session_new/5, counts_take/1, focus/3, session_limits/6, limits/1,
        enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
        enabled_call/3, enabled_garbage_collection/3,
        enabled_running_procs/3, enabled_ports/3, enabled_running_ports/3,
@@ -47,6 +47,10 @@ session_new(_Workers, _Kinds, _PayloadBytes, _HighWater, _CountTier) ->
 counts_take(_S) ->
     erlang:nif_error(not_loaded).
 focus(_S, _Pid, _On) ->
+    erlang:nif_error(not_loaded).
+session_limits(_S, _Kinds, _MaxEvents, _DurationMs, _Rate, _Shed) ->
+    erlang:nif_error(not_loaded).
+limits(_S) ->
     erlang:nif_error(not_loaded).
 
 enabled(_Tag, _S, _Tracee) ->

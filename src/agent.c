@@ -102,6 +102,10 @@ static void dispatch(struct agent *a)
 		if (a->stream.info)
 			a->stream.info(a->stream.arg, buf, &m);
 		break;
+	case WIRE_LIMIT:
+		if (a->stream.limit)
+			a->stream.limit(a->stream.arg, &m);
+		break;
 	default:
 		a->unknown++;
 		break;
@@ -553,8 +557,16 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 	request_begin(a, &x, &a->req_ref);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, "trace");
-	ei_x_encode_map_header(&x, 3 + (spec->count_tier ? 2 : 0) +
+	ei_x_encode_map_header(&x, 7 + (spec->count_tier ? 2 : 0) +
 			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0));
+	ei_x_encode_atom(&x, "max_events");
+	ei_x_encode_ulong(&x, spec->max_events);
+	ei_x_encode_atom(&x, "duration_ms");
+	ei_x_encode_ulong(&x, spec->duration_ms);
+	ei_x_encode_atom(&x, "rate");
+	ei_x_encode_ulong(&x, spec->rate);
+	ei_x_encode_atom(&x, "on_limit");
+	ei_x_encode_atom(&x, spec->shed ? "shed" : "stop");
 	if (spec->ncalls) {
 		ei_x_encode_atom(&x, "calls");
 		ei_x_encode_list_header(&x, spec->ncalls);

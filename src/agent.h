@@ -31,6 +31,7 @@ struct agent_stream {
 	void (*eos)(void *arg, const struct msg *m);
 	void (*counts)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*info)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
+	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
 	void *arg;
 };
 
@@ -88,6 +89,10 @@ struct trace_spec {
 	const char *const *calls;/* call patterns, compiled on the target */
 	int ncalls;
 	bool follow;             /* children of the chosen processes too */
+	unsigned long max_events;/* limits enforced on the target; 0: none */
+	unsigned long duration_ms;
+	unsigned long rate;      /* events/s */
+	bool shed;               /* over the rate: shed instead of stopping */
 };
 
 int agent_trace(struct agent *a, const struct trace_spec *spec,

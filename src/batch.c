@@ -48,6 +48,8 @@ struct run {
 	bool limit_hit;
 	bool stats_ready;
 	struct callstacks calls; /* pairs returns with their calls */
+	char tripped[32];        /* a limit the target enforced, "" if none */
+	long shed;               /* events shed over --rate */
 	/* --counts: per-process totals, written every interval */
 	struct store store;
 	long count_overflow;
@@ -182,6 +184,15 @@ static void write_counts(struct run *r)
 	flush_out(r);
 }
 
+static void on_limit(void *arg, const struct msg *m)
+{
+	struct run *r = arg;
+	if (strcmp(m->limit, "none"))
+		snprintf(r->tripped, sizeof(r->tripped), "%s", m->limit);
+	if (m->dropped > r->shed)
+		r->shed = m->dropped;
+}
+
 static int open_output(struct run *r)
 {
 	if (!r->cfg->output || !strcmp(r->cfg->output, "-")) {
@@ -237,7 +248,8 @@ int batch_run(const struct config *cfg)
 	r.cfg = cfg;
 	sbuf_init(&r.out);
 	conn_init(&conn);
-	struct agent_stream stream = { on_batch, on_eos, on_counts, NULL, &r };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, NULL,
+				       on_limit, &r };
 	store_init(&r.store, 1);
 	callstacks_init(&r.calls);
 	r.count_overflow = -1;
@@ -261,7 +273,9 @@ int batch_run(const struct config *cfg)
 		.kinds = cfg->kinds, .sel = &cfg->pids,
 		.payload_bytes = cfg->payload_bytes, .count_tier = cfg->counts,
 		.interval_ms = 250, .calls = cfg->calls, .ncalls = cfg->ncalls,
-		.follow = cfg->follow,
+		.follow = cfg->follow, .max_events = cfg->counts ? 0 : cfg->max_events,
+		.duration_ms = (unsigned long)(cfg->duration * 1000),
+		.rate = cfg->rate, .shed = cfg->shed,
 	};
 	rc = agent_trace(&r.agent, &spec, &tr, &err);
 	if (rc != EXIT_OK)
@@ -310,6 +324,10 @@ int batch_run(const struct config *cfg)
 			ended = "write_error";
 		} else if (r.limit_hit) {
 			ended = "max_events";
+		} else if (r.tripped[0]) {
+			/* the target stopped by itself: what it sent is on its way */
+			ended = !strcmp(r.tripped, "max_events") ? "max_events" :
+				!strcmp(r.tripped, "rate") ? "rate" : "duration";
 		} else if (deadline && now >= deadline) {
 			ended = "duration";
 		} else {
@@ -376,6 +394,7 @@ int batch_run(const struct config *cfg)
 		.npatterns = tr.npatterns < cfg->ncalls ? tr.npatterns : cfg->ncalls,
 		.skipped_functions = (const char *const *)tr.skipped_functions,
 		.nskipped_functions = tr.nskipped_functions,
+		.shed = r.shed,
 	};
 	r.st.unknown = r.agent.unknown;
 	json_summary(&r.out, &si, &r.st);

@@ -47,6 +47,12 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 			return m->kind;
 		m->body = idx;
 		m->kind = WIRE_COUNTS;
+	} else if (arity == 3 && !strcmp(tag, "beamscope_limit")) {
+		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
+				      ERLANG_UTF8, NULL, NULL) < 0 ||
+		    ei_decode_long(buf, &idx, &m->dropped) < 0)
+			return m->kind;
+		m->kind = WIRE_LIMIT;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
 		m->body = idx;
 		m->kind = WIRE_INFO;

@@ -9,6 +9,7 @@
  *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
+ *   {beamscope_limit, Tripped, Shed}              a limit, events shed
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.
  */
 #ifndef BS_DECODE_H
@@ -29,6 +30,7 @@ enum wire_kind {
 	WIRE_EOS,
 	WIRE_COUNTS,
 	WIRE_INFO,
+	WIRE_LIMIT,
 };
 
 struct msg {
@@ -37,7 +39,8 @@ struct msg {
 	erlang_ref ref;      /* WIRE_REPLY */
 	long worker;         /* WIRE_BATCH, WIRE_EOS */
 	long seq;            /* batch sequence number, or batch count at eos */
-	long dropped;        /* cumulative drops of that worker; overflow */
+	long dropped;        /* cumulative drops of that worker; overflow; shed */
+	char limit[32];      /* WIRE_LIMIT: none, max_events, rate, duration */
 };
 
 /* Classify the message in buf (starting with the version byte). */

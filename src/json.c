@@ -181,6 +181,7 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 
 	add_int(o, "delivered", (long long)stats_delivered(st));
 	add_int(o, "dropped", (long long)stats_dropped(st));
+	add_int(o, "shed", si->shed);
 	add_int(o, "filtered", (long long)st->filtered);
 	add_int(o, "over_limit", (long long)st->over_limit);
 	cJSON *ws = cJSON_AddArrayToObject(o, "workers");

@@ -42,6 +42,7 @@ struct summary_info {
 	int npatterns;
 	const char *const *skipped_functions;
 	int nskipped_functions;
+	long shed;                /* events shed over --rate */
 };
 
 /* Append the summary line (with newline). */

@@ -172,6 +172,18 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			cfg->pids_arg = optarg;
 			cfg->follow = true;
 			break;
+		case OPT_RATE:
+			if (parse_ulong(name, optarg, 100000000, &v, err) < 0)
+				return -1;
+			cfg->rate = v;
+			break;
+		case OPT_ON_LIMIT:
+			if (!strcmp(optarg, "stop") || !strcmp(optarg, "shed")) {
+				cfg->shed = !strcmp(optarg, "shed");
+				break;
+			}
+			sbuf_addf(err, "--on-limit \"%s\": stop or shed", optarg);
+			return -1;
 		case OPT_COUNTS: cfg->counts = true; break;
 		case OPT_INTERVAL:
 			if (parse_seconds(name, optarg, &cfg->interval, err) < 0)

@@ -22,6 +22,8 @@
 	X(DURATION,    "duration",           'd', "SECONDS", "stop after SECONDS (default: 10; 0: no limit)") \
 	X(MAX_EVENTS,  "max-events",         'n', "N",       "stop after N events (default: 100000; 0: no limit)") \
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       "cut messages to N bytes on the target (default: 256; 0: none)") \
+	X(RATE,        "rate",               'r', "N",       "at most N events per second, enforced on the target (default: none)") \
+	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", "over --rate: stop tracing (default) or drop and count") \
 	X(COUNTS,      "counts",             0,   NULL,      "batch: per-process counts instead of events (count tier)") \
 	X(INTERVAL,    "interval",           0,   "SECONDS", "batch --counts: write counts every SECONDS (default: 1)") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    "read the cookie from FILE (default: ~/.erlang.cookie)") \
@@ -68,6 +70,8 @@ struct config {
 	unsigned long max_events; /* 0: none */
 	unsigned long ring;       /* 0: the view's default */
 	unsigned payload_bytes;
+	unsigned long rate;       /* events/s; 0: none */
+	bool shed;                /* --on-limit shed */
 	const char *cookie_file, *cookie;
 	int workers;
 	unsigned high_water;

@@ -76,6 +76,8 @@ struct app {
 	long long trace_start_ms;
 	unsigned long trace_events;  /* stored in this trace session */
 	long count_overflow;    /* count-tier events that found no slot */
+	char limit_tripped[32]; /* a limit the target enforced, "" if none */
+	long shed;              /* events shed over --rate */
 	char stopped_why[128];  /* why tracing stopped, "" while tracing */
 
 	struct store store;

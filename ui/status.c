@@ -38,6 +38,11 @@ void status_draw(struct app *a, int y)
 	else
 		snprintf(el, sizeof(el), "no event limit");
 	snprintf(lim, sizeof(lim), "%s, %s, %uB", tl, el, a->payload);
+	if (a->cfg->rate) {
+		size_t n = strlen(lim);
+		snprintf(lim + n, sizeof(lim) - n, ", %lu/s (%ld shed)",
+			 a->cfg->rate, a->shed);
+	}
 
 	const char *state = a->lost ? "LOST" : a->stopped_why[0] ? "stopped" :
 		a->paused ? "paused" : "tracing";

@@ -205,6 +205,15 @@ static void on_info(void *arg, const char *buf, const struct msg *m)
 	decode_info(&a->dec, buf, &idx, info_one, a);
 }
 
+static void on_limit(void *arg, const struct msg *m)
+{
+	struct app *a = arg;
+	a->shed = m->dropped;
+	if (strcmp(m->limit, "none") && !a->limit_tripped[0])
+		snprintf(a->limit_tripped, sizeof(a->limit_tripped), "%s", m->limit);
+	a->dirty = true;
+}
+
 /* ---- tracing control ---- */
 
 int app_stop_tracing(struct app *a, const char *why)
@@ -251,6 +260,11 @@ static int start_trace(struct app *a, const struct pidsel *sel, struct sbuf *err
 	struct trace_spec spec = {
 		.kinds = a->kinds, .sel = sel, .payload_bytes = a->payload,
 		.count_tier = true, .interval_ms = 250,
+		.max_events = a->max_events,
+		.duration_ms = (unsigned long)(a->duration * 1000),
+		.rate = a->cfg->rate, .shed = a->cfg->shed,
+		.calls = a->cfg->calls, .ncalls = a->cfg->ncalls,
+		.follow = a->cfg->follow,
 	};
 	int rc = agent_trace(&a->agent, &spec, &tr, err);
 	if (rc != EXIT_OK) {
@@ -259,6 +273,8 @@ static int start_trace(struct app *a, const struct pidsel *sel, struct sbuf *err
 	}
 	a->attached = true;
 	a->stopped_why[0] = '\0';
+	a->limit_tripped[0] = '\0';
+	a->shed = 0;
 	a->trace_start_ms = now_ms();
 	a->trace_events = 0;
 	if (app_view(a) == VIEW_PROC || a->depth > 1)
@@ -282,7 +298,8 @@ int app_retrace(struct app *a)
 		goto fail;
 	release_session(a);
 	agent_release(&a->agent);
-	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info, a };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
+				       on_limit, a };
 	if (a->lost || a->conn.fd < 0) {
 		conn_release(&a->conn);
 		conn_init(&a->conn);
@@ -412,7 +429,10 @@ static void check_limits(struct app *a, long long now)
 	char why[96];
 	if (!a->attached)
 		return;
-	if (a->duration > 0 && now - a->trace_start_ms >= (long long)(a->duration * 1000)) {
+	if (a->limit_tripped[0]) {
+		snprintf(why, sizeof(why), "%s limit reached on the target",
+			 a->limit_tripped);
+	} else if (a->duration > 0 && now - a->trace_start_ms >= (long long)(a->duration * 1000)) {
 		snprintf(why, sizeof(why), "duration limit (%gs) reached", a->duration);
 	} else if (a->max_events && a->trace_events >= a->max_events) {
 		snprintf(why, sizeof(why), "event limit (%lu) reached", a->max_events);
@@ -528,7 +548,8 @@ int ui_run(const struct config *cfg)
 	a->start_ms = now_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
 	conn_init(&a->conn);
-	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info, a };
+	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
+				       on_limit, a };
 	agent_init(&a->agent, &a->conn, &stream);
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
