@@ -730,6 +730,40 @@ int agent_stop_send(struct agent *a)
 	return r;
 }
 
+/* rpc erlang:BIF(beamscope_agent); true if it answered true. */
+static int agent_module_rpc(struct agent *a, const char *bif, bool *yes)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, "beamscope_agent");
+	ei_x_encode_empty_list(&args);
+	int r = rpc(a, "erlang", bif, &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return -1;
+	int idx = 1;
+	char atom[MAXATOMLEN];
+	*yes = ei_decode_atom(a->rpc_reply.buff, &idx, atom) == 0 &&
+		!strcmp(atom, "true");
+	return 0;
+}
+
+int agent_wait_gone(struct agent *a, int ms)
+{
+	long long deadline = now_ms() + ms;
+	while (now_ms() < deadline) {
+		bool loaded = true, old = true;
+		if (agent_module_rpc(a, "module_loaded", &loaded) < 0 ||
+		    agent_module_rpc(a, "check_old_code", &old) < 0)
+			return -1;
+		if (!loaded && !old)
+			return 0;
+		agent_pump(a, 20);
+	}
+	return -1;
+}
+
 bool agent_reply_arrived(const struct agent *a)
 {
 	return a->req_got;

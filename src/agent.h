@@ -105,6 +105,9 @@ int agent_ping(struct agent *a);
 int agent_focus(struct agent *a, const char *pid_text, bool on);
 /* Ask the agent to stop; the reply and the workers' eos arrive by pumping. */
 int agent_stop_send(struct agent *a);
+/* After a stop: wait until the agent's code is gone from the target, so
+ * that a new session can start.  0, or -1 on timeout or a lost link. */
+int agent_wait_gone(struct agent *a, int ms);
 /* Has the reply to the last request arrived? */
 bool agent_reply_arrived(const struct agent *a);
 

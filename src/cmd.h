@@ -17,6 +17,8 @@
 	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]") \
 	X(ON,       "on",       "",                     "resume tracing on the target") \
 	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured") \
+	X(CALL,     "call",     "PATTERN",              "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return") \
+	X(UNCALL,   "uncall",   "PATTERN",              "stop tracing the calls of a pattern given to call") \
 	X(FOCUS,    "focus",    "PID|NAME",             "open a process's live log (puts it in focus)") \
 	X(UNFOCUS,  "unfocus",  "",                     "leave the process log") \
 	X(PAUSE,    "pause",    "",                     "freeze the display; tracing goes on") \
@@ -27,6 +29,7 @@
 	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)") \
 	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON") \
 	X(TREE,     "tree",     "",                     "show the spawn tree") \
+	X(CALLS,    "calls",    "",                     "show the traced functions") \
 	X(PROCS,    "procs",    "",                     "show the process table") \
 	X(HELP,     "help",     "",                     "show keys and commands") \
 	X(RECONNECT, "reconnect", "",                   "attach again (after the target was lost)") \
@@ -47,7 +50,7 @@ struct cmd_info {
 
 extern const struct cmd_info cmd_table[CMD__COUNT];
 
-#define CMD_MAX_ARGS 8
+#define CMD_MAX_ARGS 40
 
 struct cmd_line {
 	enum cmd_id id;

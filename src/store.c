@@ -29,6 +29,17 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
+static void free_funcs(struct store *st)
+{
+	for (size_t i = 0; i < st->nfuncs; i++) {
+		free(st->funcs[i]->mfa);
+		free(st->funcs[i]);
+	}
+	free(st->funcs);
+	st->funcs = NULL;
+	st->nfuncs = 0;
+}
+
 static void free_procs(struct store *st)
 {
 	for (size_t i = 0; i < st->nprocs; i++)
@@ -54,6 +65,7 @@ void store_release(struct store *st)
 	free_events(st);
 	free(st->ring);
 	free_procs(st);
+	free_funcs(st);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -61,6 +73,7 @@ void store_clear(struct store *st)
 {
 	free_events(st);
 	free_procs(st);
+	free_funcs(st);
 	st->evicted = 0;
 	st->next_seq = 1;
 	st->nexited = 0;
@@ -160,12 +173,65 @@ static bool pid_of_text(const char *s, struct bs_pid *out)
 	return true;
 }
 
+static struct fstat *func_get(struct store *st, const char *mfa)
+{
+	for (size_t i = 0; i < st->nfuncs; i++)
+		if (!strcmp(st->funcs[i]->mfa, mfa))
+			return st->funcs[i];
+	st->funcs = xrealloc(st->funcs, (st->nfuncs + 1) * sizeof(*st->funcs));
+	struct fstat *f = xcalloc(1, sizeof(*f));
+	f->mfa = xstrdup(mfa);
+	st->funcs[st->nfuncs++] = f;
+	return f;
+}
+
+static void func_event(struct store *st, const struct event *ev)
+{
+	if (!ev->mfa)
+		return;
+	struct fstat *f = func_get(st, ev->mfa);
+	if (ev->type == EV_CALL) {
+		f->calls++;
+		f->last_pid = ev->pid;
+		snprintf(f->last_pid_text, sizeof(f->last_pid_text), "%s", ev->pid_text);
+		return;
+	}
+	if (ev->type == EV_RETURN)
+		f->returns++;
+	else
+		f->exceptions++;
+	if (ev->elapsed_us >= 0) {
+		f->lat[f->latpos] = ev->elapsed_us > UINT32_MAX ? UINT32_MAX :
+			(uint32_t)ev->elapsed_us;
+		f->latpos = (f->latpos + 1) % STORE_LATENCIES;
+		if (f->nlat < STORE_LATENCIES)
+			f->nlat++;
+	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+long store_latency(const struct fstat *f, int p)
+{
+	uint32_t tmp[STORE_LATENCIES];
+	if (!f->nlat)
+		return -1;
+	memcpy(tmp, f->lat, f->nlat * sizeof(tmp[0]));
+	qsort(tmp, f->nlat, sizeof(tmp[0]), cmp_u32);
+	size_t i = (size_t)((p * (long)(f->nlat - 1) + 50) / 100);
+	return (long)tmp[i];
+}
+
 uint64_t store_add_event(struct store *st, const struct event *ev)
 {
-	const char *fields[6] = { ev->pid_text, ev->name, ev->peer,
-				  ev->peer_name, ev->mfa, ev->payload };
-	size_t lens[6], total = 0;
-	for (int i = 0; i < 6; i++) {
+	const char *fields[7] = { ev->pid_text, ev->name, ev->peer,
+				  ev->peer_name, ev->mfa, ev->payload, ev->extra };
+	size_t lens[7], total = 0;
+	for (int i = 0; i < 7; i++) {
 		lens[i] = fields[i] ? strlen(fields[i]) + 1 : 0;
 		total += lens[i];
 	}
@@ -183,9 +249,10 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	e->pid = ev->pid;
 	e->truncated = ev->truncated;
 	char *blk = xmalloc(total ? total : 1), *at = blk;
-	char **dst[6] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
-			  &e->mfa, &e->payload };
-	for (int i = 0; i < 6; i++) {
+	e->elapsed_us = ev->elapsed_us;
+	char **dst[7] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
+			  &e->mfa, &e->payload, &e->extra };
+	for (int i = 0; i < 7; i++) {
 		if (!fields[i])
 			continue;
 		memcpy(at, fields[i], lens[i]);
@@ -239,6 +306,11 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	case EV_UNREGISTER:
 		set_str(&p->name, NULL);
+		break;
+	case EV_CALL:
+	case EV_RETURN:
+	case EV_EXCEPTION:
+		func_event(st, ev);
 		break;
 	default:
 		break;
@@ -294,6 +366,11 @@ void store_tick(struct store *st)
 {
 	if (st->nexited > st->max_exited)
 		prune(st);
+	for (size_t i = 0; i < st->nfuncs; i++) {
+		struct fstat *f = st->funcs[i];
+		f->rcalls = f->calls - f->tick_calls;
+		f->tick_calls = f->calls;
+	}
 	for (size_t i = 0; i < st->nprocs; i++) {
 		struct proc *p = st->procs[i];
 		p->rsends = p->sends - p->tick_sends;

@@ -28,7 +28,21 @@ struct sevent {
 	int64_t ts;
 	struct bs_pid pid;
 	bool truncated;
-	char *pid_text, *name, *peer, *peer_name, *mfa, *payload; /* one block */
+	int64_t elapsed_us;   /* return/exception: since the call; -1 */
+	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra; /* one block */
+};
+
+#define STORE_LATENCIES 1024
+
+/* one traced function: what the calls view shows */
+struct fstat {
+	char *mfa;
+	unsigned long calls, rcalls, tick_calls;   /* totals, last second */
+	unsigned long returns, exceptions;
+	struct bs_pid last_pid;       /* the process that called it last */
+	char last_pid_text[48];
+	uint32_t lat[STORE_LATENCIES]; /* recent call-to-return times, us */
+	size_t nlat, latpos;
 };
 
 struct proc {
@@ -63,6 +77,8 @@ struct store {
 	size_t max_exited;    /* exited processes kept; the oldest go first */
 	size_t nexited;
 	uint64_t pruned;      /* exited processes forgotten */
+	struct fstat **funcs; /* traced functions seen; owned */
+	size_t nfuncs;
 };
 
 void store_init(struct store *st, size_t ring_cap);
@@ -84,6 +100,8 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 void store_tick(struct store *st);
 
 struct proc *store_proc(const struct store *st, struct bs_pid pid);
+/* Percentile p (0..100) of a function's recent latencies; -1 if none. */
+long store_latency(const struct fstat *f, int p);
 /* The event with this seq, or NULL when it has left the ring. */
 const struct sevent *store_event(const struct store *st, uint64_t seq);
 uint64_t store_oldest_seq(const struct store *st);

@@ -37,6 +37,7 @@ trap 'exit 130' INT TERM
 say() { printf '# %s\n' "$*"; }
 
 test_expect_success() {
+	[ -n "${TEST_TRACE:-}" ] && set -x
 	test_count=$((test_count + 1))
 	if ( eval "$2" ) >"$TRASH/out.$test_count" 2>&1; then
 		printf 'ok %d - %s\n' "$test_count" "$1"

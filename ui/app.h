@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "agent.h"
+#include "callstack.h"
 #include "conn.h"
 #include "decode.h"
 #include "opts.h"
@@ -19,7 +20,7 @@
 #include "stats.h"
 #include "store.h"
 
-enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP };
+enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS };
 
 enum {
 	ACT_NONE = 0,
@@ -104,6 +105,12 @@ struct app {
 	long back;              /* lines scrolled back from the newest; 0 follows */
 
 	int tree_top, help_top;
+	int calls_sel, calls_top;
+
+	/* call patterns (--call, :call, :uncall) and call pairing */
+	char *calls[32];
+	int ncalls;
+	struct callstacks callstacks;
 
 	/* status */
 	long long start_ms;
@@ -133,6 +140,9 @@ int proc_key(struct app *a, int ch);
 
 void tree_draw(struct app *a, int y, int h);
 int tree_key(struct app *a, int ch);
+
+void calls_draw(struct app *a, int y, int h);
+int calls_key(struct app *a, int ch);
 
 void help_draw(struct app *a, int y, int h);
 int help_key(struct app *a, int ch);

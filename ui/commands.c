@@ -11,6 +11,7 @@
 #include "event.h"
 #include "export.h"
 #include "pidsel.h"
+#include "xalloc.h"
 
 typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);
 
@@ -261,7 +262,75 @@ static int c_quit(struct app *a, const struct cmd_line *cl)
 	return ACT_QUIT;
 }
 
+/* The rest of the line, as typed: a pattern may hold spaces. */
+static int pattern_arg(struct app *a, const struct cmd_line *cl, char *out,
+		       size_t n)
+{
+	out[0] = '\0';
+	for (int i = 0; i < cl->argc; i++) {
+		size_t len = strlen(out);
+		snprintf(out + len, n - len, "%s%s", i ? " " : "", cl->argv[i]);
+	}
+	if (!out[0]) {
+		app_msg(a, true, "usage: %s PATTERN, e.g. %s mod:fun/2",
+			cmd_table[cl->id].name, cmd_table[cl->id].name);
+		return -1;
+	}
+	return 0;
+}
+
+static int c_call(struct app *a, const struct cmd_line *cl)
+{
+	char pat[1024];
+	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
+		return ACT_REDRAW;
+	if (a->ncalls == 32) {
+		app_msg(a, true, "at most 32 call patterns; :uncall one first");
+		return ACT_REDRAW;
+	}
+	a->calls[a->ncalls++] = xstrdup(pat);
+	app_stop_tracing(a, "reconfiguring");
+	app_retrace(a);
+	if (!a->attached) {
+		/* the pattern was refused: say why, trace without it */
+		char why[300];
+		snprintf(why, sizeof(why), "%s", a->message);
+		free(a->calls[--a->ncalls]);
+		app_retrace(a);
+		app_msg(a, true, "%s", why);
+	}
+	return ACT_REDRAW;
+}
+
+static int c_uncall(struct app *a, const struct cmd_line *cl)
+{
+	char pat[1024];
+	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
+		return ACT_REDRAW;
+	for (int i = 0; i < a->ncalls; i++)
+		if (!strcmp(a->calls[i], pat)) {
+			free(a->calls[i]);
+			memmove(a->calls + i, a->calls + i + 1,
+				sizeof(a->calls[0]) * (size_t)(a->ncalls - i - 1));
+			a->ncalls--;
+			app_stop_tracing(a, "reconfiguring");
+			return app_retrace(a);
+		}
+	app_msg(a, true, "no call pattern \"%s\"; :call gave these: %s%s", pat,
+		a->ncalls ? a->calls[0] : "none", a->ncalls > 1 ? ", ..." : "");
+	return ACT_REDRAW;
+}
+
+static int c_calls(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) != VIEW_CALLS)
+		app_push(a, VIEW_CALLS);
+	return ACT_REDRAW;
+}
+
 static const cmd_fn handlers[CMD__COUNT] = {
+	[CMD_CALL] = c_call, [CMD_UNCALL] = c_uncall, [CMD_CALLS] = c_calls,
 	[CMD_EVENTS] = c_events, [CMD_PIDS] = c_pids, [CMD_ON] = c_on,
 	[CMD_OFF] = c_off, [CMD_FOCUS] = c_focus, [CMD_UNFOCUS] = c_unfocus,
 	[CMD_PAUSE] = c_pause, [CMD_RESUME] = c_resume, [CMD_CLEAR] = c_clear,

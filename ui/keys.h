@@ -14,6 +14,7 @@
 	X(":",           "command line (Tab completes)") \
 	X("Enter",       "open the selected process's log") \
 	X("t, F5",       "spawn tree") \
+	X("c, F7",       "calls: one row per traced function; Enter jumps to its last caller") \
 	X("p",           "pause or resume the display") \
 	X("up, down, j, k", "move") \
 	X("PgUp, PgDn, Home, End", "move by page, to the ends") \

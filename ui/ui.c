@@ -145,7 +145,9 @@ static void on_event(void *arg, const struct event *ev)
 		a->stats.over_limit++;
 		return;
 	}
-	store_add_event(&a->store, ev);
+	struct event e = *ev;
+	callstacks_event(&a->callstacks, &e);
+	store_add_event(&a->store, &e);
 	a->stats.counts[ev->type]++;
 	a->trace_events++;
 	if (!a->paused)
@@ -237,6 +239,9 @@ int app_stop_tracing(struct app *a, const char *why)
 		if (pr == PUMP_SIGNAL)
 			break;
 	}
+	/* a new session may follow at once: let the old one finish leaving */
+	if (!a->lost && agent_reply_arrived(&a->agent))
+		agent_wait_gone(&a->agent, STOP_TMO_MS);
 	return ACT_REDRAW;
 }
 
@@ -263,7 +268,7 @@ static int start_trace(struct app *a, const struct pidsel *sel, struct sbuf *err
 		.max_events = a->max_events,
 		.duration_ms = (unsigned long)(a->duration * 1000),
 		.rate = a->cfg->rate, .shed = a->cfg->shed,
-		.calls = a->cfg->calls, .ncalls = a->cfg->ncalls,
+		.calls = (const char *const *)a->calls, .ncalls = a->ncalls,
 		.follow = a->cfg->follow,
 	};
 	int rc = agent_trace(&a->agent, &spec, &tr, err);
@@ -324,8 +329,13 @@ int app_retrace(struct app *a)
 	a->lost = false;
 	rc = start_trace(a, &sel, &err);
 	pidsel_release(&sel);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		/* the agent is up but refused the trace: send it away, so
+		 * that the next attempt finds the node free */
+		a->attached = true;
+		app_stop_tracing(a, "refused");
 		goto fail;
+	}
 	sbuf_release(&err);
 	return ACT_REDRAW;
 fail:
@@ -350,12 +360,13 @@ static void draw(struct app *a)
 	case VIEW_PROC: proc_draw(a, 0, h); break;
 	case VIEW_TREE: tree_draw(a, 0, h); break;
 	case VIEW_HELP: help_draw(a, 0, h); break;
+	case VIEW_CALLS: calls_draw(a, 0, h); break;
 	}
 	status_draw(a, LINES - 2);
 	if (a->prompt_active) {
 		prompt_draw(a, LINES - 1);
 	} else {
-		const char *hint = "q quit  ? help  / filter  : command  Enter open  t tree  p pause";
+		const char *hint = "q quit  ? help  / filter  : command  Enter open  t tree  c calls  p pause";
 		draw_text(LINES - 1, 0, COLS, a->message[0] ? a->message : hint,
 			  a->message_is_error ? draw_attr(a, ROLE_ERROR) :
 			  draw_attr(a, ROLE_DIM));
@@ -400,6 +411,11 @@ static int on_key(struct app *a, int ch)
 			return app_pop(a);
 		app_push(a, VIEW_TREE);
 		return ACT_REDRAW;
+	case 'c': case KEY_F(7):
+		if (app_view(a) == VIEW_CALLS)
+			return app_pop(a);
+		app_push(a, VIEW_CALLS);
+		return ACT_REDRAW;
 	case 'p':
 		a->paused = !a->paused;
 		app_msg(a, false, a->paused ? "display paused (tracing goes on); p resumes" :
@@ -418,6 +434,7 @@ static int on_key(struct app *a, int ch)
 	case VIEW_PROC: return proc_key(a, ch);
 	case VIEW_TREE: return tree_key(a, ch);
 	case VIEW_HELP: return help_key(a, ch);
+	case VIEW_CALLS: return calls_key(a, ch);
 	}
 	return ACT_NONE;
 }
@@ -547,6 +564,9 @@ int ui_run(const struct config *cfg)
 	a->depth = 1;
 	a->start_ms = now_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
+	callstacks_init(&a->callstacks);
+	for (int i = 0; i < cfg->ncalls; i++)
+		a->calls[a->ncalls++] = xstrdup(cfg->calls[i]);
 	conn_init(&a->conn);
 	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
 				       on_limit, a };
@@ -611,6 +631,9 @@ out:
 	conn_release(&a->conn);
 	agent_release(&a->agent);
 	store_release(&a->store);
+	callstacks_release(&a->callstacks);
+	for (int i = 0; i < a->ncalls; i++)
+		free(a->calls[i]);
 	free(a->rows);
 	sbuf_release(&err);
 	free(a);

@@ -43,6 +43,20 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 	case EV_REGISTER:
 		snprintf(out, n, "registered as %s", e->name ? e->name : "");
 		break;
+	case EV_CALL:
+		snprintf(out, n, "call     %s %s%s%s%s", e->mfa ? e->mfa : "", pl, cut,
+			 e->extra ? "  from " : "", e->extra ? e->extra : "");
+		break;
+	case EV_RETURN:
+	case EV_EXCEPTION: {
+		char took[32] = "";
+		if (e->elapsed_us >= 0)
+			snprintf(took, sizeof(took), "  (%lld us)", (long long)e->elapsed_us);
+		snprintf(out, n, "%s %s -> %s%s%s%s%s", e->type == EV_RETURN ?
+			 "returned" : "raised  ", e->mfa ? e->mfa : "",
+			 e->extra ? e->extra : "", e->extra ? ":" : "", pl, cut, took);
+		break;
+	}
 	case EV_UNREGISTER:
 		snprintf(out, n, "unregistered %s", e->name ? e->name : "");
 		break;
@@ -58,6 +72,7 @@ static int role_of(const struct sevent *e)
 	switch (e->type) {
 	case EV_SEND: case EV_SEND_DEAD: return ROLE_SEND;
 	case EV_RECEIVE: return ROLE_RECEIVE;
+	case EV_CALL: case EV_RETURN: case EV_EXCEPTION: return ROLE_DIM;
 	default: return ROLE_PROC;
 	}
 }

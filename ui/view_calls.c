@@ -1,0 +1,100 @@
+/*
+ * view_calls: one row per traced function: calls in all and in the last
+ * second, returns and exceptions, and call-to-return latency percentiles
+ * over its most recent calls.  Enter jumps to the process that made the
+ * selected function's latest call.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+static int cmp_funcs(const void *pa, const void *pb)
+{
+	const struct fstat *x = *(struct fstat *const *)pa;
+	const struct fstat *y = *(struct fstat *const *)pb;
+	if (x->rcalls != y->rcalls)
+		return x->rcalls < y->rcalls ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return strcmp(x->mfa, y->mfa);
+}
+
+static void lat(char *out, size_t n, long us)
+{
+	if (us < 0)
+		snprintf(out, n, "-");
+	else if (us < 10000)
+		snprintf(out, n, "%ldus", us);
+	else if (us < 10000000)
+		snprintf(out, n, "%ldms", us / 1000);
+	else
+		snprintf(out, n, "%lds", us / 1000000);
+}
+
+void calls_draw(struct app *a, int y, int h)
+{
+	struct store *st = &a->store;
+	char line[512];
+	snprintf(line, sizeof(line), "%-*s %8s %7s %8s %6s %8s %8s %8s  %s",
+		 COLS > 110 ? 40 : 28, "FUNCTION", "CALLS", "/s", "RETURNS",
+		 "EXC", "p50", "p90", "p99", "LAST CALLER");
+	draw_text(y, 0, COLS, line, draw_attr(a, ROLE_HEADER));
+	y++;
+	h--;
+	qsort(st->funcs, st->nfuncs, sizeof(*st->funcs), cmp_funcs);
+	if (a->calls_sel >= (int)st->nfuncs)
+		a->calls_sel = st->nfuncs ? (int)st->nfuncs - 1 : 0;
+	if (a->calls_sel < a->calls_top)
+		a->calls_top = a->calls_sel;
+	if (a->calls_sel >= a->calls_top + h)
+		a->calls_top = a->calls_sel - h + 1;
+	for (int r = 0; r < h; r++) {
+		move(y + r, 0);
+		clrtoeol();
+		size_t i = (size_t)(a->calls_top + r);
+		if (i >= st->nfuncs) {
+			if (i == 0)
+				draw_text(y, 0, COLS, "  no calls traced: :call mod:fun/arity "
+					  "(or --call) adds a pattern", draw_attr(a, ROLE_DIM));
+			continue;
+		}
+		const struct fstat *f = st->funcs[i];
+		char p50[16], p90[16], p99[16];
+		lat(p50, sizeof(p50), store_latency(f, 50));
+		lat(p90, sizeof(p90), store_latency(f, 90));
+		lat(p99, sizeof(p99), store_latency(f, 99));
+		snprintf(line, sizeof(line), "%-*.*s %8lu %7lu %8lu %6lu %8s %8s %8s  %s",
+			 COLS > 110 ? 40 : 28, COLS > 110 ? 40 : 28, f->mfa, f->calls,
+			 f->rcalls, f->returns, f->exceptions, p50, p90, p99,
+			 f->last_pid_text);
+		draw_text(y + r, 0, COLS, line, (int)i == a->calls_sel ?
+			  draw_attr(a, ROLE_SELECTED) : (int)A_NORMAL);
+	}
+}
+
+int calls_key(struct app *a, int ch)
+{
+	struct store *st = &a->store;
+	int page = LINES - 4 > 1 ? LINES - 4 : 1;
+	switch (ch) {
+	case KEY_UP: case 'k': if (a->calls_sel > 0) a->calls_sel--; break;
+	case KEY_DOWN: case 'j': a->calls_sel++; break;
+	case KEY_PPAGE: a->calls_sel = a->calls_sel > page ? a->calls_sel - page : 0; break;
+	case KEY_NPAGE: a->calls_sel += page; break;
+	case KEY_HOME: case 'g': a->calls_sel = 0; break;
+	case '\n': case '\r': case KEY_ENTER:
+		/* from a call to its process */
+		if (a->calls_sel < (int)st->nfuncs) {
+			const struct fstat *f = st->funcs[a->calls_sel];
+			if (f->last_pid_text[0])
+				return app_focus(a, f->last_pid, f->last_pid_text);
+		}
+		return ACT_NONE;
+	default:
+		return ACT_NONE;
+	}
+	return ACT_REDRAW;
+}
