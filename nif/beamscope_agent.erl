@@ -39,7 +39,7 @@
 
 %% event kinds as in the NIF; register is always on (PROTOCOL.md)
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
-                {link, 16}, {register, 32}]).
+                {link, 16}, {register, 32}, {gc, 128}, {running, 256}]).
 -define(K_REGISTER, 32).
 -define(K_CALL, 64).
 
@@ -642,7 +642,9 @@ parse_spec(Spec) ->
                         Payload =< ?MAX_PAYLOAD ->
             %% procs always: register/unregister keep the C node's names
             Flags = [send || Mask band 1 =/= 0]
-                ++ ['receive' || Mask band 2 =/= 0] ++ [procs],
+                ++ ['receive' || Mask band 2 =/= 0]
+                ++ [garbage_collection || Mask band 128 =/= 0]
+                ++ [running || Mask band 256 =/= 0] ++ [procs],
             {ok, Mask bor ?K_REGISTER, Flags, Pids, Payload};
         {ok, _} ->
             {error, {bad_payload_bytes, Payload}};

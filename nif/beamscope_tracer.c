@@ -46,7 +46,9 @@ enum {
 	K_LINK = 16,
 	K_REGISTER = 32,
 	K_CALL = 64,
-	K_ALL = 127
+	K_GC = 128,
+	K_RUNNING = 256,
+	K_ALL = 511
 };
 
 /* estimated size, in bytes of rendered text, of terms we do not walk */
@@ -88,6 +90,17 @@ enum {
 	X(return_from, "return_from") \
 	X(exception_from, "exception_from") \
 	X(match_spec_result, "match_spec_result") \
+	X(gc_minor_start, "gc_minor_start") \
+	X(gc_minor_end, "gc_minor_end") \
+	X(gc_major_start, "gc_major_start") \
+	X(gc_major_end, "gc_major_end") \
+	X(heap_size, "heap_size") \
+	X(old_heap_size, "old_heap_size") \
+	X(in, "in") \
+	X(out, "out") \
+	X(in_exiting, "in_exiting") \
+	X(out_exiting, "out_exiting") \
+	X(out_exited, "out_exited") \
 	X(fun, "#Fun")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
@@ -835,6 +848,90 @@ static void do_call(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	ship(env, s, w, tag, argv[2], a, b, cut);
 }
 
+static ERL_NIF_TERM gate(struct session *s, unsigned kind);
+
+static bool gc_tag(ERL_NIF_TERM t)
+{
+	return t == am_gc_minor_start || t == am_gc_minor_end ||
+		t == am_gc_major_start || t == am_gc_major_end;
+}
+
+static bool running_tag(ERL_NIF_TERM t)
+{
+	return t == am_in || t == am_out || t == am_in_exiting ||
+		t == am_out_exiting || t == am_out_exited;
+}
+
+/* gc_*: A = {HeapSize, OldHeapSize} in words, from the info list */
+static void do_gc(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM h, t, nil = enif_make_list(env, 0);
+	ERL_NIF_TERM heap = enif_make_int(env, -1), old = heap;
+	unsigned w;
+	int n = 0;
+
+	if (!(s->kinds & K_GC) || !gc_tag(argv[0]) || !admit(s, K_GC) ||
+	    !reserve(s, argv[2], &w))
+		return;
+	/* a short list of {Key, Int}; bounded all the same */
+	for (t = argv[3]; n < 32 && enif_get_list_cell(env, t, &h, &t); n++) {
+		const ERL_NIF_TERM *kv;
+		int ar;
+		if (!enif_get_tuple(env, h, &ar, &kv) || ar != 2)
+			continue;
+		if (kv[0] == am_heap_size)
+			heap = kv[1];
+		else if (kv[0] == am_old_heap_size)
+			old = kv[1];
+	}
+	ship(env, s, w, argv[0], argv[2], enif_make_tuple2(env, heap, old), nil,
+	     false);
+}
+
+/* in/out: A = the current function {M, F, Arity}, or 0 */
+static void do_running(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	unsigned w;
+	if (!(s->kinds & K_RUNNING) || !running_tag(argv[0]) ||
+	    !admit(s, K_RUNNING) || !reserve(s, argv[2], &w))
+		return;
+	ship(env, s, w, argv[0], argv[2], argv[3], enif_make_list(env, 0), false);
+}
+
+static ERL_NIF_TERM nif_enabled_gc(ErlNifEnv *env, int argc,
+				   const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), K_GC);
+}
+
+static ERL_NIF_TERM nif_enabled_running(ErlNifEnv *env, int argc,
+					const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	return gate(live_session(env, argv[1]), K_RUNNING);
+}
+
+static ERL_NIF_TERM nif_trace_gc(ErlNifEnv *env, int argc,
+				 const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_gc(env, s, argv);
+	return am_ok;
+}
+
+static ERL_NIF_TERM nif_trace_running(ErlNifEnv *env, int argc,
+				      const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s = live_session(env, argv[1]);
+	if (s)
+		do_running(env, s, argv);
+	return am_ok;
+}
+
 /* ---------------------------------------------------------------------------
  * erl_tracer callbacks.  argv[1] is always the tracer state: our session.
  */
@@ -915,6 +1012,10 @@ static ERL_NIF_TERM nif_trace(ErlNifEnv *env, int argc,
 		do_receive(env, s, argv);
 	else if (procs_kind(argv[0]))
 		do_procs(env, s, argv);
+	else if (gc_tag(argv[0]))
+		do_gc(env, s, argv);
+	else if (running_tag(argv[0]))
+		do_running(env, s, argv);
 	else
 		do_call(env, s, argv);
 	return am_ok;
@@ -1248,8 +1349,8 @@ static ErlNifFunc funcs[] = {
 	{ "enabled_receive", 3, nif_enabled_receive, 0 },
 	{ "enabled_procs", 3, nif_enabled_procs, 0 },
 	{ "enabled_call", 3, nif_enabled_call, 0 },
-	{ "enabled_garbage_collection", 3, nif_enabled_other, 0 },
-	{ "enabled_running_procs", 3, nif_enabled_other, 0 },
+	{ "enabled_garbage_collection", 3, nif_enabled_gc, 0 },
+	{ "enabled_running_procs", 3, nif_enabled_running, 0 },
 	{ "enabled_ports", 3, nif_enabled_other, 0 },
 	{ "enabled_running_ports", 3, nif_enabled_other, 0 },
 	{ "trace", 5, nif_trace, 0 },
@@ -1257,8 +1358,8 @@ static ErlNifFunc funcs[] = {
 	{ "trace_receive", 5, nif_trace_receive, 0 },
 	{ "trace_procs", 5, nif_trace_procs, 0 },
 	{ "trace_call", 5, nif_trace_call, 0 },
-	{ "trace_garbage_collection", 5, nif_trace_other, 0 },
-	{ "trace_running_procs", 5, nif_trace_other, 0 },
+	{ "trace_garbage_collection", 5, nif_trace_gc, 0 },
+	{ "trace_running_procs", 5, nif_trace_running, 0 },
 	{ "trace_ports", 5, nif_trace_other, 0 },
 	{ "trace_running_ports", 5, nif_trace_other, 0 },
 };

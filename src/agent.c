@@ -586,11 +586,11 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 	}
 	ei_x_encode_atom(&x, "events");
 	int nk = 0;
-	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
-		nk += (kinds & bit) != 0;
+	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+		nk += (kinds & bit) && event_kind_name(bit);
 	ei_x_encode_list_header(&x, nk);
-	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
-		if (kinds & bit)
+	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+		if ((kinds & bit) && event_kind_name(bit))
 			ei_x_encode_atom(&x, event_kind_name(bit));
 	ei_x_encode_empty_list(&x);
 	ei_x_encode_atom(&x, "pids");

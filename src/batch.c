@@ -120,6 +120,8 @@ static void on_event(void *arg, const struct event *ev)
 	}
 	struct event e = *ev;
 	callstacks_event(&r->calls, &e);
+	if (EVENT_IS_GC_START(e.type))
+		return;   /* written with its end */
 	json_event(&r->out, &e, r->agent.node);
 	r->st.counts[ev->type]++;
 	r->st.written++;
@@ -227,8 +229,8 @@ static const char *pids_text(const struct config *cfg)
 static void kinds_text(int kinds, char *out, size_t outsz)
 {
 	out[0] = '\0';
-	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
-		if (kinds & bit) {
+	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+		if ((kinds & bit) && event_kind_name(bit)) {
 			size_t n = strlen(out);
 			snprintf(out + n, outsz - n, "%s%s", n ? "," : "",
 				 event_kind_name(bit));

@@ -16,6 +16,8 @@ struct callstack_entry {
 	struct bs_pid pid;
 	int state;        /* 0 free, 1 live, 2 deleted */
 	int depth;
+	int64_t gc_ts;    /* the collection in progress: start time, -1 none */
+	long gc_heap, gc_old;
 	struct frame frames[CALLSTACK_DEPTH];
 };
 
@@ -83,6 +85,7 @@ static struct callstack_entry *find(struct callstacks *cs, struct bs_pid pid,
 			memset(tomb, 0, sizeof(*tomb));
 			tomb->pid = pid;
 			tomb->state = 1;
+			tomb->gc_ts = -1;
 			return tomb;
 		}
 	}
@@ -117,6 +120,23 @@ void callstacks_event(struct callstacks *cs, struct event *ev)
 			}
 		break;
 	}
+	case EV_GC_MINOR_START:
+	case EV_GC_MAJOR_START:
+		e = find(cs, ev->pid, true);
+		e->gc_ts = ev->ts;
+		e->gc_heap = ev->heap[0];
+		e->gc_old = ev->heap[2];
+		break;
+	case EV_GC_MINOR_END:
+	case EV_GC_MAJOR_END:
+		e = find(cs, ev->pid, false);
+		if (e && e->gc_ts >= 0) {
+			ev->elapsed_us = ev->ts - e->gc_ts;
+			ev->heap[0] = e->gc_heap;
+			ev->heap[2] = e->gc_old;
+			e->gc_ts = -1;
+		}
+		break;
 	case EV_EXIT:
 		e = find(cs, ev->pid, false);
 		if (e)

@@ -13,7 +13,7 @@
 
 /*  id          name        arguments               help */
 #define COMMANDS(X) \
-	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register") \
+	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register,gc,running") \
 	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]") \
 	X(ON,       "on",       "",                     "resume tracing on the target") \
 	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured") \

@@ -156,6 +156,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	erlang_pid tracee;
 	long long ts;
 	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1, o_extra = -1;
+	long gc_heap = -1, gc_old = -1;
 	struct bs_pid peer = { 0, 0 };
 	bool peer_local = false, cut = false;
 
@@ -216,6 +217,37 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		if ((o_mfa = put_mfa(d, buf, idx)) < 0)
 			return -1;
 		break;
+	case EV_GC_MINOR_START:
+	case EV_GC_MINOR_END:
+	case EV_GC_MAJOR_START:
+	case EV_GC_MAJOR_END: {
+		long heap, old;
+		int t2;
+		if (ei_decode_tuple_header(buf, idx, &t2) < 0 || t2 != 2 ||
+		    ei_decode_long(buf, idx, &heap) < 0 ||
+		    ei_decode_long(buf, idx, &old) < 0)
+			return -1;
+		gc_heap = heap;
+		gc_old = old;
+		break;
+	}
+	case EV_IN:
+	case EV_OUT:
+	case EV_IN_EXITING:
+	case EV_OUT_EXITING:
+	case EV_OUT_EXITED: {
+		/* the current function, or 0 */
+		int type, size;
+		if (ei_get_type(buf, idx, &type, &size) < 0)
+			return -1;
+		if (type == ERL_SMALL_TUPLE_EXT) {
+			if ((o_mfa = put_mfa(d, buf, idx)) < 0)
+				return -1;
+		} else if (ei_skip_term(buf, idx) < 0) {
+			return -1;
+		}
+		break;
+	}
 	default:
 		if ((o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0)
 			return -1;
@@ -298,6 +330,14 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	ev->payload = o_payload >= 0 ? base + o_payload : NULL;
 	ev->extra = o_extra >= 0 ? base + o_extra : NULL;
 	ev->elapsed_us = -1;
+	ev->heap[0] = ev->heap[1] = ev->heap[2] = ev->heap[3] = -1;
+	if (EVENT_IS_GC_START(ev->type)) {
+		ev->heap[0] = gc_heap;
+		ev->heap[2] = gc_old;
+	} else if (EVENT_IS_GC(ev->type)) {
+		ev->heap[1] = gc_heap;
+		ev->heap[3] = gc_old;
+	}
 	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
 	if (ev->peer && peer_local)
 		ev->peer_name = names_get(d->names, peer);

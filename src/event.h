@@ -18,7 +18,9 @@
 	X(SPAWN,    "spawn",    4) \
 	X(EXIT,     "exit",     8) \
 	X(LINK,     "link",     16) \
-	X(REGISTER, "register", 32)
+	X(REGISTER, "register", 32) \
+	X(GC,       "gc",       128) \
+	X(RUNNING,  "running",  256)
 
 enum event_kind {
 #define X(id, name, bit) KIND_##id = bit,
@@ -46,7 +48,16 @@ enum event_kind {
 	X(UNREGISTER,        "unregister",                    "unregister",      KIND_REGISTER) \
 	X(CALL,              "call",                          "call",            KIND_CALL) \
 	X(RETURN,            "return_from",                   "return",          KIND_CALL) \
-	X(EXCEPTION,         "exception_from",                "exception",       KIND_CALL)
+	X(EXCEPTION,         "exception_from",                "exception",       KIND_CALL) \
+	X(GC_MINOR_START,    "gc_minor_start",                "gc_start",        KIND_GC) \
+	X(GC_MINOR_END,      "gc_minor_end",                  "gc",              KIND_GC) \
+	X(GC_MAJOR_START,    "gc_major_start",                "gc_start",        KIND_GC) \
+	X(GC_MAJOR_END,      "gc_major_end",                  "gc",              KIND_GC) \
+	X(IN,                "in",                            "running",         KIND_RUNNING) \
+	X(OUT,               "out",                           "running",         KIND_RUNNING) \
+	X(IN_EXITING,        "in_exiting",                    "running",         KIND_RUNNING) \
+	X(OUT_EXITING,       "out_exiting",                   "running",         KIND_RUNNING) \
+	X(OUT_EXITED,        "out_exited",                    "running",         KIND_RUNNING)
 
 enum event_type {
 #define X(id, tag, json, kind) EV_##id,
@@ -85,9 +96,16 @@ struct event {
 	const char *mfa;        /* "m:f/N" for spawn/spawned and calls, else NULL */
 	const char *payload;    /* message, args, exit reason, return value */
 	const char *extra;      /* a call's caller; an exception's class */
-	int64_t elapsed_us;     /* return/exception: time since its call; -1 */
+	int64_t elapsed_us;     /* return/exception/gc: time since its start; -1 */
+	long heap[4];           /* gc: heap before, after, old heap before, after
+				 * (words); -1 unknown */
 	bool truncated;         /* payload was cut, on the target or here */
 };
+
+/* A gc start: folded into its end, never written on its own. */
+#define EVENT_IS_GC_START(t) ((t) == EV_GC_MINOR_START || (t) == EV_GC_MAJOR_START)
+#define EVENT_IS_GC(t) ((t) >= EV_GC_MINOR_START && (t) <= EV_GC_MAJOR_END)
+#define EVENT_IS_RUNNING(t) ((t) >= EV_IN && (t) <= EV_OUT_EXITED)
 
 /* Parse "send,receive" into KIND_* bits; -1 and *bad = the offending word. */
 int event_kinds_parse(const char *list, char *bad, unsigned badsz);

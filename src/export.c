@@ -30,6 +30,9 @@ static void proc_json(struct sbuf *out, const struct proc *p)
 		  p->sends, p->receives, p->spawns);
 	if (p->mqlen >= 0)
 		sbuf_addf(out, ",\"message_queue_len\":%ld", p->mqlen);
+	if (p->run_us || p->gcs)
+		sbuf_addf(out, ",\"running_us\":%lld,\"gcs\":%lu",
+			  (long long)p->run_us, p->gcs);
 	if (p->has_parent)
 		sbuf_addf(out, ",\"parent\":\"<0.%u.%u>\"", p->parent.num,
 			  p->parent.serial);
@@ -65,6 +68,8 @@ void export_json(struct sbuf *out, const struct store *st, const char *node)
 			.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
 			.peer_name = e->peer_name, .mfa = e->mfa,
 			.payload = e->payload, .truncated = e->truncated,
+			.extra = e->extra, .elapsed_us = e->elapsed_us,
+			.heap = { e->heap[0], e->heap[1], e->heap[2], e->heap[3] },
 		};
 		if (!first)
 			sbuf_addch(out, ',');

@@ -110,6 +110,23 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		if (ev->elapsed_us >= 0)
 			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
 		break;
+	case EV_GC_MINOR_END:
+	case EV_GC_MAJOR_END:
+		sbuf_addf(out, ",\"kind\":\"%s\",\"heap_before\":%ld,\"heap_after\":%ld,"
+			  "\"old_heap_before\":%ld,\"old_heap_after\":%ld",
+			  ev->type == EV_GC_MINOR_END ? "minor" : "major",
+			  ev->heap[0], ev->heap[1], ev->heap[2], ev->heap[3]);
+		if (ev->elapsed_us >= 0)
+			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
+		break;
+	case EV_IN:
+	case EV_OUT:
+	case EV_IN_EXITING:
+	case EV_OUT_EXITING:
+	case EV_OUT_EXITED:
+		sbuf_addf(out, ",\"state\":\"%s\"", event_types[ev->type].tag);
+		field(out, "mfa", ev->mfa);
+		break;
 	case EV_LINK:
 	case EV_UNLINK:
 	case EV_GETTING_LINKED:

@@ -110,7 +110,7 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			if (k < 0) {
 				sbuf_addf(err, "--events: unknown kind \"%s\"; kinds "
 					  "are send, receive, spawn, exit, link, "
-					  "register", bad);
+					  "register, gc, running", bad);
 				return -1;
 			}
 			cfg->kinds = k | (cfg->kinds & KIND_CALL);

@@ -15,7 +15,7 @@
 #define OPTIONS(X) \
 	X(BATCH,       "batch",              0,   NULL,      "write events as JSON lines instead of opening the interactive view") \
 	X(OUTPUT,      "output",             'o', "FILE",    "write to FILE instead of standard output") \
-	X(EVENTS,      "events",             'e', "LIST",    "kinds to trace: send,receive,spawn,exit,link,register (default: send,receive,spawn,exit)") \
+	X(EVENTS,      "events",             'e', "LIST",    "kinds: send,receive,spawn,exit,link,register,gc,running (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", "trace a process and everything it spawns from now on") \

@@ -147,6 +147,7 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	p->pid = pid;
 	snprintf(p->pid_text, sizeof(p->pid_text), "%s", pid_text);
 	p->mqlen = -1;
+	p->in_ts = -1;
 	st->procs[st->nprocs] = p;
 	index_put(st, st->nprocs);
 	st->nprocs++;
@@ -250,6 +251,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	e->truncated = ev->truncated;
 	char *blk = xmalloc(total ? total : 1), *at = blk;
 	e->elapsed_us = ev->elapsed_us;
+	memcpy(e->heap, ev->heap, sizeof(e->heap));
 	char **dst[7] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
 			  &e->mfa, &e->payload, &e->extra };
 	for (int i = 0; i < 7; i++) {
@@ -311,6 +313,21 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	case EV_RETURN:
 	case EV_EXCEPTION:
 		func_event(st, ev);
+		break;
+	case EV_GC_MINOR_END:
+	case EV_GC_MAJOR_END:
+		p->gcs++;
+		break;
+	case EV_IN:
+	case EV_IN_EXITING:
+		p->in_ts = ev->ts;
+		break;
+	case EV_OUT:
+	case EV_OUT_EXITING:
+	case EV_OUT_EXITED:
+		if (p->in_ts >= 0 && ev->ts >= p->in_ts)
+			p->run_us += ev->ts - p->in_ts;
+		p->in_ts = -1;
 		break;
 	default:
 		break;

@@ -28,7 +28,8 @@ struct sevent {
 	int64_t ts;
 	struct bs_pid pid;
 	bool truncated;
-	int64_t elapsed_us;   /* return/exception: since the call; -1 */
+	int64_t elapsed_us;   /* return/exception/gc: since the start; -1 */
+	long heap[4];         /* gc: heap before, after, old before, after */
 	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra; /* one block */
 };
 
@@ -60,6 +61,9 @@ struct proc {
 	bool exited;
 	char *reason;        /* exit reason */
 	int64_t last_ts;     /* last activity, target clock */
+	int64_t run_us;      /* time on a scheduler (running events) */
+	int64_t in_ts;       /* scheduled in at, -1 when out */
+	unsigned long gcs;   /* garbage collections */
 	uint64_t first_seq;  /* first event of it still worth looking at */
 };
 

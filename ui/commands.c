@@ -33,7 +33,7 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 	int k = event_kinds_parse(cl->argv[0], bad, sizeof(bad));
 	if (k < 0) {
 		app_msg(a, true, "unknown kind \"%s\"; kinds are send, receive, "
-			"spawn, exit, link, register", bad);
+			"spawn, exit, link, register, gc, running", bad);
 		return ACT_REDRAW;
 	}
 	a->kinds = k;

@@ -115,7 +115,8 @@ static char *gen_cmd(const char *text, int state)
 }
 
 static const char *const kind_words[] = {
-	"send", "receive", "spawn", "exit", "link", "register", NULL };
+	"send", "receive", "spawn", "exit", "link", "register", "gc", "running",
+	NULL };
 static const char *const limit_words[] = { "duration", "events", "payload", NULL };
 
 static const char *const *word_list;

@@ -22,8 +22,8 @@ void status_draw(struct app *a, int y)
 	char line[2400], kinds[128] = "", lim[96];
 	long long up = (now_ms() - a->start_ms) / 1000;
 
-	for (int bit = 1; bit <= KIND_REGISTER; bit <<= 1)
-		if (a->kinds & bit) {
+	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+		if ((a->kinds & bit) && event_kind_name(bit)) {
 			size_t n = strlen(kinds);
 			snprintf(kinds + n, sizeof(kinds) - n, "%s%s", n ? "," : "",
 				 event_kind_name(bit));

@@ -147,6 +147,8 @@ static void on_event(void *arg, const struct event *ev)
 	}
 	struct event e = *ev;
 	callstacks_event(&a->callstacks, &e);
+	if (EVENT_IS_GC_START(e.type))
+		return;   /* shown with its end */
 	store_add_event(&a->store, &e);
 	a->stats.counts[ev->type]++;
 	a->trace_events++;

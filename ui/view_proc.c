@@ -60,6 +60,21 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 	case EV_UNREGISTER:
 		snprintf(out, n, "unregistered %s", e->name ? e->name : "");
 		break;
+	case EV_GC_MINOR_END:
+	case EV_GC_MAJOR_END:
+		snprintf(out, n, "gc %s heap %ld -> %ld words, old heap %ld -> %ld%s",
+			 e->type == EV_GC_MINOR_END ? "minor" : "major",
+			 e->heap[0], e->heap[1], e->heap[2], e->heap[3], "");
+		break;
+	case EV_IN:
+	case EV_IN_EXITING:
+		snprintf(out, n, "scheduled in  %s", e->mfa ? e->mfa : "");
+		break;
+	case EV_OUT:
+	case EV_OUT_EXITING:
+	case EV_OUT_EXITED:
+		snprintf(out, n, "scheduled out %s", e->mfa ? e->mfa : "");
+		break;
 	default:
 		snprintf(out, n, "%-8s %s%s%s", event_types[e->type].json, peer,
 			 *pn ? " " : "", pn);
@@ -83,12 +98,15 @@ void proc_draw(struct app *a, int y, int h)
 	struct proc *p = store_proc(st, a->focus);
 	char title[512];
 
-	snprintf(title, sizeof(title), " %s %s%s%s  sent %lu  received %lu  spawned %lu%s",
+	char extra[96] = "";
+	if (p && (p->run_us || p->gcs))
+		snprintf(extra, sizeof(extra), "  on a scheduler %.1f ms  gcs %lu",
+			 (double)p->run_us / 1000.0, p->gcs);
+	snprintf(title, sizeof(title), " %s %s%s  sent %lu  received %lu  spawned %lu%s%s",
 		 a->focus_text, p && p->name ? p->name : "",
 		 p && !p->name && p->initial ? p->initial : "",
-		 p && p->current ? "" : "",
 		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
-		 p && p->exited ? "  (exited)" : "");
+		 extra, p && p->exited ? "  (exited)" : "");
 	draw_text(y, 0, COLS, title, draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;

@@ -4,7 +4,8 @@
 %% {msg, I} (I = 1..N, in order) from one sender, then spawns K children that
 %% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
 -module(bs_work).
--export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0]).
+-export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
+         gc_proc/0]).
 
 sink(N, K) ->
     Parent = self(),
@@ -90,3 +91,13 @@ spinner() ->
 
 idle() ->
     receive _ -> idle() end.
+
+%% A registered process that collects its garbage N times on {gc, N}.
+gc_proc() ->
+    register(bs_gc, spawn(fun gc_loop/0)),
+    ok.
+
+gc_loop() ->
+    receive
+        {gc, N} -> [erlang:garbage_collect() || _ <- lists:seq(1, N)], gc_loop()
+    end.
