@@ -330,6 +330,11 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
             end,
     reply(St#st.owner, Ref, Reply),
     loop(St#st{focus = Focus});
+handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
+    %% only deactivate: every follower drops its flags at its next event
+    ?TRACER:session_stop(S),
+    reply(St#st.owner, Ref, ok),
+    loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
     reply(St#st.owner, Ref, ok),

@@ -718,6 +718,17 @@ int agent_focus(struct agent *a, const char *pid_text, bool on)
 	return r;
 }
 
+int agent_unfollow(struct agent *a)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_atom(&x, "unfollow");
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
 int agent_stop_send(struct agent *a)
 {
 	ei_x_buff x;

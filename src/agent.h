@@ -103,6 +103,9 @@ void trace_result_release(struct trace_result *r);
 int agent_ping(struct agent *a);
 /* Put a process in focus (its events are shipped) or take it out. */
 int agent_focus(struct agent *a, const char *pid_text, bool on);
+/* Deactivate the session only: followers drop their flags at their next
+ * event; the agent stays until stopped. */
+int agent_unfollow(struct agent *a);
 /* Ask the agent to stop; the reply and the workers' eos arrive by pumping. */
 int agent_stop_send(struct agent *a);
 /* After a stop: wait until the agent's code is gone from the target, so

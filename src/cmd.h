@@ -15,6 +15,8 @@
 #define COMMANDS(X) \
 	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register,gc,running") \
 	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]") \
+	X(FOLLOW,   "follow",   "PID|NAME",             "trace a process and everything it spawns from now on") \
+	X(UNFOLLOW, "unfollow", "",                     "stop following: each follower drops its flags at its next event") \
 	X(ON,       "on",       "",                     "resume tracing on the target") \
 	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured") \
 	X(CALL,     "call",     "PATTERN",              "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return") \

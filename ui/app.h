@@ -71,6 +71,7 @@ struct app {
 	/* what is traced */
 	int kinds;
 	char pids_arg[256];     /* --pids vocabulary */
+	bool follow;            /* pids_arg and everything it spawns */
 	double duration;        /* 0: none */
 	unsigned long max_events;
 	unsigned payload;

@@ -58,14 +58,54 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 	return app_retrace(a);
 }
 
+static int c_follow(struct app *a, const struct cmd_line *cl)
+{
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	if (pidsel_parse(cl->argv[0], &sel, &err) < 0 || sel.mode != SEL_LIST ||
+	    sel.n != 1) {
+		app_msg(a, true, "follow takes one process: a pid <0.123.0> or a "
+			"registered name");
+		if (sel.mode == SEL_LIST)
+			pidsel_release(&sel);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
+	pidsel_release(&sel);
+	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cl->argv[0]);
+	a->follow = true;
+	app_stop_tracing(a, "reconfiguring");
+	return app_retrace(a);
+}
+
+static int c_unfollow(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 0) < 0)
+		return ACT_REDRAW;
+	if (!a->follow || !a->attached) {
+		app_msg(a, true, "not following anything; :follow PID|NAME");
+		return ACT_REDRAW;
+	}
+	agent_unfollow(&a->agent);
+	a->follow = false;
+	snprintf(a->pids_arg, sizeof(a->pids_arg), "all");
+	snprintf(a->stopped_why, sizeof(a->stopped_why), "unfollowed");
+	app_msg(a, false, "unfollowed: each follower drops its flags at its next "
+		"event; :on traces all processes");
+	return ACT_REDRAW;
+}
+
 static int c_on(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (a->attached) {
+	if (a->attached && !a->stopped_why[0]) {
 		app_msg(a, false, "already tracing");
 		return ACT_REDRAW;
 	}
+	app_stop_tracing(a, "reconfiguring");
 	return app_retrace(a);
 }
 
@@ -330,6 +370,7 @@ static int c_calls(struct app *a, const struct cmd_line *cl)
 }
 
 static const cmd_fn handlers[CMD__COUNT] = {
+	[CMD_FOLLOW] = c_follow, [CMD_UNFOLLOW] = c_unfollow,
 	[CMD_CALL] = c_call, [CMD_UNCALL] = c_uncall, [CMD_CALLS] = c_calls,
 	[CMD_EVENTS] = c_events, [CMD_PIDS] = c_pids, [CMD_ON] = c_on,
 	[CMD_OFF] = c_off, [CMD_FOCUS] = c_focus, [CMD_UNFOCUS] = c_unfocus,

@@ -271,7 +271,7 @@ static int start_trace(struct app *a, const struct pidsel *sel, struct sbuf *err
 		.duration_ms = (unsigned long)(a->duration * 1000),
 		.rate = a->cfg->rate, .shed = a->cfg->shed,
 		.calls = (const char *const *)a->calls, .ncalls = a->ncalls,
-		.follow = a->cfg->follow,
+		.follow = a->follow,
 	};
 	int rc = agent_trace(&a->agent, &spec, &tr, err);
 	if (rc != EXIT_OK) {
@@ -556,6 +556,7 @@ int ui_run(const struct config *cfg)
 
 	a->cfg = cfg;
 	a->kinds = cfg->kinds;
+	a->follow = cfg->follow;
 	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cfg->pids_arg ?
 		 cfg->pids_arg : "all");
 	a->duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION;

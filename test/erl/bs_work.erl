@@ -5,7 +5,7 @@
 %% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
 -module(bs_work).
 -export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
-         gc_proc/0]).
+         gc_proc/0, hold_tree/0]).
 
 sink(N, K) ->
     Parent = self(),
@@ -100,4 +100,22 @@ gc_proc() ->
 gc_loop() ->
     receive
         {gc, N} -> [erlang:garbage_collect() || _ <- lists:seq(1, N)], gc_loop()
+    end.
+
+%% hold_tree(): a root that, on go, spawns 3 children that spawn 2 each;
+%% all 10 stay alive, answering nothing, until they get stop.  Returns the
+%% root's pid as text.
+hold_tree() ->
+    Root = spawn(fun() ->
+                         receive go -> ok end,
+                         [spawn(fun() -> [spawn(fun hold/0) || _ <- [1, 2]], hold() end)
+                          || _ <- [1, 2, 3]],
+                         hold()
+                 end),
+    pid_to_list(Root).
+
+hold() ->
+    receive
+        stop -> ok;
+        _ -> hold()
     end.

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Following a tree of known shape in the interactive view, and unfollowing:
+# the session is deactivated and each follower drops its own flags at its
+# next event (the tracer answers remove), while the agent is still there.
+. "$(dirname "$0")/lib.sh"
+
+start_node bsfollow || exit 1
+
+OURS='length([P || P <- processes(), element(2, erlang:trace_info(P, tracer)) =/= [], element(1, element(2, erlang:trace_info(P, tracer))) =:= beamscope_tracer]).'
+
+test_expect_success ':follow traces the root and every process it spawns' '
+	root=$(node_eval "bs_work:hold_tree()." | tr -d "\"") && echo "$root" >root &&
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys ":follow $root" Enter && ui_wait "tracing 1 processes" &&
+	node_eval "list_to_pid(\"$root\") ! go, ok." >/dev/null && sleep 0.3 &&
+	[ "$(node_eval "$OURS")" = 10 ] &&
+	ui_keys t && ui_wait "^$root" && sleep 0.3 &&
+	[ "$(ui_screen | grep -c "\`- <0")" -eq 9 ]
+'
+
+# ERTS asks the tracer for trace_status when a process is traced again or
+# looked at, and on its events: with the session deactivated the answer is
+# remove, so the followers leave by themselves, with no help from the agent.
+test_expect_success ':unfollow: the followers drop their flags by themselves' '
+	ui_keys q ":unfollow" Enter && ui_wait "unfollowed" &&
+	[ "$(node_eval "length([P ! ping || P <- processes(), process_info(P, current_function) =:= {current_function, {bs_work, hold, 0}}]).")" = 10 ] &&
+	sleep 0.3 &&
+	[ "$(node_eval "$OURS")" = 0 ] &&
+	[ "$(node_eval "{whereis(beamscope_agent) =/= undefined, code:is_loaded(beamscope_tracer) =/= false}." | tr -d " ")" = "{true,true}" ]
+'
+
+test_expect_success 'detaching after unfollow leaves the target clean' '
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+test_done
