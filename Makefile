@@ -68,7 +68,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check unit clean install uninstall demo
+.PHONY: all check unit clean install uninstall demo bench
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -104,6 +104,12 @@ $(BUILD)/test/%.t: test/unit/%.c test/unit/tap.h $(UNIT_OBJ)
 		$(LDFLAGS_ALL) $(LIBS)
 
 unit: $(UNIT_BIN)
+
+$(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
+
+bench: all $(BUILD)/bench-decode
+	scripts/bench
 
 # Tests: C unit tests, then shell tests against real nodes.
 check: all unit

@@ -79,19 +79,56 @@ bool term_atom_is_bare(const char *name)
 		      (c >= '0' && c <= '9') || c == '_' || c == '@'))
 			return false;
 	}
+	/* reserved words are 2 to 7 letters and start with one of these */
+	size_t len = strlen(name);
+	if (len < 2 || len > 7 || !strchr("abcdefilmnortwx", name[0]))
+		return true;
 	for (int i = 0; reserved[i]; i++)
 		if (!strcmp(name, reserved[i]))
 			return false;
 	return true;
 }
 
+/* Decimal digits of v at the end of buf[24]; returns where they start. */
+static char *utoa_end(char *end, unsigned long long v)
+{
+	*end = '\0';
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* "<0.N.S>" or "<node.N.S>" into buf (at least 64 + strlen(node)); length */
+static size_t pid_text(char *buf, const char *local_node, const char *node,
+		       unsigned num, unsigned serial)
+{
+	char n1[24], n2[24], *p = buf;
+	const char *a = utoa_end(n1 + 23, num), *b = utoa_end(n2 + 23, serial);
+	*p++ = '<';
+	if (local_node && !strcmp(node, local_node)) {
+		*p++ = '0';
+	} else {
+		size_t l = strlen(node);
+		memcpy(p, node, l);
+		p += l;
+	}
+	*p++ = '.';
+	p = stpcpy(p, a);
+	*p++ = '.';
+	p = stpcpy(p, b);
+	*p++ = '>';
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
 void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 		   unsigned num, unsigned serial)
 {
-	if (local_node && !strcmp(node, local_node))
-		sbuf_addf(out, "<0.%u.%u>", num, serial);
-	else
-		sbuf_addf(out, "<%s.%u.%u>", node, num, serial);
+	size_t l = strlen(node);
+	sbuf_grow(out, l + 64);
+	out->len += pid_text(out->buf + out->len, local_node, node, num, serial);
 }
 
 static void emit_atom(struct rctx *rc, const char *a)
@@ -284,9 +321,13 @@ static int render(struct rctx *rc, int depth)
 	case ERL_SMALL_INTEGER_EXT:
 	case ERL_INTEGER_EXT: {
 		long v;
+		char num[24], *s;
 		if (ei_decode_long(rc->buf, rc->idx, &v) < 0)
 			return -1;
-		emitf(rc, "%ld", v);
+		s = utoa_end(num + 23, v < 0 ? -(unsigned long long)v : (unsigned long long)v);
+		if (v < 0)
+			*--s = '-';
+		emit(rc, s, (size_t)(num + 23 - s));
 		return 0;
 	}
 	case ERL_SMALL_BIG_EXT:
@@ -376,12 +417,10 @@ static int render(struct rctx *rc, int depth)
 	case ERL_PID_EXT:
 	case ERL_NEW_PID_EXT: {
 		erlang_pid p;
-		struct sbuf tmp = SBUF_INIT;
+		char text[MAXATOMLEN_UTF8 + 64];
 		if (ei_decode_pid(rc->buf, rc->idx, &p) < 0)
 			return -1;
-		term_pid_text(&tmp, rc->local, p.node, p.num, p.serial);
-		emit(rc, tmp.buf, tmp.len);
-		sbuf_release(&tmp);
+		emit(rc, text, pid_text(text, rc->local, p.node, p.num, p.serial));
 		return 0;
 	}
 	case ERL_PORT_EXT:
