@@ -68,7 +68,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check unit clean install uninstall demo bench
+.PHONY: all check unit clean install uninstall demo bench fuzz
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -107,6 +107,20 @@ unit: $(UNIT_BIN)
 
 $(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
+
+# libFuzzer target for the decoder (clang); make fuzz FUZZ_RUNS=N runs it
+FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
+	src/json.c src/sbuf.c src/xalloc.c src/stats.c
+FUZZ_RUNS ?= 1000000
+$(BUILD)/fuzz-decode: test/fuzz/fuzz_decode.c $(FUZZ_SRC) $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZ,$@)clang -g -O1 -fsanitize=fuzzer,address,undefined \
+		-D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE) -o $@ $< $(FUZZ_SRC) \
+		-L$(EI_LIB) -lei -lcjson -lpthread
+
+fuzz: $(BUILD)/fuzz-decode
+	scripts/fuzz-seeds $(BUILD)/fuzz-corpus
+	$(BUILD)/fuzz-decode -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
 
 bench: all $(BUILD)/bench-decode
 	scripts/bench

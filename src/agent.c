@@ -15,6 +15,7 @@
 #include "exitcode.h"
 #include "sig.h"
 #include "term.h"
+#include "wire.h"
 #include "xalloc.h"
 
 #define READ_BUDGET 256          /* messages per pump, so keys stay live */
@@ -72,6 +73,11 @@ static void dispatch(struct agent *a)
 	const char *buf = a->conn->rx.buff;
 	struct msg m;
 
+	/* nothing reaches ei's decoders unchecked */
+	if (wire_check(buf, (size_t)a->conn->rx.index) < 0) {
+		a->unknown++;
+		return;
+	}
 	switch (decode_msg(buf, &m)) {
 	case WIRE_RPC_REPLY:
 		if (a->rpc_want && !a->rpc_got) {

@@ -1,0 +1,16 @@
+#!/bin/sh
+# The decoder of everything that arrives from a target, under libFuzzer
+# with ASan and UBSan, for a bounded number of runs from real seeds.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'the fuzz target builds (clang, libFuzzer)' '
+	make -s -C "$TOP" BUILD="$BUILD" "$BUILD/fuzz-decode"
+'
+
+test_expect_success '200000 runs from real messages: no crash, no sanitizer report' '
+	"$TOP/scripts/fuzz-seeds" corpus &&
+	[ "$(ls corpus | wc -l)" -ge 7 ] &&
+	"$BUILD/fuzz-decode" -runs=200000 -max_len=4096 -seed=1 corpus >fuzz.log 2>&1;
+	rc=$?; tail -n 3 fuzz.log; [ $rc -eq 0 ] && grep -q "Done 200000 runs" fuzz.log
+'
+test_done
