@@ -44,7 +44,8 @@ void calls_draw(struct app *a, int y, int h)
 	draw_text(y, 0, COLS, line, draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;
-	qsort(st->funcs, st->nfuncs, sizeof(*st->funcs), cmp_funcs);
+	if (st->nfuncs > 1)
+		qsort(st->funcs, st->nfuncs, sizeof(*st->funcs), cmp_funcs);
 	if (a->calls_sel >= (int)st->nfuncs)
 		a->calls_sel = st->nfuncs ? (int)st->nfuncs - 1 : 0;
 	if (a->calls_sel < a->calls_top)

@@ -84,7 +84,8 @@ void procs_rows(struct app *a)
 			a->rows[a->nrows++] = st->procs[i];
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
-	qsort(a->rows, a->nrows, sizeof(*a->rows), cmp_rows);
+	if (a->nrows > 1)
+		qsort(a->rows, a->nrows, sizeof(*a->rows), cmp_rows);
 
 	/* keep the selection on the same process */
 	if (a->have_sel) {
