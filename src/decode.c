@@ -349,33 +349,60 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	return 0;
 }
 
-long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
-		   event_fn fn, void *arg)
+/*
+ * Walk a list of entries: one(d, buf, idx, ctx) decodes an entry and hands
+ * it on (0), or fails (-1) and the entry is counted and stepped over.
+ * Returns the entries handed on, or -1 when the list itself is malformed.
+ */
+typedef int (*entry_fn)(struct decoder *d, const char *buf, int *idx, void *ctx);
+
+static long each_entry(struct decoder *d, const char *buf, int *idx,
+		       entry_fn one, void *ctx)
 {
-	int n;
+	int n, type, size;
 	long good = 0;
 
 	if (ei_decode_list_header(buf, idx, &n) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		struct event ev;
 		int start = *idx;
-		if (decode_one(d, buf, idx, &ev) < 0) {
-			if (skip_bad(d, buf, idx, start) < 0)
-				return -1;
+		if (one(d, buf, idx, ctx) == 0) {
+			good++;
 			continue;
 		}
-		ev.worker = worker;
-		fn(arg, &ev);
-		good++;
+		if (skip_bad(d, buf, idx, start) < 0)
+			return -1;
 	}
 	if (n > 0) {
-		int type, size;
 		if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
 			return -1;
 		(*idx)++;
 	}
 	return good;
+}
+
+struct events_ctx {
+	int worker;
+	event_fn fn;
+	void *arg;
+};
+
+static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct events_ctx *c = ctx;
+	struct event ev;
+	if (decode_one(d, buf, idx, &ev) < 0)
+		return -1;
+	ev.worker = c->worker;
+	c->fn(c->arg, &ev);
+	return 0;
+}
+
+long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
+		   event_fn fn, void *arg)
+{
+	struct events_ctx c = { worker, fn, arg };
+	return each_entry(d, buf, idx, one_event, &c);
 }
 
 /* A local pid and its text, in scratch. */
@@ -393,92 +420,87 @@ static int get_pid(struct decoder *d, const char *buf, int *idx,
 	return 0;
 }
 
-static int end_list(const char *buf, int *idx, int n)
+struct counts_ctx {
+	count_fn fn;
+	void *arg;
+};
+
+static int one_count(struct decoder *d, const char *buf, int *idx, void *ctx)
 {
-	int type, size;
-	if (n == 0)
-		return 0;
-	if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
+	struct counts_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	unsigned long s, r;
+	int arity;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 3 ||
+	    get_pid(d, buf, idx, &pid, &text) < 0 ||
+	    ei_decode_ulong(buf, idx, &s) < 0 ||
+	    ei_decode_ulong(buf, idx, &r) < 0)
 		return -1;
-	(*idx)++;
+	c->fn(c->arg, pid, text, s, r);
 	return 0;
 }
 
 long decode_counts(struct decoder *d, const char *buf, int *idx,
 		   count_fn fn, void *arg)
 {
-	int n, arity;
-	long good = 0;
-	if (ei_decode_list_header(buf, idx, &n) < 0)
+	struct counts_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_count, &c);
+}
+
+struct info_ctx {
+	info_fn fn;
+	void *arg;
+};
+
+/* {Pid, Name | [], {M, F, A} | [], MessageQueueLen} */
+static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct info_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	char name[MAXATOMLEN_UTF8], mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
+	char current[2 * MAXATOMLEN_UTF8 + 32], ptext[64];
+	bool has_name = false, has_current = false;
+	long mq = -1, ar;
+	int arity, type, size, t;
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
+	    get_pid(d, buf, idx, &pid, &text) < 0)
 		return -1;
-	for (int i = 0; i < n; i++) {
-		struct bs_pid pid;
-		const char *text;
-		unsigned long s, r;
-		int start = *idx;
-		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 3 ||
-		    get_pid(d, buf, idx, &pid, &text) < 0 ||
-		    ei_decode_ulong(buf, idx, &s) < 0 ||
-		    ei_decode_ulong(buf, idx, &r) < 0) {
-			if (skip_bad(d, buf, idx, start) < 0)
-				return -1;
-			continue;
-		}
-		fn(arg, pid, text, s, r);
-		good++;
+	snprintf(ptext, sizeof(ptext), "%s", text);
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+	} else {
+		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+			return -1;
+		has_name = true;
 	}
-	return end_list(buf, idx, n) < 0 ? -1 : good;
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+	} else {
+		if (ei_decode_tuple_header(buf, idx, &t) < 0 || t != 3 ||
+		    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
+		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
+		    ei_decode_long(buf, idx, &ar) < 0)
+			return -1;
+		snprintf(current, sizeof(current), "%s:%s/%ld", mod, fun, ar);
+		has_current = true;
+	}
+	if (ei_decode_long(buf, idx, &mq) < 0)
+		return -1;
+	c->fn(c->arg, pid, ptext, has_name ? name : NULL,
+	      has_current ? current : NULL, mq);
+	return 0;
 }
 
 long decode_info(struct decoder *d, const char *buf, int *idx,
 		 info_fn fn, void *arg)
 {
-	int n, arity;
-	long good = 0;
-	if (ei_decode_list_header(buf, idx, &n) < 0)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		struct bs_pid pid;
-		const char *text;
-		char name[MAXATOMLEN_UTF8], mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
-		char current[2 * MAXATOMLEN_UTF8 + 32];
-		bool has_name = false, has_current = false;
-		long mq = -1, ar;
-		int start = *idx, type, size, t;
-		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
-		    get_pid(d, buf, idx, &pid, &text) < 0)
-			goto bad;
-		ei_get_type(buf, idx, &type, &size);
-		if (type == ERL_NIL_EXT) {
-			(*idx)++;
-		} else {
-			if (decode_atom(buf, idx, name, sizeof(name)) < 0)
-				goto bad;
-			has_name = true;
-		}
-		ei_get_type(buf, idx, &type, &size);
-		if (type == ERL_NIL_EXT) {
-			(*idx)++;
-		} else {
-			if (ei_decode_tuple_header(buf, idx, &t) < 0 || t != 3 ||
-			    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
-			    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
-			    ei_decode_long(buf, idx, &ar) < 0)
-				goto bad;
-			snprintf(current, sizeof(current), "%s:%s/%ld", mod, fun, ar);
-			has_current = true;
-		}
-		if (ei_decode_long(buf, idx, &mq) < 0)
-			goto bad;
-		char ptext[64];
-		snprintf(ptext, sizeof(ptext), "%s", text);
-		fn(arg, pid, ptext, has_name ? name : NULL,
-		   has_current ? current : NULL, mq);
-		good++;
-		continue;
-bad:
-		if (skip_bad(d, buf, idx, start) < 0)
-			return -1;
-	}
-	return end_list(buf, idx, n) < 0 ? -1 : good;
+	struct info_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_info, &c);
 }
