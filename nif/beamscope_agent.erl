@@ -312,6 +312,13 @@ loop(#st{owner = Owner} = St) ->
 handle(ping, Ref, St) ->
     reply(St#st.owner, Ref, pong),
     loop(St);
+handle(clock, Ref, St) ->
+    %% the clock the tracer stamps events with
+    reply(St#st.owner, Ref, {clock, erlang:system_time(microsecond)}),
+    loop(St);
+handle(nodes, Ref, St) ->
+    reply(St#st.owner, Ref, {nodes, erlang:nodes(visible)}),
+    loop(St);
 handle({trace, Spec}, Ref, St0) ->
     {Reply, St} = trace(Spec, St0),
     put(?STATE, St),

@@ -187,7 +187,8 @@ static int rpc(struct agent *a, const char *mod, const char *fun,
 		a->rpc_want = false;
 		return RPC_LOST;
 	}
-	enum pump_result r = wait_for(a, &a->rpc_got, RPC_TMO_MS);
+	enum pump_result r = wait_for(a, &a->rpc_got, a->rpc_tmo_ms ?
+				      a->rpc_tmo_ms : RPC_TMO_MS);
 	a->rpc_want = false;
 	if (a->rpc_got)
 		return RPC_OK;
@@ -422,7 +423,8 @@ static int request(struct agent *a, ei_x_buff *x)
 	a->req_got = false;
 	if (request_send(a, x) < 0)
 		return RPC_LOST;
-	enum pump_result r = wait_for(a, &a->req_got, RPC_TMO_MS);
+	enum pump_result r = wait_for(a, &a->req_got, a->rpc_tmo_ms ?
+				      a->rpc_tmo_ms : RPC_TMO_MS);
 	a->req_want = false;
 	if (a->req_got)
 		return RPC_OK;
@@ -784,4 +786,80 @@ int agent_wait_gone(struct agent *a, int ms)
 bool agent_reply_arrived(const struct agent *a)
 {
 	return a->req_got;
+}
+
+/* A request that is just an atom; the reply term is in a->req_reply. */
+static int simple_request(struct agent *a, const char *what)
+{
+	ei_x_buff x;
+	request_begin(a, &x, &a->req_ref);
+	ei_x_encode_atom(&x, what);
+	int r = request(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+static long long wall_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int agent_clock(struct agent *a, int samples, long long *offset_us,
+		long long *error_us)
+{
+	long long best_rtt = -1;
+	for (int i = 0; i < samples; i++) {
+		long long t0 = wall_us();
+		if (simple_request(a, "clock") != RPC_OK)
+			return -1;
+		long long t1 = wall_us();
+		int idx = 1, arity;
+		char tag[MAXATOMLEN_UTF8];
+		long long remote;
+		if (ei_decode_tuple_header(a->req_reply.buff, &idx, &arity) < 0 ||
+		    arity != 2 || ei_decode_atom(a->req_reply.buff, &idx, tag) < 0 ||
+		    strcmp(tag, "clock") ||
+		    ei_decode_longlong(a->req_reply.buff, &idx, &remote) < 0)
+			return -1;
+		/* the round trip with the least queueing bounds the error best */
+		if (best_rtt < 0 || t1 - t0 < best_rtt) {
+			best_rtt = t1 - t0;
+			*offset_us = remote - (t0 + t1) / 2;
+			*error_us = (best_rtt + 1) / 2;
+		}
+	}
+	return 0;
+}
+
+int agent_visible_nodes(struct agent *a, char ***out)
+{
+	*out = NULL;
+	if (simple_request(a, "nodes") != RPC_OK)
+		return -1;
+	const char *buf = a->req_reply.buff;
+	int idx = 1, arity, n, type, size;
+	char tag[MAXATOMLEN_UTF8];
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "nodes") ||
+	    ei_get_type(buf, &idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		*out = xcalloc(1, sizeof(char *));
+		return 0;
+	}
+	if (ei_decode_list_header(buf, &idx, &n) < 0 || n < 0)
+		return -1;
+	char **names = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		char name[MAXATOMLEN_UTF8];
+		if (ei_decode_atom(buf, &idx, name) < 0) {
+			node_names_free(names);
+			return -1;
+		}
+		names[i] = xstrdup(name);
+	}
+	*out = names;
+	return n;
 }

@@ -52,6 +52,7 @@ struct agent {
 	ei_x_buff req_reply;
 
 	unsigned long unknown;   /* messages of unknown shape */
+	int rpc_tmo_ms;          /* how long to wait for an answer; 0: 15 s */
 };
 
 enum pump_result { PUMP_OK, PUMP_SIGNAL, PUMP_LOST };
@@ -111,6 +112,15 @@ int agent_stop_send(struct agent *a);
 /* After a stop: wait until the agent's code is gone from the target, so
  * that a new session can start.  0, or -1 on timeout or a lost link. */
 int agent_wait_gone(struct agent *a, int ms);
+/*
+ * Estimate the target's clock against ours from `samples` round trips:
+ * target = ours + *offset_us, within +-*error_us.  0, or -1.
+ */
+int agent_clock(struct agent *a, int samples, long long *offset_us,
+		long long *error_us);
+/* The visible nodes the target is connected to, as a NULL-ended array
+ * (free with node_names_free); their number, or -1. */
+int agent_visible_nodes(struct agent *a, char ***out);
 /* Has the reply to the last request arrived? */
 bool agent_reply_arrived(const struct agent *a);
 

@@ -21,15 +21,15 @@ static void list_known(struct sbuf *err, const char *host, char **names)
 }
 
 /* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
-static int connect_target(const struct config *cfg, struct conn *c,
-			  struct sbuf *err)
+static int connect_target(const struct config *cfg, const char *node,
+			  struct conn *c, struct sbuf *err)
 {
 	struct node_name nn;
 	char cookie[1024];
 	struct sbuf warn = SBUF_INIT;
 	char **names = NULL;
 
-	if (node_name_parse(cfg->node, cfg->longnames, &nn, err) < 0)
+	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
 		return EXIT_USAGE;
 	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
 			err, &warn) < 0)
@@ -63,7 +63,13 @@ static int connect_target(const struct config *cfg, struct conn *c,
 int attach_open(const struct config *cfg, struct conn *c, struct agent *a,
 		struct sbuf *err)
 {
-	int rc = connect_target(cfg, c, err);
+	return attach_open_node(cfg, cfg->node, c, a, err);
+}
+
+int attach_open_node(const struct config *cfg, const char *node,
+		     struct conn *c, struct agent *a, struct sbuf *err)
+{
+	int rc = connect_target(cfg, node, c, err);
 	if (rc != EXIT_OK)
 		return rc;
 	struct agent_opts ao = {

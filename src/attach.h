@@ -14,5 +14,8 @@
 /* Returns an EXIT_* code; on failure err holds one line for the user. */
 int attach_open(const struct config *cfg, struct conn *c, struct agent *a,
 		struct sbuf *err);
+/* The same for one of several nodes. */
+int attach_open_node(const struct config *cfg, const char *node,
+		     struct conn *c, struct agent *a, struct sbuf *err);
 
 #endif

@@ -40,7 +40,11 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	snprintf(c->self_name, sizeof(c->self_name), "%s@%s", alive, host);
 	snprintf(c->target, sizeof(c->target), "%s", target->full);
 	inet_aton("127.0.0.1", &ip);
-	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid()) | 4u;
+	/* every connection a new incarnation: a target that still holds an
+	 * earlier attempt of ours must not take this one for it */
+	static unsigned serial;
+	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid() ^
+			     (++serial << 20)) | 4u;
 	if (ei_connect_xinit(&c->ec, host, alive, c->self_name,
 			     (Erl_IpAddr)&ip, cookie, creation) < 0) {
 		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);

@@ -129,7 +129,7 @@ static long put_peer(struct decoder *d, const char *buf, int *idx,
 		*idx = save;
 		pid->num = p.num;
 		pid->serial = p.serial;
-		*is_local = !strcmp(p.node, d->node);
+		*is_local = d->node && !strcmp(p.node, d->node);
 	}
 	return put_term(d, buf, idx, 0, NULL);
 }

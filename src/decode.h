@@ -47,7 +47,8 @@ struct msg {
 enum wire_kind decode_msg(const char *buf, struct msg *m);
 
 struct decoder {
-	const char *node;       /* the target: its pids print as <0.N.S> */
+	const char *node;       /* the target: its pids print as <0.N.S>;
+				 * NULL: every pid prints with its node */
 	size_t payload_max;     /* payload text limit in bytes; 0: none */
 	struct names *names;    /* updated by register/unregister */
 	struct sbuf scratch;    /* backs the strings of the current event */

@@ -173,8 +173,13 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "type", "summary");
+	cJSON_AddStringToObject(o, "type", si->type ? si->type : "summary");
 	cJSON_AddStringToObject(o, "node", si->node);
+	if (si->clock_error_us >= 0) {
+		add_int(o, "clock_offset_us", si->clock_offset_us);
+		add_int(o, "clock_error_us", si->clock_error_us);
+		add_int(o, "sessions", si->sessions);
+	}
 	cJSON_AddStringToObject(o, "ended", si->ended);
 	add_int(o, "started_ts", (long long)si->started_us);
 	add_int(o, "duration_ms", (long long)si->duration_ms);
@@ -241,6 +246,36 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 		add_int(o, "count_overflow", si->count_overflow);
 	}
 	add_int(o, "unknown_messages", (long long)st->unknown);
+
+	char *text = cJSON_PrintUnformatted(o);
+	sbuf_addstr(out, text);
+	sbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
+void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", "summary");
+	cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
+	cJSON *lost = cJSON_AddArrayToObject(o, "lost");
+	for (int i = 0; i < cs->nnodes; i++) {
+		cJSON_AddItemToArray(ns, cJSON_CreateString(cs->nodes[i]));
+		if (cs->lost[i])
+			cJSON_AddItemToArray(lost, cJSON_CreateString(cs->nodes[i]));
+	}
+	cJSON_AddStringToObject(o, "ended", cs->ended);
+	add_int(o, "started_ts", (long long)cs->started_us);
+	add_int(o, "duration_ms", (long long)cs->duration_ms);
+	add_int(o, "events", (long long)cs->events);
+	add_int(o, "delivered", (long long)cs->delivered);
+	add_int(o, "dropped", (long long)cs->dropped);
+	cJSON *p = cJSON_AddObjectToObject(o, "pairs");
+	add_int(p, "paired", (long long)cs->paired);
+	add_int(p, "ambiguous", (long long)cs->ambiguous);
+	add_int(p, "unmatched_sends", (long long)cs->unmatched);
+	add_int(o, "reordered", (long long)cs->forced);
 
 	char *text = cJSON_PrintUnformatted(o);
 	sbuf_addstr(out, text);

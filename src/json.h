@@ -7,6 +7,7 @@
 #ifndef BS_JSON_H
 #define BS_JSON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -24,6 +25,7 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 		 unsigned long receives, unsigned long spawns);
 
 struct summary_info {
+	const char *type;         /* NULL: "summary" */
 	const char *node;
 	const char *ended;        /* why the run ended */
 	int64_t started_us;       /* wall clock, microseconds since the epoch */
@@ -43,10 +45,26 @@ struct summary_info {
 	const char *const *skipped_functions;
 	int nskipped_functions;
 	long shed;                /* events shed over --rate */
+	/* several nodes: this node's clock against beamscope's, and how often
+	 * it was attached; clock_error_us < 0 leaves them out */
+	long long clock_offset_us, clock_error_us;
+	int sessions;
+};
+
+/* The last line of a run over several nodes. */
+struct cluster_summary {
+	const char *const *nodes;
+	const bool *lost;
+	int nnodes;
+	const char *ended;
+	int64_t started_us, duration_ms;
+	unsigned long events, delivered, dropped;
+	unsigned long paired, ambiguous, unmatched, forced;
 };
 
 /* Append the summary line (with newline). */
 void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st);
+void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs);
 
 #endif

@@ -67,6 +67,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "attach with: beamscope NAME (see beamscope "
 			"--help)\n");
 		rc = EXIT_USAGE;
+	} else if (!cfg.batch && (cfg.nnodes > 1 || cfg.cluster)) {
+		fprintf(stderr, "beamscope: the interactive view shows one node at "
+			"a time; trace several nodes with --batch, or run one "
+			"beamscope per node\n");
+		rc = EXIT_USAGE;
 	} else if (!cfg.batch) {
 		sig_setup();
 		rc = ui_run(&cfg);

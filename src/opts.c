@@ -197,6 +197,8 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 		case OPT_COOKIE: cfg->cookie = optarg; break;
 		case OPT_LONGNAMES: cfg->longnames = true; break;
 		case OPT_LIST: cfg->list = true; break;
+		case OPT_CLUSTER: cfg->cluster = true; break;
+		case OPT_RECONNECT: cfg->reconnect = true; break;
 		case OPT_WORKERS:
 			if (parse_ulong(name, optarg, 1024, &v, err) < 0)
 				return -1;
@@ -230,11 +232,29 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 			    "--follow names the process");
 		return -1;
 	}
-	if (optind < argc)
-		cfg->node = argv[optind++];
-	if (optind < argc) {
-		sbuf_addf(err, "unexpected argument \"%s\": give one node; "
-			  "see beamscope --help", argv[optind]);
+	if (cfg->list && argc - optind > 1) {
+		sbuf_addf(err, "unexpected argument \"%s\": --list takes one "
+			  "host", argv[optind + 1]);
+		return -1;
+	}
+	for (; optind < argc; optind++) {
+		bool dup = false;
+		for (int i = 0; i < cfg->nnodes; i++)
+			dup |= !strcmp(cfg->nodes[i], argv[optind]);
+		if (dup)
+			continue;
+		if (cfg->nnodes == BS_MAX_NODES) {
+			sbuf_addf(err, "too many nodes: at most %d at once",
+				  BS_MAX_NODES);
+			return -1;
+		}
+		cfg->nodes[cfg->nnodes++] = argv[optind];
+	}
+	if (cfg->nnodes)
+		cfg->node = cfg->nodes[0];
+	if (cfg->cluster && !cfg->nnodes) {
+		sbuf_addstr(err, "--cluster needs a node to start from, e.g. "
+			    "beamscope --cluster myapp@host");
 		return -1;
 	}
 	return 0;
@@ -249,6 +269,7 @@ void opts_help(FILE *f)
 {
 	fputs("usage: beamscope NODE [options]           watch NODE live, full screen\n"
 	      "       beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
+	      "       beamscope NODE NODE... [options]   several nodes, one merged timeline\n"
 	      "       beamscope --list [HOST]            list the nodes epmd knows\n"
 	      "\n"
 	      "NODE is NAME (on this host), NAME@HOST, or NAME@HOST.DOMAIN.\n"

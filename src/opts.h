@@ -11,6 +11,9 @@
 
 #include "pidsel.h"
 
+/* nodes one beamscope attaches to at once */
+#define BS_MAX_NODES 32
+
 /*  id            long name             short  argument   help */
 #define OPTIONS(X) \
 	X(BATCH,       "batch",              0,   NULL,      "write events as JSON lines instead of opening the interactive view") \
@@ -30,6 +33,8 @@
 	X(COOKIE,      "cookie",             0,   "COOKIE",  "the cookie itself (visible in ps; prefer --cookie-file)") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      "NODE is a long name (name@host.domain)") \
 	X(LIST,        "list",               0,   NULL,      "list the nodes epmd knows on HOST (default: this host)") \
+	X(CLUSTER,     "cluster",            0,   NULL,      "also attach to every visible node the given nodes are connected to") \
+	X(RECONNECT,   "reconnect",          0,   NULL,      "attach again to a node that was lost, when it comes back") \
 	X(RING,        "ring",               0,   "N",       "events the interactive view keeps (default: 200000)") \
 	X(WORKERS,     "workers",            0,   "N",       "worker processes on the target (default: one per scheduler)") \
 	X(HIGH_WATER,  "high-water",         0,   "N",       "events in flight per worker before the target drops (default: 20000)") \
@@ -55,7 +60,11 @@ struct opt_info {
 extern const struct opt_info opt_table[OPT__COUNT];
 
 struct config {
-	const char *node;         /* NODE, or the HOST of --list */
+	const char *node;         /* NODE (the first), or the HOST of --list */
+	const char *nodes[BS_MAX_NODES]; /* every NODE given */
+	int nnodes;
+	bool cluster;             /* --cluster: and the nodes they see */
+	bool reconnect;           /* --reconnect: reattach lost nodes */
 	bool batch, list, longnames, quiet, help, version, counts;
 	double interval;          /* --counts period, seconds */
 	const char *output;

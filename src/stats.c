@@ -20,6 +20,17 @@ void stats_release(struct trace_stats *st)
 	st->nworkers = 0;
 }
 
+void stats_new_session(struct trace_stats *st, int nworkers)
+{
+	for (int i = 0; i < st->nworkers; i++) {
+		st->carried_delivered += st->w[i].delivered;
+		st->carried_dropped += st->w[i].dropped;
+	}
+	free(st->w);
+	st->nworkers = nworkers;
+	st->w = xcalloc((size_t)(nworkers > 0 ? nworkers : 1), sizeof(*st->w));
+}
+
 bool stats_batch(struct trace_stats *st, long worker, long seq, long dropped,
 		 long events)
 {
@@ -64,7 +75,7 @@ bool stats_all_eos(const struct trace_stats *st)
 
 unsigned long stats_delivered(const struct trace_stats *st)
 {
-	unsigned long n = 0;
+	unsigned long n = st->carried_delivered;
 	for (int i = 0; i < st->nworkers; i++)
 		n += st->w[i].delivered;
 	return n;
@@ -72,7 +83,7 @@ unsigned long stats_delivered(const struct trace_stats *st)
 
 unsigned long stats_dropped(const struct trace_stats *st)
 {
-	unsigned long n = 0;
+	unsigned long n = st->carried_dropped;
 	for (int i = 0; i < st->nworkers; i++)
 		n += st->w[i].dropped;
 	return n;

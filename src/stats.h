@@ -28,10 +28,14 @@ struct trace_stats {
 	unsigned long over_limit;  /* delivered after --max-events was reached */
 	unsigned long unknown;     /* messages of unknown shape */
 	unsigned long bad_worker;  /* batches naming a worker that does not exist */
+	/* earlier sessions of the same run (a node attached again) */
+	unsigned long carried_delivered, carried_dropped;
 };
 
 void stats_init(struct trace_stats *st, int nworkers);
 void stats_release(struct trace_stats *st);
+/* A new agent session: its workers start afresh; totals carry over. */
+void stats_new_session(struct trace_stats *st, int nworkers);
 /* Account a batch header; false if the worker id is out of range. */
 bool stats_batch(struct trace_stats *st, long worker, long seq, long dropped,
 		 long events);

@@ -67,17 +67,18 @@ random_cookie() {
 compile_workload() {
 	[ -f "$TRASH/ebin/bs_work.beam" ] && return 0
 	mkdir -p "$TRASH/ebin"
-	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl" "$TOP/test/erl/bs_calls.erl"
+	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl" "$TOP/test/erl/bs_calls.erl" \
+		"$TOP/test/erl/bs_cluster.erl"
 }
 
 # start_node PREFIX [erl args...]: sets NODE (short name), NODE_FULL,
-# COOKIE, COOKIE_FILE, NODE_PID.
+# COOKIE (NODE_COOKIE if set, else random), COOKIE_FILE, NODE_PID.
 start_node() {
 	prefix=$1
 	shift
 	compile_workload || return 1
 	NODE="${prefix}_$$_$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
-	COOKIE=$(random_cookie)
+	COOKIE=${NODE_COOKIE:-$(random_cookie)}
 	COOKIE_FILE=$TRASH/cookie.$NODE
 	printf '%s\n' "$COOKIE" > "$COOKIE_FILE"
 	chmod 400 "$COOKIE_FILE"
@@ -175,6 +176,39 @@ bs_wait() {
 # jq over the NDJSON output, slurped.
 jqs() {
 	jq -s "$@" "$TRASH/bs.json"
+}
+
+# ---- several nodes in one cluster ----
+
+# start_cluster PREFIX N: N nodes with one random cookie, connected to each
+# other.  Sets CNODES (short names), CNODES_FULL, CPIDS, COOKIE and
+# COOKIE_FILE; NODE and friends are the first node.
+start_cluster() {
+	_cprefix=$1
+	CNODES="" CNODES_FULL="" CPIDS=""
+	shared=$(random_cookie)
+	for _ci in $(seq 1 "$2"); do
+		NODE_COOKIE=$shared start_node "${_cprefix}$_ci" || return 1
+		CNODES="$CNODES $NODE"
+		CNODES_FULL="$CNODES_FULL $NODE_FULL"
+		CPIDS="$CPIDS $NODE_PID"
+	done
+	COOKIE=$shared
+	COOKIE_FILE=$TRASH/cookie.cluster
+	printf '%s\n' "$COOKIE" > "$COOKIE_FILE"
+	chmod 400 "$COOKIE_FILE"
+	set -- $CNODES
+	first=$1
+	for n in $CNODES_FULL; do
+		NODE=$first
+		[ "$(node_eval "net_adm:ping('$n').")" = pong ] || return 1
+	done
+	NODE=$first
+}
+
+# on_node NAME EXPR: node_eval on another node of the cluster.
+on_node() {
+	( NODE=$1; node_eval "$2" )
 }
 
 # ---- the interactive view, driven in tmux ----
