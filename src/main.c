@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "conffile.h"
 #include "exitcode.h"
 #include "node.h"
 #include "opts.h"
@@ -46,7 +47,9 @@ int main(int argc, char **argv)
 	struct sbuf err = SBUF_INIT;
 	int rc;
 
-	if (opts_parse(argc, argv, &cfg, &err) < 0) {
+	char conf[4096];
+	if (opts_parse(argc, argv, conffile_path(conf, sizeof(conf)) == 0 ?
+		       conf : NULL, &cfg, &err) < 0) {
 		fprintf(stderr, "beamscope: %s\n", err.buf);
 		rc = EXIT_USAGE;
 		goto out;
