@@ -363,25 +363,38 @@ void opts_help(FILE *f)
 {
 	fputs("usage: beamscope NODE [options]           watch NODE live, full screen\n"
 	      "       beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
-	      "       beamscope --list [HOST]            list the nodes epmd knows\n"
+	      "       beamscope [--list [HOST]]          the nodes epmd knows\n"
 	      "\n"
 	      "NODE is NAME (on this host), NAME@HOST, or NAME@HOST.DOMAIN.\n"
 	      "\n"
+	      "examples:\n"
+	      "  beamscope myapp                           the live view; ? for help, q quits\n"
+	      "  beamscope myapp --batch -d 5 | jq .       five seconds of events as JSON\n"
+	      "  beamscope myapp --batch --pids my_server --events send,receive\n"
+	      "  beamscope myapp --batch --follow my_sup   a process and all it spawns\n"
+	      "  beamscope myapp --batch --call 'cache:get(K, _) when K > 9 -> return'\n"
+	      "\n"
 	      "options:\n", f);
+	char left[OPT__COUNT][64];
+	int width = 0;
 	for (int i = 0; i < OPT__COUNT; i++) {
-		char left[64];
 		const struct opt_info *o = &opt_table[i];
+		int n;
 		if (o->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name,
-				 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+			n = snprintf(left[i], sizeof(left[i]), "-%c, --%s%s%s",
+				     o->short_name, o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-30s %s\n", left, o->help);
+			n = snprintf(left[i], sizeof(left[i]), "    --%s%s%s",
+				     o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		if (n > width)
+			width = n;
 	}
-	fputs("\nexamples:\n"
-	      "  beamscope myapp\n"
-	      "  beamscope myapp --batch -d 5 | jq .\n"
-	      "  beamscope myapp@db1 --batch --pids my_server --events send,receive\n"
-	      "\nSee 'man beamscope' for the JSON fields and exit codes.\n", f);
+	for (int i = 0; i < OPT__COUNT; i++)
+		fprintf(f, "  %-*s  %s\n", width, left[i], opt_table[i].help);
+	fputs("\nDefaults for the options can be kept in "
+	      "~/.config/beamscope/config.\n"
+	      "man beamscope: every option in full, the keys and commands of the "
+	      "view,\nthe JSON fields, the config file and the exit codes.\n", f);
 }

@@ -20,8 +20,8 @@
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
-	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10; 0: no limit)") \
-	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000; 0: no limit)") \
+	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10 in batch, 600 in the view; 0: none)") \
+	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view)") \
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       1, "cut messages to N bytes on the target (default: 256; 0: none)") \
 	X(RATE,        "rate",               'r', "N",       1, "at most N events per second, enforced on the target (default: none)") \
 	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", 1, "over --rate: stop tracing (default) or drop and count") \
