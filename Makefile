@@ -5,7 +5,8 @@
 #   make DEVELOPER=1      warnings are errors
 #   make SANITIZE=address,undefined check
 #   make V=1              show full commands
-#   make install [PREFIX=/usr/local] [DESTDIR=...]
+#   make install [PREFIX=/usr/local] [DESTDIR=...]   binary, man page, completions
+#   make uninstall [PREFIX=/usr/local] [DESTDIR=...]
 
 PREFIX ?= /usr/local
 BUILD  ?= build
@@ -132,14 +133,26 @@ check: all unit
 demo: all
 	scripts/demo
 
+# where Debian's shells look for completions
+BINDIR  = $(PREFIX)/bin
+MAN1DIR = $(PREFIX)/share/man/man1
+BASHDIR = $(PREFIX)/share/bash-completion/completions
+ZSHDIR  = $(PREFIX)/share/zsh/vendor-completions
+FISHDIR = $(PREFIX)/share/fish/vendor_completions.d
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/beamscope $(DESTDIR)$(PREFIX)/bin/beamscope
-	install -m 644 man/beamscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/beamscope.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASHDIR) \
+		$(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
+	install -m 755 $(BUILD)/beamscope $(DESTDIR)$(BINDIR)/beamscope
+	install -m 644 man/beamscope.1 $(DESTDIR)$(MAN1DIR)/beamscope.1
+	install -m 644 completions/beamscope.bash $(DESTDIR)$(BASHDIR)/beamscope
+	install -m 644 completions/_beamscope $(DESTDIR)$(ZSHDIR)/_beamscope
+	install -m 644 completions/beamscope.fish $(DESTDIR)$(FISHDIR)/beamscope.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/beamscope \
-		$(DESTDIR)$(PREFIX)/share/man/man1/beamscope.1
+	rm -f $(DESTDIR)$(BINDIR)/beamscope $(DESTDIR)$(MAN1DIR)/beamscope.1 \
+		$(DESTDIR)$(BASHDIR)/beamscope $(DESTDIR)$(ZSHDIR)/_beamscope \
+		$(DESTDIR)$(FISHDIR)/beamscope.fish
 
 clean:
 	rm -rf $(BUILD)

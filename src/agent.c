@@ -22,7 +22,6 @@
 #define MSG_TMO_MS 5000          /* the rest of a message that has begun */
 #define SEND_TMO_MS 5000
 #define RPC_TMO_MS 15000
-#define MIN_OTP 25               /* the release the embedded code is built by */
 
 #ifndef BS_OTP_ARCH
 #define BS_OTP_ARCH "unknown"
@@ -296,9 +295,9 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 
 	if ((rc = system_info(a, "otp_release", a->otp, sizeof(a->otp), err)))
 		return rc;
-	if (atoi(a->otp) < MIN_OTP) {
+	if (atoi(a->otp) < AGENT_MIN_OTP) {
 		sbuf_addf(err, "node \"%s\" runs OTP %s; beamscope needs OTP %d "
-			  "or newer on the target", a->conn->target, a->otp, MIN_OTP);
+			  "or newer on the target", a->conn->target, a->otp, AGENT_MIN_OTP);
 		return EXIT_REFUSED;
 	}
 	if ((rc = system_info(a, "system_architecture", arch, sizeof(arch), err)))

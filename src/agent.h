@@ -18,6 +18,9 @@
 #include "pidsel.h"
 #include "sbuf.h"
 
+/* the oldest OTP release a target may run: the embedded code is built by it */
+#define AGENT_MIN_OTP 25
+
 struct agent_opts {
 	int workers;             /* 0: one per scheduler */
 	unsigned dep_timeout_ms; /* agent cleans up after this much silence */

@@ -13,7 +13,7 @@ static void list_known(struct sbuf *err, const char *host, char **names)
 {
 	sbuf_addf(err, "; epmd on \"%s\" knows: ", host);
 	if (!names || !names[0]) {
-		sbuf_addstr(err, "no nodes");
+		sbuf_addstr(err, "no nodes; is the node running?");
 		return;
 	}
 	for (char **p = names; *p; p++)
@@ -26,20 +26,24 @@ static int connect_target(const struct config *cfg, const char *node,
 {
 	struct node_name nn;
 	char cookie[1024];
-	struct sbuf warn = SBUF_INIT;
+	struct sbuf warn = SBUF_INIT, from = SBUF_INIT;
 	char **names = NULL;
 
 	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
 		return EXIT_USAGE;
 	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
-			err, &warn) < 0)
+			err, &warn, &from) < 0) {
+		sbuf_release(&warn);
 		return EXIT_USAGE;
+	}
 	if (warn.len)
 		fprintf(stderr, "beamscope: warning: %s\n", warn.buf);
 	sbuf_release(&warn);
 
-	if (epmd_names(nn.host, &names, err) < 0)
+	if (epmd_names(nn.host, &names, err) < 0) {
+		sbuf_release(&from);
 		return EXIT_CONNECT;
+	}
 	bool found = false;
 	for (char **p = names; *p; p++)
 		found |= !strcmp(*p, nn.alive);
@@ -47,12 +51,19 @@ static int connect_target(const struct config *cfg, const char *node,
 		sbuf_addf(err, "node \"%s\" not found", nn.full);
 		list_known(err, nn.host, names);
 		node_names_free(names);
+		sbuf_release(&from);
 		return EXIT_CONNECT;
 	}
 	node_names_free(names);
 
 	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
 	memset(cookie, 0, sizeof(cookie));
+	if (cs == CONN_AUTH)
+		sbuf_addf(err, " from %s; pass the target's with --cookie-file "
+			  "FILE (erl keeps it in ~/.erlang.cookie of the user "
+			  "running the node, unless started with -setcookie)",
+			  sbuf_str(&from));
+	sbuf_release(&from);
 	if (cs == CONN_AUTH)
 		return EXIT_AUTH;
 	if (cs != CONN_OK)

@@ -54,9 +54,7 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == EIO || e == EPROTO || e == EACCES) {
-			sbuf_addf(err, "node \"%s\" refused the handshake: wrong "
-				  "cookie? pass the target's cookie with "
-				  "--cookie-file FILE (erl reads ~/.erlang.cookie)",
+			sbuf_addf(err, "node \"%s\" refused the cookie",
 				  c->target);
 			return CONN_AUTH;
 		}

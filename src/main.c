@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent.h"
 #include "batch.h"
+#include "conffile.h"
 #include "exitcode.h"
 #include "node.h"
 #include "opts.h"
@@ -15,18 +17,23 @@
 #ifndef BS_OTP_RELEASE
 #define BS_OTP_RELEASE "?"
 #endif
-#define BS_MIN_OTP "25"
 
+static void this_host(const char *host_arg, char *host, size_t hostsz)
+{
+	if (host_arg)
+		snprintf(host, hostsz, "%s", host_arg);
+	else if (node_this_host(false, host, hostsz) < 0)
+		snprintf(host, hostsz, "localhost");
+}
+
+/* --list: the names alone, one a line, for people and for completions. */
 static int list_nodes(const char *host_arg)
 {
 	char host[256];
 	char **names = NULL;
 	struct sbuf err = SBUF_INIT;
 
-	if (host_arg)
-		snprintf(host, sizeof(host), "%s", host_arg);
-	else if (node_this_host(false, host, sizeof(host)) < 0)
-		snprintf(host, sizeof(host), "localhost");
+	this_host(host_arg, host, sizeof(host));
 	int n = epmd_names(host, &names, &err);
 	if (n < 0) {
 		fprintf(stderr, "beamscope: %s\n", err.buf);
@@ -40,13 +47,43 @@ static int list_nodes(const char *host_arg)
 	return EXIT_OK;
 }
 
+/* No NODE: what is there to attach to, and how. */
+static int no_node(void)
+{
+	char host[256];
+	char **names = NULL;
+	struct sbuf err = SBUF_INIT;
+
+	this_host(NULL, host, sizeof(host));
+	int n = epmd_names(host, &names, &err);
+	if (n < 0)
+		fprintf(stderr, "beamscope: no node given, and %s\n", err.buf);
+	else if (n == 0)
+		fprintf(stderr, "beamscope: no node given, and epmd on \"%s\" "
+			"knows no nodes; start one (erl -sname NAME), then run "
+			"beamscope NAME\n", host);
+	else {
+		fprintf(stderr, "beamscope: no node given; epmd on \"%s\" knows:\n",
+			host);
+		for (char **p = names; *p; p++)
+			fprintf(stderr, "  %s\n", *p);
+		fprintf(stderr, "attach with: beamscope %s   (beamscope --help "
+			"for more, man beamscope for all)\n", names[0]);
+	}
+	node_names_free(names);
+	sbuf_release(&err);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
 	struct sbuf err = SBUF_INIT;
 	int rc;
 
-	if (opts_parse(argc, argv, &cfg, &err) < 0) {
+	char conf[4096];
+	if (opts_parse(argc, argv, conffile_path(conf, sizeof(conf)) == 0 ?
+		       conf : NULL, &cfg, &err) < 0) {
 		fprintf(stderr, "beamscope: %s\n", err.buf);
 		rc = EXIT_USAGE;
 		goto out;
@@ -55,18 +92,13 @@ int main(int argc, char **argv)
 		opts_help(stdout);
 		rc = EXIT_OK;
 	} else if (cfg.version) {
-		printf("beamscope %s (built against OTP %s; targets need OTP %s "
-		       "or newer)\n", BS_VERSION, BS_OTP_RELEASE, BS_MIN_OTP);
+		printf("beamscope %s (built against OTP %s; targets need OTP %d "
+		       "or newer)\n", BS_VERSION, BS_OTP_RELEASE, AGENT_MIN_OTP);
 		rc = EXIT_OK;
 	} else if (cfg.list) {
 		rc = list_nodes(cfg.node);
 	} else if (!cfg.node) {
-		fprintf(stderr, "beamscope: no node given; these are the nodes "
-			"epmd knows here:\n");
-		list_nodes(NULL);
-		fprintf(stderr, "attach with: beamscope NAME (see beamscope "
-			"--help)\n");
-		rc = EXIT_USAGE;
+		rc = no_node();
 	} else if (!cfg.batch && (cfg.nnodes > 1 || cfg.cluster)) {
 		fprintf(stderr, "beamscope: the interactive view shows one node at "
 			"a time; trace several nodes with --batch, or run one "

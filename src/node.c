@@ -135,24 +135,37 @@ static int read_cookie_file(const char *path, char *out, size_t outsz,
 	return 0;
 }
 
+static int cookie_from_file(const char *path, char *out, size_t outsz,
+			    struct sbuf *err, struct sbuf *warn,
+			    struct sbuf *from, bool quiet_enoent)
+{
+	if (read_cookie_file(path, out, outsz, err, warn, quiet_enoent) < 0)
+		return -1;
+	if (from)
+		sbuf_addf(from, "\"%s\"", path);
+	return 0;
+}
+
 int cookie_load(const char *file, const char *literal, char *out, size_t outsz,
-		struct sbuf *err, struct sbuf *warn)
+		struct sbuf *err, struct sbuf *warn, struct sbuf *from)
 {
 	if (file)
-		return read_cookie_file(file, out, outsz, err, warn, false);
+		return cookie_from_file(file, out, outsz, err, warn, from, false);
 	if (literal) {
 		if (!*literal || strlen(literal) >= outsz) {
 			sbuf_addstr(err, "--cookie needs a non-empty cookie");
 			return -1;
 		}
 		snprintf(out, outsz, "%s", literal);
+		if (from)
+			sbuf_addstr(from, "--cookie");
 		return 0;
 	}
 	const char *home = getenv("HOME");
 	char path[4096];
 	if (home && *home) {
 		snprintf(path, sizeof(path), "%s/.erlang.cookie", home);
-		if (read_cookie_file(path, out, outsz, err, warn, true) == 0)
+		if (cookie_from_file(path, out, outsz, err, warn, from, true) == 0)
 			return 0;
 		if (err->len)
 			return -1;
@@ -164,12 +177,14 @@ int cookie_load(const char *file, const char *literal, char *out, size_t outsz,
 		snprintf(path, sizeof(path), "%s/.config/erlang/.erlang.cookie", home);
 	else
 		path[0] = '\0';
-	if (path[0] && read_cookie_file(path, out, outsz, err, warn, true) == 0)
+	if (path[0] && cookie_from_file(path, out, outsz, err, warn, from,
+					true) == 0)
 		return 0;
 	if (err->len)
 		return -1;
-	sbuf_addf(err, "no cookie: ~/.erlang.cookie does not exist; pass the "
-		  "target's cookie with --cookie-file FILE");
+	sbuf_addstr(err, "no cookie: ~/.erlang.cookie does not exist; pass the "
+		    "target's with --cookie-file FILE (erl keeps it in "
+		    "~/.erlang.cookie of the user running the node)");
 	return -1;
 }
 
@@ -273,7 +288,8 @@ int epmd_names(const char *host, char ***names, struct sbuf *err)
 	struct sbuf reply = SBUF_INIT;
 	if (write(fd, req, sizeof(req)) != (ssize_t)sizeof(req) ||
 	    read_all_tmo(fd, &reply, EPMD_TIMEOUT_MS) < 0 || reply.len < 4) {
-		sbuf_addf(err, "epmd on \"%s\" did not answer: %s", host,
+		sbuf_addf(err, "epmd on \"%s\" did not answer: %s; see if "
+			  "'epmd -names' answers there", host,
 			  strerror(errno ? errno : EPROTO));
 		close(fd);
 		sbuf_release(&reply);

@@ -31,10 +31,11 @@ int node_this_host(bool longnames, char *out, size_t outsz);
 /*
  * Find the cookie the way erl does: file, else literal, else
  * ~/.erlang.cookie, else $XDG_CONFIG_HOME/erlang/.erlang.cookie.
- * 0, or -1 with err.  warn gets a line when the file is readable by others.
+ * 0, or -1 with err.  warn gets a line when the file is readable by others;
+ * from (may be NULL) says where the cookie was found, for messages.
  */
 int cookie_load(const char *file, const char *literal, char *out, size_t outsz,
-		struct sbuf *err, struct sbuf *warn);
+		struct sbuf *err, struct sbuf *warn, struct sbuf *from);
 
 /*
  * Ask epmd on host which node names it knows.  Returns the count and sets

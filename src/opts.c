@@ -1,4 +1,9 @@
-/* opts: parse the command line with getopt_long, built from OPTIONS. */
+/*
+ * opts: parse the command line with getopt_long, built from OPTIONS.  The
+ * command line is read in two passes: the first collects the options, so
+ * that the config file can be read (or skipped) before they are applied
+ * over it.
+ */
 #include "opts.h"
 
 #include <errno.h>
@@ -7,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conffile.h"
 #include "event.h"
+#include "xalloc.h"
 
 const struct opt_info opt_table[OPT__COUNT] = {
-#define X(id, l, s, a, h) [OPT_##id] = { l, s, a, h },
+#define X(id, l, s, a, c, h) [OPT_##id] = { l, s, a, c, h },
 	OPTIONS(X)
 #undef X
 };
@@ -45,22 +52,213 @@ static int parse_seconds(const char *opt, const char *s, double *out,
 	return 0;
 }
 
-int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
+/* The field of an option without an argument. */
+static bool *flag_of(struct config *cfg, enum opt_id id)
+{
+	switch (id) {
+	case OPT_BATCH: return &cfg->batch;
+	case OPT_COUNTS: return &cfg->counts;
+	case OPT_LONGNAMES: return &cfg->longnames;
+	case OPT_LIST: return &cfg->list;
+	case OPT_CLUSTER: return &cfg->cluster;
+	case OPT_RECONNECT: return &cfg->reconnect;
+	case OPT_QUIET: return &cfg->quiet;
+	case OPT_NO_CONFIG: return &cfg->no_config;
+	case OPT_HELP: return &cfg->help;
+	case OPT_VERSION: return &cfg->version;
+	default: return NULL;
+	}
+}
+
+/* Apply one option with its argument (NULL for a flag). */
+static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
+		     struct sbuf *err)
+{
+	const char *name = opt_table[id].name;
+	unsigned long v;
+
+	switch (id) {
+	case OPT_OUTPUT: cfg->output = arg; break;
+	case OPT_EVENTS: {
+		char bad[64];
+		int k = event_kinds_parse(arg, bad, sizeof(bad));
+		if (k < 0) {
+			sbuf_addf(err, "--events: unknown kind \"%s\"; kinds "
+				  "are send, receive, spawn, exit, link, "
+				  "register, gc, running", bad);
+			return -1;
+		}
+		cfg->kinds = k | (cfg->kinds & KIND_CALL);
+		break;
+	}
+	case OPT_PIDS:
+		pidsel_release(&cfg->pids);
+		if (pidsel_parse(arg, &cfg->pids, err) < 0)
+			return -1;
+		cfg->pids_arg = arg;
+		cfg->follow = false;
+		break;
+	case OPT_DURATION:
+		if (parse_seconds(name, arg, &cfg->duration, err) < 0)
+			return -1;
+		cfg->duration_set = true;
+		break;
+	case OPT_MAX_EVENTS:
+		if (parse_ulong(name, arg, ULONG_MAX / 2, &v, err) < 0)
+			return -1;
+		cfg->max_events = v;
+		cfg->max_events_set = true;
+		break;
+	case OPT_RING:
+		if (parse_ulong(name, arg, 100000000, &v, err) < 0 || v < 100) {
+			if (!err->len)
+				sbuf_addstr(err, "--ring must be at least 100");
+			return -1;
+		}
+		cfg->ring = v;
+		break;
+	case OPT_PAYLOAD:
+		if (parse_ulong(name, arg, 65536, &v, err) < 0)
+			return -1;
+		cfg->payload_bytes = (unsigned)v;
+		break;
+	case OPT_CALL:
+		if (cfg->ncalls == 32) {
+			sbuf_addstr(err, "--call: at most 32 patterns");
+			return -1;
+		}
+		if (!*arg || strlen(arg) > 900) {
+			sbuf_addstr(err, "--call needs a pattern (at most 900 "
+				    "characters), e.g. mod:fun/2");
+			return -1;
+		}
+		cfg->calls[cfg->ncalls++] = arg;
+		cfg->kinds |= KIND_CALL;
+		break;
+	case OPT_FOLLOW:
+		pidsel_release(&cfg->pids);
+		if (pidsel_parse(arg, &cfg->pids, err) < 0)
+			return -1;
+		if (cfg->pids.mode != SEL_LIST || cfg->pids.n != 1) {
+			sbuf_addstr(err, "--follow takes one process: a pid "
+				    "<0.123.0> or a registered name");
+			return -1;
+		}
+		cfg->pids_arg = arg;
+		cfg->follow = true;
+		break;
+	case OPT_RATE:
+		if (parse_ulong(name, arg, 100000000, &v, err) < 0)
+			return -1;
+		cfg->rate = v;
+		break;
+	case OPT_ON_LIMIT:
+		if (!strcmp(arg, "stop") || !strcmp(arg, "shed")) {
+			cfg->shed = !strcmp(arg, "shed");
+			break;
+		}
+		sbuf_addf(err, "--on-limit \"%s\": stop or shed", arg);
+		return -1;
+	case OPT_INTERVAL:
+		if (parse_seconds(name, arg, &cfg->interval, err) < 0)
+			return -1;
+		if (cfg->interval < 0.05) {
+			sbuf_addstr(err, "--interval must be at least 0.05 seconds");
+			return -1;
+		}
+		break;
+	case OPT_COOKIE_FILE: cfg->cookie_file = arg; break;
+	case OPT_COOKIE: cfg->cookie = arg; break;
+	case OPT_WORKERS:
+		if (parse_ulong(name, arg, 1024, &v, err) < 0)
+			return -1;
+		cfg->workers = (int)v;
+		break;
+	case OPT_HIGH_WATER:
+		if (parse_ulong(name, arg, 10000000, &v, err) < 0 || v == 0) {
+			if (!err->len)
+				sbuf_addstr(err, "--high-water must be at least 1");
+			return -1;
+		}
+		cfg->high_water = (unsigned)v;
+		break;
+	case OPT_DEP_TIMEOUT:
+		if (parse_seconds(name, arg, &cfg->dep_timeout, err) < 0)
+			return -1;
+		if (cfg->dep_timeout < 1) {
+			sbuf_addstr(err, "--dependency-timeout must be at least "
+				    "1 second");
+			return -1;
+		}
+		break;
+	default: {
+		bool *flag = flag_of(cfg, id);
+		if (flag)
+			*flag = true;
+		break;
+	}
+	}
+	return 0;
+}
+
+int opts_set_conf(struct config *cfg, const char *name, const char *value,
+		  struct sbuf *err)
+{
+	int id = -1;
+	for (int i = 0; i < OPT__COUNT; i++)
+		if (!strcmp(opt_table[i].name, name))
+			id = i;
+	if (id < 0) {
+		sbuf_addf(err, "unknown option \"%s\"; the options are those of "
+			  "beamscope --help, without the dashes", name);
+		return -1;
+	}
+	if (!opt_table[id].conf) {
+		if (id == OPT_COOKIE)
+			sbuf_addstr(err, "\"cookie\" cannot be set here; put the "
+				    "cookie in a file (chmod 400) and set "
+				    "cookie-file");
+		else
+			sbuf_addf(err, "\"%s\" is for the command line only; "
+				  "remove the line", name);
+		return -1;
+	}
+	if (opt_table[id].arg && !strcmp(opt_table[id].arg, "FILE") &&
+	    !strncmp(value, "~/", 2) && getenv("HOME")) {
+		/* no shell expands it here */
+		struct sbuf path = SBUF_INIT;
+		sbuf_addf(&path, "%s%s", getenv("HOME"), value + 1);
+		free(cfg->conf_file_arg);
+		cfg->conf_file_arg = path.buf;
+		value = path.buf;
+	}
+	if (opt_table[id].arg)
+		return opt_apply(cfg, (enum opt_id)id, value, err);
+	bool *flag = flag_of(cfg, (enum opt_id)id);
+	if (!strcmp(value, "true") || !strcmp(value, "yes"))
+		*flag = true;
+	else if (!strcmp(value, "false") || !strcmp(value, "no"))
+		*flag = false;
+	else {
+		sbuf_addf(err, "%s \"%s\": true or false", name, value);
+		return -1;
+	}
+	return 0;
+}
+
+struct opt_use {
+	enum opt_id id;
+	const char *arg;
+};
+
+/* First pass: the options in the order given, and the NODE.  0 or -1. */
+static int collect(int argc, char **argv, struct config *cfg,
+		   struct opt_use *uses, int *nuses, const char **node,
+		   struct sbuf *err)
 {
 	struct option longopts[OPT__COUNT + 1];
 	char shortopts[3 * OPT__COUNT + 2];
 	size_t sp = 0;
-	unsigned long v;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->kinds = KIND_DEFAULT;
-	cfg->pids.mode = SEL_ALL;
-	cfg->duration = 10;
-	cfg->max_events = 100000;
-	cfg->payload_bytes = 256;
-	cfg->high_water = 20000;
-	cfg->dep_timeout = 30;
-	cfg->interval = 1;
 
 	shortopts[sp++] = ':';
 	for (int i = 0; i < OPT__COUNT; i++) {
@@ -77,9 +275,10 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 	shortopts[sp] = '\0';
 	memset(&longopts[OPT__COUNT], 0, sizeof(longopts[0]));
 
-	bool pids_given = false;
+	bool pids = false, follow = false;
 	opterr = 0;
 	optind = 1;
+	*nuses = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int id = -1;
@@ -100,143 +299,17 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 				if (opt_table[i].short_name == c)
 					id = i;
 		}
-		const char *name = opt_table[id].name;
-		switch ((enum opt_id)id) {
-		case OPT_BATCH: cfg->batch = true; break;
-		case OPT_OUTPUT: cfg->output = optarg; break;
-		case OPT_EVENTS: {
-			char bad[64];
-			int k = event_kinds_parse(optarg, bad, sizeof(bad));
-			if (k < 0) {
-				sbuf_addf(err, "--events: unknown kind \"%s\"; kinds "
-					  "are send, receive, spawn, exit, link, "
-					  "register, gc, running", bad);
-				return -1;
-			}
-			cfg->kinds = k | (cfg->kinds & KIND_CALL);
-			break;
-		}
-		case OPT_PIDS:
-			pidsel_release(&cfg->pids);
-			if (pidsel_parse(optarg, &cfg->pids, err) < 0)
-				return -1;
-			cfg->pids_arg = optarg;
-			pids_given = true;
-			break;
-		case OPT_DURATION:
-			if (parse_seconds(name, optarg, &cfg->duration, err) < 0)
-				return -1;
-			cfg->duration_set = true;
-			break;
-		case OPT_MAX_EVENTS:
-			if (parse_ulong(name, optarg, ULONG_MAX / 2, &v, err) < 0)
-				return -1;
-			cfg->max_events = v;
-			cfg->max_events_set = true;
-			break;
-		case OPT_RING:
-			if (parse_ulong(name, optarg, 100000000, &v, err) < 0 || v < 100) {
-				if (!err->len)
-					sbuf_addstr(err, "--ring must be at least 100");
-				return -1;
-			}
-			cfg->ring = v;
-			break;
-		case OPT_PAYLOAD:
-			if (parse_ulong(name, optarg, 65536, &v, err) < 0)
-				return -1;
-			cfg->payload_bytes = (unsigned)v;
-			break;
-		case OPT_CALL:
-			if (cfg->ncalls == 32) {
-				sbuf_addstr(err, "--call: at most 32 patterns");
-				return -1;
-			}
-			if (!*optarg || strlen(optarg) > 900) {
-				sbuf_addstr(err, "--call needs a pattern (at most 900 "
-					    "characters), e.g. mod:fun/2");
-				return -1;
-			}
-			cfg->calls[cfg->ncalls++] = optarg;
-			cfg->kinds |= KIND_CALL;
-			break;
-		case OPT_FOLLOW:
-			pidsel_release(&cfg->pids);
-			if (pidsel_parse(optarg, &cfg->pids, err) < 0)
-				return -1;
-			if (cfg->pids.mode != SEL_LIST || cfg->pids.n != 1) {
-				sbuf_addstr(err, "--follow takes one process: a pid "
-					    "<0.123.0> or a registered name");
-				return -1;
-			}
-			cfg->pids_arg = optarg;
-			cfg->follow = true;
-			break;
-		case OPT_RATE:
-			if (parse_ulong(name, optarg, 100000000, &v, err) < 0)
-				return -1;
-			cfg->rate = v;
-			break;
-		case OPT_ON_LIMIT:
-			if (!strcmp(optarg, "stop") || !strcmp(optarg, "shed")) {
-				cfg->shed = !strcmp(optarg, "shed");
-				break;
-			}
-			sbuf_addf(err, "--on-limit \"%s\": stop or shed", optarg);
-			return -1;
-		case OPT_COUNTS: cfg->counts = true; break;
-		case OPT_INTERVAL:
-			if (parse_seconds(name, optarg, &cfg->interval, err) < 0)
-				return -1;
-			if (cfg->interval < 0.05) {
-				sbuf_addstr(err, "--interval must be at least 0.05 seconds");
-				return -1;
-			}
-			break;
-		case OPT_COOKIE_FILE: cfg->cookie_file = optarg; break;
-		case OPT_COOKIE: cfg->cookie = optarg; break;
-		case OPT_LONGNAMES: cfg->longnames = true; break;
-		case OPT_LIST: cfg->list = true; break;
-		case OPT_CLUSTER: cfg->cluster = true; break;
-		case OPT_RECONNECT: cfg->reconnect = true; break;
-		case OPT_WORKERS:
-			if (parse_ulong(name, optarg, 1024, &v, err) < 0)
-				return -1;
-			cfg->workers = (int)v;
-			break;
-		case OPT_HIGH_WATER:
-			if (parse_ulong(name, optarg, 10000000, &v, err) < 0 || v == 0) {
-				if (!err->len)
-					sbuf_addstr(err, "--high-water must be at least 1");
-				return -1;
-			}
-			cfg->high_water = (unsigned)v;
-			break;
-		case OPT_DEP_TIMEOUT:
-			if (parse_seconds(name, optarg, &cfg->dep_timeout, err) < 0)
-				return -1;
-			if (cfg->dep_timeout < 1) {
-				sbuf_addstr(err, "--dependency-timeout must be at least "
-					    "1 second");
-				return -1;
-			}
-			break;
-		case OPT_QUIET: cfg->quiet = true; break;
-		case OPT_HELP: cfg->help = true; break;
-		case OPT_VERSION: cfg->version = true; break;
-		case OPT__COUNT: break;
-		}
+		pids |= id == OPT_PIDS;
+		follow |= id == OPT_FOLLOW;
+		uses[(*nuses)++] = (struct opt_use){ (enum opt_id)id, optarg };
 	}
-	if (cfg->follow && pids_given) {
+	if (follow && pids) {
 		sbuf_addstr(err, "--follow and --pids cannot be used together: "
 			    "--follow names the process");
 		return -1;
 	}
-	if (cfg->list && argc - optind > 1) {
-		sbuf_addf(err, "unexpected argument \"%s\": --list takes one "
-			  "host", argv[optind + 1]);
-		return -1;
-	}
+	*node = NULL;
+	cfg->nnodes = 0;
 	for (; optind < argc; optind++) {
 		bool dup = false;
 		for (int i = 0; i < cfg->nnodes; i++)
@@ -251,44 +324,100 @@ int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err)
 		cfg->nodes[cfg->nnodes++] = argv[optind];
 	}
 	if (cfg->nnodes)
-		cfg->node = cfg->nodes[0];
+		*node = cfg->nodes[0];
+	return 0;
+}
+
+int opts_parse(int argc, char **argv, const char *conf_path,
+	       struct config *cfg, struct sbuf *err)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kinds = KIND_DEFAULT;
+	cfg->pids.mode = SEL_ALL;
+	cfg->duration = 10;
+	cfg->max_events = 100000;
+	cfg->payload_bytes = 256;
+	cfg->high_water = 20000;
+	cfg->dep_timeout = 30;
+	cfg->interval = 1;
+
+	struct opt_use *uses = xcalloc((size_t)argc + 1, sizeof(*uses));
+	int nuses, rc = -1;
+	if (collect(argc, argv, cfg, uses, &nuses, &cfg->node, err) < 0)
+		goto out;
+
+	bool read_conf = conf_path && cfg->node;
+	for (int i = 0; i < nuses; i++)
+		if (uses[i].id == OPT_NO_CONFIG || uses[i].id == OPT_LIST ||
+		    uses[i].id == OPT_HELP || uses[i].id == OPT_VERSION)
+			read_conf = false;
+	if (read_conf && conffile_read(conf_path, cfg, err) < 0)
+		goto out;
+
+	for (int i = 0; i < nuses; i++)
+		if (opt_apply(cfg, uses[i].id, uses[i].arg, err) < 0)
+			goto out;
+	if (cfg->list && cfg->nnodes > 1) {
+		sbuf_addf(err, "unexpected argument \"%s\": --list takes one "
+			  "host", cfg->nodes[1]);
+		goto out;
+	}
 	if (cfg->cluster && !cfg->nnodes) {
 		sbuf_addstr(err, "--cluster needs a node to start from, e.g. "
-			    "beamscope --cluster myapp@host");
-		return -1;
+			    "beamscope --cluster myapp@host --batch");
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(uses);
+	return rc;
 }
 
 void opts_release(struct config *cfg)
 {
 	pidsel_release(&cfg->pids);
+	free(cfg->conf_text);
+	free(cfg->conf_file_arg);
+	cfg->conf_text = cfg->conf_file_arg = NULL;
 }
 
 void opts_help(FILE *f)
 {
 	fputs("usage: beamscope NODE [options]           watch NODE live, full screen\n"
 	      "       beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
-	      "       beamscope NODE NODE... [options]   several nodes, one merged timeline\n"
-	      "       beamscope --list [HOST]            list the nodes epmd knows\n"
+	      "       beamscope NODE NODE... --batch     several nodes, one merged timeline\n"
+	      "       beamscope [--list [HOST]]          the nodes epmd knows\n"
 	      "\n"
 	      "NODE is NAME (on this host), NAME@HOST, or NAME@HOST.DOMAIN.\n"
 	      "\n"
+	      "examples:\n"
+	      "  beamscope myapp                           the live view; ? for help, q quits\n"
+	      "  beamscope myapp --batch -d 5 | jq .       five seconds of events as JSON\n"
+	      "  beamscope myapp --batch --pids my_server --events send,receive\n"
+	      "  beamscope myapp --batch --follow my_sup   a process and all it spawns\n"
+	      "  beamscope myapp --batch --call 'cache:get(K, _) when K > 9 -> return'\n"
+	      "\n"
 	      "options:\n", f);
+	char left[OPT__COUNT][64];
+	int width = 0;
 	for (int i = 0; i < OPT__COUNT; i++) {
-		char left[64];
 		const struct opt_info *o = &opt_table[i];
+		int n;
 		if (o->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name,
-				 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+			n = snprintf(left[i], sizeof(left[i]), "-%c, --%s%s%s",
+				     o->short_name, o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-30s %s\n", left, o->help);
+			n = snprintf(left[i], sizeof(left[i]), "    --%s%s%s",
+				     o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		if (n > width)
+			width = n;
 	}
-	fputs("\nexamples:\n"
-	      "  beamscope myapp\n"
-	      "  beamscope myapp --batch -d 5 | jq .\n"
-	      "  beamscope myapp@db1 --batch --pids my_server --events send,receive\n"
-	      "\nSee 'man beamscope' for the JSON fields and exit codes.\n", f);
+	for (int i = 0; i < OPT__COUNT; i++)
+		fprintf(f, "  %-*s  %s\n", width, left[i], opt_table[i].help);
+	fputs("\nDefaults for the options can be kept in "
+	      "~/.config/beamscope/config.\n"
+	      "man beamscope: every option in full, the keys and commands of the "
+	      "view,\nthe JSON fields, the config file and the exit codes.\n", f);
 }

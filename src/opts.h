@@ -1,7 +1,8 @@
 /*
  * opts: the command-line options, as one table.  The table feeds the
- * parser, --help, and the checks that keep the man page and the shell
- * completions honest.
+ * parser, the config file (options marked "conf" may be set there),
+ * --help, and the checks that keep the man page and the shell completions
+ * honest.
  */
 #ifndef BS_OPTS_H
 #define BS_OPTS_H
@@ -14,37 +15,38 @@
 /* nodes one beamscope attaches to at once */
 #define BS_MAX_NODES 32
 
-/*  id            long name             short  argument   help */
+/*  id            long name             short  argument   conf help */
 #define OPTIONS(X) \
-	X(BATCH,       "batch",              0,   NULL,      "write events as JSON lines instead of opening the interactive view") \
-	X(OUTPUT,      "output",             'o', "FILE",    "write to FILE instead of standard output") \
-	X(EVENTS,      "events",             'e', "LIST",    "kinds: send,receive,spawn,exit,link,register,gc,running (default: send,receive,spawn,exit)") \
-	X(PIDS,        "pids",               'p', "WHO",     "all, new, existing, or PID|NAME[,...] (default: all)") \
-	X(CALL,        "call",               'c', "PATTERN", "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
-	X(FOLLOW,      "follow",             'f', "PID|NAME", "trace a process and everything it spawns from now on") \
-	X(DURATION,    "duration",           'd', "SECONDS", "stop after SECONDS (default: 10; 0: no limit)") \
-	X(MAX_EVENTS,  "max-events",         'n', "N",       "stop after N events (default: 100000; 0: no limit)") \
-	X(PAYLOAD,     "payload-bytes",      0,   "N",       "cut messages to N bytes on the target (default: 256; 0: none)") \
-	X(RATE,        "rate",               'r', "N",       "at most N events per second, enforced on the target (default: none)") \
-	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", "over --rate: stop tracing (default) or drop and count") \
-	X(COUNTS,      "counts",             0,   NULL,      "batch: per-process counts instead of events (count tier)") \
-	X(INTERVAL,    "interval",           0,   "SECONDS", "batch --counts: write counts every SECONDS (default: 1)") \
-	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    "read the cookie from FILE (default: ~/.erlang.cookie)") \
-	X(COOKIE,      "cookie",             0,   "COOKIE",  "the cookie itself (visible in ps; prefer --cookie-file)") \
-	X(LONGNAMES,   "longnames",          'l', NULL,      "NODE is a long name (name@host.domain)") \
-	X(LIST,        "list",               0,   NULL,      "list the nodes epmd knows on HOST (default: this host)") \
-	X(CLUSTER,     "cluster",            0,   NULL,      "also attach to every visible node the given nodes are connected to") \
-	X(RECONNECT,   "reconnect",          0,   NULL,      "attach again to a node that was lost, when it comes back") \
-	X(RING,        "ring",               0,   "N",       "events the interactive view keeps (default: 200000)") \
-	X(WORKERS,     "workers",            0,   "N",       "worker processes on the target (default: one per scheduler)") \
-	X(HIGH_WATER,  "high-water",         0,   "N",       "events in flight per worker before the target drops (default: 20000)") \
-	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", "the target cleans up after SECONDS without beamscope (default: 30)") \
-	X(QUIET,       "quiet",              'q', NULL,      "no progress lines on standard error") \
-	X(HELP,        "help",               'h', NULL,      "show this help") \
-	X(VERSION,     "version",            'V', NULL,      "show version and OTP releases")
+	X(BATCH,       "batch",              0,   NULL,      0, "write events as JSON lines instead of opening the interactive view") \
+	X(OUTPUT,      "output",             'o', "FILE",    0, "write to FILE instead of standard output") \
+	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running (default: send,receive,spawn,exit)") \
+	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
+	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
+	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
+	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10 in batch, 600 in the view; 0: none)") \
+	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view)") \
+	X(PAYLOAD,     "payload-bytes",      0,   "N",       1, "cut messages to N bytes on the target (default: 256; 0: none)") \
+	X(RATE,        "rate",               'r', "N",       1, "at most N events per second, enforced on the target (default: none)") \
+	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", 1, "over --rate: stop tracing (default) or drop and count") \
+	X(COUNTS,      "counts",             0,   NULL,      0, "batch: per-process counts instead of events (count tier)") \
+	X(INTERVAL,    "interval",           0,   "SECONDS", 1, "batch --counts: write counts every SECONDS (default: 1)") \
+	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
+	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (visible in ps; prefer --cookie-file)") \
+	X(LONGNAMES,   "longnames",          'l', NULL,      1, "NODE is a long name (name@host.domain)") \
+	X(LIST,        "list",               0,   NULL,      0, "list the nodes epmd knows on HOST (default: this host)") \
+	X(CLUSTER,     "cluster",            0,   NULL,      0, "also attach to every visible node the given nodes are connected to") \
+	X(RECONNECT,   "reconnect",          0,   NULL,      1, "attach again to a node that was lost, when it comes back") \
+	X(RING,        "ring",               0,   "N",       1, "events the interactive view keeps (default: 200000)") \
+	X(WORKERS,     "workers",            0,   "N",       1, "worker processes on the target (default: one per scheduler)") \
+	X(HIGH_WATER,  "high-water",         0,   "N",       1, "events in flight per worker before the target drops (default: 20000)") \
+	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", 1, "the target cleans up after SECONDS without beamscope (default: 30)") \
+	X(QUIET,       "quiet",              'q', NULL,      1, "no progress lines on standard error") \
+	X(NO_CONFIG,   "no-config",          0,   NULL,      0, "do not read ~/.config/beamscope/config") \
+	X(HELP,        "help",               'h', NULL,      0, "show this help") \
+	X(VERSION,     "version",            'V', NULL,      0, "show version and OTP releases")
 
 enum opt_id {
-#define X(id, l, s, a, h) OPT_##id,
+#define X(id, l, s, a, c, h) OPT_##id,
 	OPTIONS(X)
 #undef X
 	OPT__COUNT
@@ -54,6 +56,7 @@ struct opt_info {
 	const char *name;
 	char short_name;
 	const char *arg;
+	bool conf;         /* may be set in the config file */
 	const char *help;
 };
 
@@ -65,7 +68,7 @@ struct config {
 	int nnodes;
 	bool cluster;             /* --cluster: and the nodes they see */
 	bool reconnect;           /* --reconnect: reattach lost nodes */
-	bool batch, list, longnames, quiet, help, version, counts;
+	bool batch, list, longnames, quiet, help, version, counts, no_config;
 	double interval;          /* --counts period, seconds */
 	const char *output;
 	int kinds;
@@ -85,10 +88,21 @@ struct config {
 	int workers;
 	unsigned high_water;
 	double dep_timeout;
+	char *conf_text;          /* the config file read; values point into it */
+	char *conf_file_arg;      /* a FILE value of it, "~/" expanded */
 };
 
-/* 0, or -1 with a one-line message in err (EXIT_USAGE). */
-int opts_parse(int argc, char **argv, struct config *cfg, struct sbuf *err);
+/*
+ * Fill cfg from the defaults, then the config file at conf_path (when a
+ * NODE is given and neither --no-config, --list, --help nor --version is;
+ * NULL: none), then the command line, each overriding the one before.
+ * 0, or -1 with a one-line message in err (EXIT_USAGE).
+ */
+int opts_parse(int argc, char **argv, const char *conf_path,
+	       struct config *cfg, struct sbuf *err);
+/* Set the option called name from the config file: 0, or -1 with err. */
+int opts_set_conf(struct config *cfg, const char *name, const char *value,
+		  struct sbuf *err);
 void opts_release(struct config *cfg);
 void opts_help(FILE *f);
 

@@ -15,6 +15,7 @@ BEAMSCOPE=$BUILD/beamscope
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/beamscope-test.XXXXXX")
 eval "$("$TOP/scripts/erl-config" | sed 's/ = /=/; s/^\([A-Z_]*\)=\(.*\)$/\1="\2"/')"
 export HOME=$TRASH             # no stray ~/.erlang.cookie is ever used
+unset XDG_CONFIG_HOME          # nor a config file of the one running the tests
 cd "$TRASH" || exit 1         # tests write their scratch files here
 test_count=0
 test_failed=0

@@ -12,7 +12,12 @@ test_expect_success '--help lists every option and exits 0' '
 '
 
 test_expect_success '--version names the OTP releases' '
-	"$BEAMSCOPE" --version | grep -E "^beamscope [0-9.]+ \(built against OTP [0-9]+; targets need OTP [0-9]+ or newer\)$"
+	"$BEAMSCOPE" --version >v && cat v &&
+	grep -E "^beamscope [0-9]+[.][0-9]+[.][0-9]+ \(built against OTP [0-9]+; targets need OTP [0-9]+ or newer\)$" v &&
+	version=$(sed -n "s/^VERSION := //p" "$TOP/Makefile") &&
+	grep -q "^beamscope $version (built against OTP $OTP_RELEASE;" v &&
+	min=$(sed -n "s/^#define AGENT_MIN_OTP \([0-9]*\).*/\1/p" "$TOP/src/agent.h") &&
+	grep -q "targets need OTP $min or newer" v
 '
 
 expect_usage() {
@@ -51,6 +56,12 @@ test_expect_success 'dead epmd: exit 3 with advice' '
 	echo c >c && chmod 400 c &&
 	ERL_EPMD_PORT=1 "$BEAMSCOPE" demo --batch --cookie-file c 2>err; rc=$?
 	cat err; [ $rc -eq 3 ] && grep -q "cannot reach epmd" err && [ "$(wc -l <err)" -eq 1 ]
+'
+test_expect_success 'no node and no epmd: one line, exit 2' '
+	ERL_EPMD_PORT=1 "$BEAMSCOPE" >out 2>err; rc=$?
+	cat err; [ $rc -eq 2 ] && [ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "^beamscope: no node given, and cannot reach epmd" err &&
+	grep -q "erl -sname NAME" err
 '
 test_expect_success 'unresolvable host: exit 3' '
 	echo c >c && chmod 400 c &&

@@ -14,6 +14,13 @@ test_expect_success 'every option in --help is in the man page, and back' '
 	diff help.opts man.opts
 '
 
+test_expect_success 'the examples use only options --help knows' '
+	sed -n "/^\.Sh EXAMPLES/,/^\.Sh /p" "$TOP/man/beamscope.1" |
+		grep -oE -- "--[a-z][a-z-]+" | sort -u >example.opts &&
+	[ "$(wc -l <example.opts)" -gt 5 ] &&
+	comm -23 example.opts help.opts >unknown && cat unknown && [ ! -s unknown ]
+'
+
 test_expect_success 'every exit code in src/exitcode.h is documented' '
 	for n in $(grep -oE "= [0-9]+," "$TOP/src/exitcode.h" | tr -dc "0-9\n"); do
 		grep -q "^\.It $n\$" "$TOP/man/beamscope.1" || { echo "exit $n undocumented"; exit 1; }

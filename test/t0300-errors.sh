@@ -11,11 +11,43 @@ test_expect_success 'unknown node: exit 3, names what epmd knows' '
 	grep -q "node \"nosuchnode_$$@.*\" not found; epmd on .* knows: .*$NODE" err
 '
 
-test_expect_success 'wrong cookie: exit 4, suggests --cookie-file' '
+test_expect_success 'wrong cookie: exit 4, says whose cookie, suggests --cookie-file' '
 	echo wrongcookie >bad && chmod 400 bad &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file bad 2>err; rc=$?
 	cat err; [ $rc -eq 4 ] && [ "$(wc -l <err)" -eq 1 ] &&
-	grep -q "cookie-file" err && ! grep -q wrongcookie err && target_clean 0
+	grep -q "refused the cookie from \"bad\"; pass the target.s with --cookie-file FILE" err &&
+	grep -q "erl keeps it in ~/.erlang.cookie" err &&
+	! grep -q wrongcookie err && target_clean 0
+'
+
+test_expect_success 'wrong cookie in ~/.erlang.cookie: the message names that file' '
+	echo wrongcookie >"$HOME/.erlang.cookie" && chmod 400 "$HOME/.erlang.cookie" &&
+	"$BEAMSCOPE" "$NODE" --batch 2>err; rc=$?
+	rm -f "$HOME/.erlang.cookie"
+	cat err; [ $rc -eq 4 ] && grep -q "refused the cookie from \"$HOME/.erlang.cookie\"" err
+'
+
+test_expect_success 'no node: lists the nodes epmd knows, this one too, and how to attach' '
+	"$BEAMSCOPE" >out 2>err; rc=$?
+	cat err; [ $rc -eq 2 ] && [ ! -s out ] &&
+	head -n 1 err | grep -q "^beamscope: no node given; epmd on \".*\" knows:\$" &&
+	grep -qx "  $NODE" err &&
+	tail -n 1 err | grep -q "^attach with: beamscope [^ ]"
+'
+
+test_expect_success 'no node, and epmd knows none: says how to start one' '
+	port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+	epmd -port "$port" & epmd_pid=$!
+	for _ in $(seq 1 50); do ERL_EPMD_PORT=$port "$BEAMSCOPE" --list >/dev/null 2>&1 && break; sleep 0.1; done
+	ERL_EPMD_PORT=$port "$BEAMSCOPE" 2>err; rc=$?
+	kill "$epmd_pid"; wait "$epmd_pid"
+	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	grep -q "knows no nodes; start one (erl -sname NAME), then run beamscope NAME" err
+'
+
+test_expect_success '--list prints each name alone on a line' '
+	"$BEAMSCOPE" --list >names && cat names &&
+	grep -qx "$NODE" names && ! grep -qv "^[A-Za-z0-9_-]*\$" names
 '
 
 test_expect_success 'unknown registered name: exit 6, target untouched' '

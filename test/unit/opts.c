@@ -1,4 +1,8 @@
-/* Unit tests: options, --pids, --events and node names. */
+/* Unit tests: options, --pids, --events, node names and the config file. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "conffile.h"
 #include "event.h"
 #include "node.h"
 #include "opts.h"
@@ -10,7 +14,98 @@ static int parse(struct config *cfg, struct sbuf *err, const char *a1,
 	char *argv[] = { "beamscope", (char *)a1, (char *)a2, (char *)a3, NULL };
 	int argc = 1 + (a1 != NULL) + (a2 != NULL) + (a3 != NULL);
 	sbuf_reset(err);
-	return opts_parse(argc, argv, cfg, err);
+	return opts_parse(argc, argv, NULL, cfg, err);
+}
+
+static char conf_path[64];
+
+/* Write text as the config file; parse a1 a2 a3 over it. */
+static int parse_conf(struct config *cfg, struct sbuf *err, const char *text,
+		      const char *a1, const char *a2, const char *a3)
+{
+	FILE *f = fopen(conf_path, "w");
+	fputs(text, f);
+	fclose(f);
+	char *argv[] = { "beamscope", (char *)a1, (char *)a2, (char *)a3, NULL };
+	int argc = 1 + (a1 != NULL) + (a2 != NULL) + (a3 != NULL);
+	sbuf_reset(err);
+	return opts_parse(argc, argv, conf_path, cfg, err);
+}
+
+static void test_conffile(void)
+{
+	struct config cfg;
+	struct sbuf err = SBUF_INIT;
+	char want[128];
+
+	snprintf(conf_path, sizeof(conf_path), "/tmp/bs-conf-%ld", (long)getpid());
+	ok(parse_conf(&cfg, &err, "# defaults\n\n  duration = 30 \n"
+		      "events=send,gc\nquiet = true\npids = new\n", "x", NULL,
+		      NULL) == 0 && cfg.duration == 30 && cfg.duration_set &&
+	   cfg.kinds == (KIND_SEND | KIND_GC) && cfg.quiet &&
+	   cfg.pids.mode == SEL_NEW && !strcmp(cfg.pids_arg, "new"),
+	   "config lines set options; comments and blanks skipped");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "duration = 30\nquiet = true\nquiet = no\n",
+		      "x", "-d", "2") == 0 && cfg.duration == 2 && !cfg.quiet,
+	   "the command line and later lines override");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "pids = new\n", "x", "--follow", "sink") == 0 &&
+	   cfg.follow && cfg.pids.mode == SEL_LIST, "--follow overrides pids");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "duration = 30\n", "x", "--no-config", NULL) == 0 &&
+	   cfg.duration == 10, "--no-config skips the file");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "durtion = 30\n", "--help", NULL, NULL) == 0 &&
+	   cfg.help, "--help works whatever the file says");
+	opts_release(&cfg);
+
+	snprintf(want, sizeof(want), "%s:3: unknown option \"durtion\"", conf_path);
+	ok(parse_conf(&cfg, &err, "# a\nduration = 3\ndurtion = 30\n", "x", NULL,
+		      NULL) < 0 && !strncmp(sbuf_str(&err), want, strlen(want)),
+	   "unknown key: file and line named");
+	opts_release(&cfg);
+	snprintf(want, sizeof(want), "%s:1: --duration \"soon\"", conf_path);
+	ok(parse_conf(&cfg, &err, "duration = soon\n", "x", NULL, NULL) < 0 &&
+	   !strncmp(sbuf_str(&err), want, strlen(want)), "bad value: file and line");
+	opts_release(&cfg);
+	snprintf(want, sizeof(want), "%s:2: expected \"option = value\"", conf_path);
+	ok(parse_conf(&cfg, &err, "\nquiet\n", "x", NULL, NULL) < 0 &&
+	   !strncmp(sbuf_str(&err), want, strlen(want)), "a line without =");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "call = m:f/1\n", "x", NULL, NULL) < 0 &&
+	   strstr(sbuf_str(&err), "command line only"), "command-line options refused");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "cookie = secret\n", "x", NULL, NULL) < 0 &&
+	   strstr(sbuf_str(&err), "cookie-file") && !strstr(sbuf_str(&err), "secret"),
+	   "a cookie is refused, its value never shown");
+	opts_release(&cfg);
+	setenv("HOME", "/home/u", 1);
+	ok(parse_conf(&cfg, &err, "cookie-file = ~/c\n", "x", NULL, NULL) == 0 &&
+	   !strcmp(cfg.cookie_file, "/home/u/c"), "~/ in a file name is expanded");
+	opts_release(&cfg);
+	ok(parse_conf(&cfg, &err, "quiet = maybe\n", "x", NULL, NULL) < 0 &&
+	   strstr(sbuf_str(&err), "true or false"), "flags take true or false");
+	opts_release(&cfg);
+	unlink(conf_path);
+	ok(parse_conf(&cfg, &err, "", "x", NULL, NULL) == 0, "an empty file is fine");
+	opts_release(&cfg);
+	unlink(conf_path);
+	char *argv[] = { "beamscope", "x", NULL };
+	sbuf_reset(&err);
+	ok(opts_parse(2, argv, conf_path, &cfg, &err) == 0 && cfg.duration == 10,
+	   "a missing file is fine");
+	opts_release(&cfg);
+
+	setenv("XDG_CONFIG_HOME", "/xdg", 1);
+	setenv("HOME", "/home/u", 1);
+	ok(conffile_path(want, sizeof(want)) == 0 &&
+	   !strcmp(want, "/xdg/beamscope/config"), "XDG_CONFIG_HOME first");
+	setenv("XDG_CONFIG_HOME", "rel", 1);
+	ok(conffile_path(want, sizeof(want)) == 0 &&
+	   !strcmp(want, "/home/u/.config/beamscope/config"),
+	   "else ~/.config (a relative XDG_CONFIG_HOME is ignored)");
+	sbuf_release(&err);
 }
 
 int main(void)
@@ -19,7 +114,7 @@ int main(void)
 	struct sbuf err = SBUF_INIT;
 	struct node_name nn;
 
-	plan(24);
+	plan(40);
 
 	ok(parse(&cfg, &err, "demo", "--batch", NULL) == 0, "plain batch parses");
 	ok(cfg.kinds == KIND_DEFAULT && cfg.duration == 10 &&
@@ -86,6 +181,8 @@ int main(void)
 	for (int i = 0; i < OPT__COUNT; i++)
 		seen += opt_table[i].help && opt_table[i].help[0];
 	is_num(seen, OPT__COUNT, "every option has help text");
+
+	test_conffile();
 
 	sbuf_release(&err);
 	return done_testing();

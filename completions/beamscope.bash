@@ -1,0 +1,119 @@
+# bash completion for beamscope                            -*- shell-script -*-
+#
+# Completes the options (the long names of `beamscope --help`), their
+# arguments where there are few to choose from (event kinds, after a comma
+# too; stop|shed; all|new|existing; files), node names from epmd through
+# `beamscope --list`, and host names after --list.  Needs nothing from the
+# bash-completion package.
+
+_beamscope_options='--batch --output --events --pids --call --follow
+	--duration --max-events --payload-bytes --rate --on-limit --counts
+	--interval --cookie-file --cookie --longnames --list --cluster
+	--reconnect --ring --workers
+	--high-water --dependency-timeout --quiet --no-config --help --version'
+
+# Whether option $1 takes an argument.
+_beamscope_takes_arg()
+{
+	case $1 in
+	--output|-o|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
+	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--interval|\
+	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
+		return 0 ;;
+	esac
+	return 1
+}
+
+_beamscope_kinds='send receive spawn exit link register gc running'
+
+# _beamscope_list PREFIX CUR: the kinds that complete the last item of a
+# comma-separated list CUR, each written out with the items before it.
+_beamscope_list()
+{
+	local pre="" last=$2 k
+	if [[ $last == *,* ]]; then
+		pre=${last%,*},
+		last=${last##*,}
+	fi
+	for k in $_beamscope_kinds; do
+		[[ ,$pre == *,"$k",* ]] && continue
+		[[ $k == "$last"* ]] && COMPREPLY+=("$1$pre$k")
+	done
+	# more may follow after a comma
+	compopt -o nospace 2>/dev/null
+}
+
+# _beamscope_nodes BEAMSCOPE CUR: the names epmd knows on this host.
+_beamscope_nodes()
+{
+	local n
+	while IFS= read -r n; do
+		[[ $n == "$2"* ]] && COMPREPLY+=("$n")
+	done < <("$1" --list 2>/dev/null)
+}
+
+_beamscope()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" opt="" pre="" i w
+	local node_given="" list_given=""
+	COMPREPLY=()
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD-1]}
+
+	# --opt=value: one word, or three when '=' breaks words
+	if [[ $cur == --*=* ]]; then
+		opt=${cur%%=*}
+		pre=$opt=
+		cur=${cur#*=}
+	elif [[ $cur == = && $prev == --* ]]; then
+		opt=$prev
+		cur=""
+	elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+		opt=${COMP_WORDS[COMP_CWORD-2]}
+	elif [[ $prev == -* ]]; then
+		opt=$prev
+	fi
+
+	if [[ -n $opt ]] && _beamscope_takes_arg "$opt"; then
+		case $opt in
+		--events|-e)
+			_beamscope_list "$pre" "$cur" ;;
+		--on-limit)
+			COMPREPLY=($(compgen -P "$pre" -W 'stop shed' -- "$cur")) ;;
+		--pids|-p)
+			COMPREPLY=($(compgen -P "$pre" -W 'all new existing' -- "$cur")) ;;
+		--output|-o|--cookie-file)
+			compopt -o filenames 2>/dev/null
+			COMPREPLY=($(compgen -f -- "$cur")) ;;
+		esac
+		# the others take a number, a pattern or a process: nothing to offer
+		return 0
+	fi
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$_beamscope_options" -- "$cur"))
+		return 0
+	fi
+
+	# a word of its own: NODE, or HOST after --list
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		if [[ $w == --list ]]; then
+			list_given=1
+		elif _beamscope_takes_arg "$w"; then
+			# its argument, after a '=' word or not
+			[[ ${COMP_WORDS[i+1]:-} == = ]] && ((i++))
+			((i++))
+		elif [[ $w != -* ]]; then
+			node_given=1
+		fi
+	done
+	if [[ -n $list_given ]]; then
+		[[ -z $node_given ]] && COMPREPLY=($(compgen -A hostname -- "$cur"))
+	else
+		# one node or several
+		_beamscope_nodes "$1" "$cur"
+	fi
+	return 0
+}
+
+complete -F _beamscope beamscope

@@ -1,0 +1,83 @@
+# fish completion for beamscope: the options of `beamscope --help` with
+# their arguments where there are few to choose from (event kinds, after a
+# comma too; stop|shed; all|new|existing; files), node names from epmd
+# through `beamscope --list`, and host names after --list.
+
+# The event kinds that complete the last item of the list being typed,
+# each written out with the items before it.
+function __beamscope_kinds
+    set -l tok (commandline -ct | string replace -r -- '^(--events=|-e)' '')
+    set -l pre ''
+    if string match -q -- '*,*' $tok
+        set pre (string replace -r -- '[^,]*$' '' $tok)
+    end
+    set -l given (string split , -- $pre)
+    for k in send receive spawn exit link register gc running
+        contains -- $k $given; or printf '%s%s\n' $pre $k
+    end
+end
+
+# Options that take an argument: their values are not NODE.
+function __beamscope_takes_arg
+    contains -- $argv[1] -o --output -e --events -p --pids -c --call \
+        -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
+        --on-limit --interval --cookie-file --cookie --ring --workers \
+        --high-water --dependency-timeout
+end
+
+# Whether the word being typed is a NODE (or HOST after --list), not the
+# argument of an option: several nodes may be given.
+function __beamscope_wants_word
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l skip 0
+    for w in $words
+        if test $skip = 1
+            set skip 0
+        else if __beamscope_takes_arg $w
+            set skip 1
+        end
+    end
+    test $skip = 0
+end
+
+function __beamscope_listing
+    contains -- --list (commandline -opc)
+end
+
+function __beamscope_nodes
+    set -l cmd (commandline -opc)[1]
+    $cmd --list 2>/dev/null
+end
+
+complete -c beamscope -f
+complete -c beamscope -n '__beamscope_wants_word; and not __beamscope_listing' -a '(__beamscope_nodes)' -d node
+complete -c beamscope -n '__beamscope_wants_word; and __beamscope_listing' -a '(__fish_print_hostnames)' -d host
+
+complete -c beamscope -l batch -d 'write events as JSON lines instead of opening the interactive view'
+complete -c beamscope -s o -l output -r -F -d 'write to FILE instead of standard output'
+complete -c beamscope -s e -l events -x -a '(__beamscope_kinds)' -d 'kinds of events to trace'
+complete -c beamscope -s p -l pids -x -a 'all new existing' -d 'processes to trace'
+complete -c beamscope -s c -l call -x -d 'trace the calls a pattern names (mod:fun/arity)'
+complete -c beamscope -s f -l follow -x -d 'trace a process and everything it spawns'
+complete -c beamscope -s d -l duration -x -d 'stop after SECONDS'
+complete -c beamscope -s n -l max-events -x -d 'stop after N events'
+complete -c beamscope -l payload-bytes -x -d 'cut messages to N bytes on the target'
+complete -c beamscope -s r -l rate -x -d 'at most N events per second'
+complete -c beamscope -l on-limit -x -a 'stop shed' -d 'what to do over --rate'
+complete -c beamscope -l counts -d 'batch: per-process counts instead of events'
+complete -c beamscope -l interval -x -d 'batch --counts: write counts every SECONDS'
+complete -c beamscope -l cookie-file -r -F -d 'read the cookie from FILE'
+complete -c beamscope -l cookie -x -d 'the cookie itself (visible in ps)'
+complete -c beamscope -s l -l longnames -d 'NODE is a long name'
+complete -c beamscope -l list -d 'list the nodes epmd knows on HOST'
+complete -c beamscope -l cluster -d 'also attach to every visible node the given nodes are connected to'
+complete -c beamscope -l reconnect -d 'attach again to a node that was lost, when it comes back'
+complete -c beamscope -l ring -x -d 'events the interactive view keeps'
+complete -c beamscope -l workers -x -d 'worker processes on the target'
+complete -c beamscope -l high-water -x -d 'events in flight per worker before the target drops'
+complete -c beamscope -l dependency-timeout -x -d 'the target cleans up after SECONDS without beamscope'
+complete -c beamscope -s q -l quiet -d 'no progress lines on standard error'
+complete -c beamscope -l no-config -d 'do not read ~/.config/beamscope/config'
+complete -c beamscope -s h -l help -d 'show the help'
+complete -c beamscope -s V -l version -d 'show version and OTP releases'
