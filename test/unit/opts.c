@@ -114,7 +114,7 @@ int main(void)
 	struct sbuf err = SBUF_INIT;
 	struct node_name nn;
 
-	plan(40);
+	plan(42);
 
 	ok(parse(&cfg, &err, "demo", "--batch", NULL) == 0, "plain batch parses");
 	ok(cfg.kinds == KIND_DEFAULT && cfg.duration == 10 &&
@@ -135,7 +135,14 @@ int main(void)
 	ok(parse(&cfg, &err, "--bogus", "x", NULL) < 0 &&
 	   strstr(sbuf_str(&err), "--bogus"), "unknown option named");
 	opts_release(&cfg);
-	ok(parse(&cfg, &err, "a", "b", NULL) < 0, "two nodes refused");
+	ok(parse(&cfg, &err, "a", "b", "a") == 0 && cfg.nnodes == 2 &&
+	   !strcmp(cfg.nodes[1], "b") && !strcmp(cfg.node, "a"),
+	   "several nodes, each once");
+	opts_release(&cfg);
+	ok(parse(&cfg, &err, "--cluster", NULL, NULL) < 0 &&
+	   strstr(sbuf_str(&err), "--cluster"), "--cluster needs a node");
+	opts_release(&cfg);
+	ok(parse(&cfg, &err, "--list", "h1", "h2") < 0, "--list takes one host");
 	opts_release(&cfg);
 	ok(parse(&cfg, &err, "x", "-o", NULL) < 0 &&
 	   strstr(sbuf_str(&err), "needs an argument"), "missing argument");
