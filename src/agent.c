@@ -277,7 +277,7 @@ static void read_info(struct agent *a, const char *buf, int *idx)
 				    ei_decode_atom_as(buf, idx, name, sizeof(name),
 						      ERLANG_UTF8, NULL, NULL) < 0)
 					return;
-				struct bs_pid bp = { p.num, p.serial };
+				struct bs_pid bp = { p.num, p.serial, 0 };
 				names_set(&a->names, bp, name);
 			}
 			if (n > 0 && ei_skip_term(buf, idx) < 0)

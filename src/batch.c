@@ -178,7 +178,7 @@ static const char *name_of(struct run *r, const char *pid_text)
 	while (q > pid_text && *q != '.')
 		q--;
 	struct bs_pid pid = { (uint32_t)strtoul(q + 1, NULL, 10),
-			      (uint32_t)strtoul(p + 1, NULL, 10) };
+			      (uint32_t)strtoul(p + 1, NULL, 10), 0 };
 	return names_get(&r->nodes[i].agent.names, pid);
 }
 
@@ -300,16 +300,7 @@ static void on_limit(void *arg, const struct msg *m)
 static void write_item(void *arg, const struct mitem *it)
 {
 	struct run *r = arg;
-	json_event(&r->out, &it->ev, node_name(&r->nodes[it->node]));
-	if (it->from) {
-		r->out.len -= 2;   /* reopen "}\n" */
-		sbuf_addstr(&r->out, ",\"from\":");
-		json_string(&r->out, it->from);
-		sbuf_addstr(&r->out, ",\"from_node\":");
-		json_string(&r->out, node_name(&r->nodes[it->from_node]));
-		sbuf_addf(&r->out, ",\"latency_us\":%lld}\n",
-			  (long long)it->latency_us);
-	}
+	json_event_paired(&r->out, &it->ev, node_name(&r->nodes[it->node]));
 	if (r->out.len > (1 << 20))
 		flush_out(r);
 }
@@ -455,7 +446,14 @@ static int node_trace(struct run *r, struct tnode *n, struct sbuf *err)
 	const struct config *cfg = r->cfg;
 	trace_result_release(&n->tr);
 	memset(&n->tr, 0, sizeof(n->tr));
-	int rc = agent_trace(&n->agent, &r->spec, &n->tr, err);
+	/* several nodes: each traces the names registered there */
+	struct pidsel here;
+	struct trace_spec spec = r->spec;
+	pidsel_on_node(r->spec.sel, &n->agent.names, &here);
+	if (r->multi)
+		spec.sel = &here;
+	int rc = agent_trace(&n->agent, &spec, &n->tr, err);
+	pidsel_release(&here);
 	if (rc != EXIT_OK)
 		return rc;
 	n->tracing = true;
@@ -712,6 +710,18 @@ static int start(struct run *r, struct sbuf *err)
 		sbuf_release(&e);
 		if (cfg->cluster && i == given - 1)
 			discover(r);
+	}
+	if (r->multi) {
+		const struct names *tables[BS_MAX_NODES];
+		for (int i = 0; i < r->nnodes; i++)
+			tables[i] = r->nodes[i].lost ? NULL : &r->nodes[i].agent.names;
+		const char *missing = pidsel_missing(&cfg->pids, tables, r->nnodes);
+		if (missing) {
+			sbuf_addf(err, "no process is registered as %s on any of the "
+				  "nodes; list names with erlang:registered() there",
+				  missing);
+			return EXIT_REFUSED;
+		}
 	}
 	for (int i = 0; i < r->nnodes; i++) {
 		struct tnode *n = &r->nodes[i];

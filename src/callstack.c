@@ -31,7 +31,8 @@ static uint64_t hash_str(const char *s)
 
 static size_t hash_pid(struct bs_pid p)
 {
-	uint64_t h = (((uint64_t)p.num << 32) ^ p.serial) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((((uint64_t)p.num << 32) ^ p.serial) + p.node) *
+		0x9e3779b97f4a7c15ULL;
 	return (size_t)(h >> 20);
 }
 
@@ -71,7 +72,7 @@ static struct callstack_entry *find(struct callstacks *cs, struct bs_pid pid,
 	struct callstack_entry *tomb = NULL;
 	for (size_t i = hash_pid(pid) & (cs->cap - 1);; i = (i + 1) & (cs->cap - 1)) {
 		struct callstack_entry *e = &cs->slots[i];
-		if (e->state == 1 && e->pid.num == pid.num && e->pid.serial == pid.serial)
+		if (e->state == 1 && bs_pid_eq(e->pid, pid))
 			return e;
 		if (e->state == 2 && !tomb)
 			tomb = e;

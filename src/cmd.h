@@ -27,14 +27,17 @@
 	X(RESUME,   "resume",   "",                     "unfreeze the display") \
 	X(CLEAR,    "clear",    "",                     "forget every captured event and process") \
 	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears") \
-	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name current sends sps receives rps spawns mq") \
+	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq") \
 	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)") \
 	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON") \
 	X(TREE,     "tree",     "",                     "show the spawn tree") \
 	X(CALLS,    "calls",    "",                     "show the traced functions") \
 	X(PROCS,    "procs",    "",                     "show the process table") \
 	X(HELP,     "help",     "",                     "show keys and commands") \
-	X(RECONNECT, "reconnect", "",                   "attach again (after the target was lost)") \
+	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)") \
+	X(ATTACH,   "attach",   "NODE",                 "trace one more node, on the same timeline") \
+	X(DETACH,   "detach",   "NODE",                 "stop tracing a node and leave it clean; what was captured stays") \
+	X(NODE,     "node",     "[NODE]",               "show only the processes of NODE; no NODE shows every node") \
 	X(QUIT,     "quit",     "",                     "detach, clean the target, and exit")
 
 enum cmd_id {

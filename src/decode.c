@@ -162,7 +162,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	long long ts;
 	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1, o_extra = -1;
 	long gc_heap = -1, gc_old = -1;
-	struct bs_pid peer = { 0, 0 };
+	struct bs_pid peer = { 0, 0, 0 };
 	bool peer_local = false, cut = false;
 
 	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 6 ||

@@ -74,11 +74,18 @@ struct event_type_info {
 
 extern const struct event_type_info event_types[EV__COUNT];
 
-/* A local pid of the target: enough to key tables. */
+/* A local pid of a target: enough to key tables.  node is the index of
+ * the target among several attached at once (0 with one). */
 struct bs_pid {
 	uint32_t num;
 	uint32_t serial;
+	uint32_t node;
 };
+
+static inline bool bs_pid_eq(struct bs_pid x, struct bs_pid y)
+{
+	return x.num == y.num && x.serial == y.serial && x.node == y.node;
+}
 
 /*
  * One decoded event.  The strings belong to the decoder and are valid only
@@ -100,6 +107,9 @@ struct event {
 	long heap[4];           /* gc: heap before, after, old heap before, after
 				 * (words); -1 unknown */
 	bool truncated;         /* payload was cut, on the target or here */
+	/* several nodes: a receive paired with its send on another node */
+	const char *from;       /* the sender, "<name@host.N.S>", or NULL */
+	int64_t latency_us;     /* receive time minus send time */
 };
 
 /* A gc start: folded into its end, never written on its own. */

@@ -10,10 +10,15 @@
 
 #include "json.h"
 
-static void proc_json(struct sbuf *out, const struct proc *p)
+/* node: the process's node when several are traced, else NULL */
+static void proc_json(struct sbuf *out, const struct proc *p, const char *node)
 {
 	sbuf_addstr(out, "{\"pid\":");
 	json_string(out, p->pid_text);
+	if (node) {
+		sbuf_addstr(out, ",\"node\":");
+		json_string(out, node);
+	}
 	if (p->name) {
 		sbuf_addstr(out, ",\"name\":");
 		json_string(out, p->name);
@@ -33,9 +38,13 @@ static void proc_json(struct sbuf *out, const struct proc *p)
 	if (p->run_us || p->gcs)
 		sbuf_addf(out, ",\"running_us\":%lld,\"gcs\":%lu",
 			  (long long)p->run_us, p->gcs);
-	if (p->has_parent)
+	if (p->has_parent && node) {
+		sbuf_addf(out, ",\"parent\":\"<%s.%u.%u>\"", node, p->parent.num,
+			  p->parent.serial);
+	} else if (p->has_parent) {
 		sbuf_addf(out, ",\"parent\":\"<0.%u.%u>\"", p->parent.num,
 			  p->parent.serial);
+	}
 	if (p->exited) {
 		sbuf_addstr(out, ",\"exited\":true,\"reason\":");
 		json_string(out, p->reason ? p->reason : "");
@@ -43,19 +52,31 @@ static void proc_json(struct sbuf *out, const struct proc *p)
 	sbuf_addch(out, '}');
 }
 
-void export_json(struct sbuf *out, const struct store *st, const char *node)
+void export_json(struct sbuf *out, const struct store *st,
+		 const char *const *nodes, int nnodes)
 {
 	struct timeval tv;
 	gettimeofday(&tv, NULL);
 	sbuf_addstr(out, "{\"type\":\"export\",\"node\":");
-	json_string(out, node);
+	json_string(out, nodes[0]);
+	if (nnodes > 1) {
+		sbuf_addstr(out, ",\"nodes\":[");
+		for (int i = 0; i < nnodes; i++) {
+			if (i)
+				sbuf_addch(out, ',');
+			json_string(out, nodes[i]);
+		}
+		sbuf_addch(out, ']');
+	}
 	sbuf_addf(out, ",\"exported_ts\":%lld,\"evicted_events\":%llu,\"processes\":[",
 		  (long long)tv.tv_sec * 1000000 + tv.tv_usec,
 		  (unsigned long long)st->evicted);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		if (i)
 			sbuf_addch(out, ',');
-		proc_json(out, st->procs[i]);
+		const struct proc *p = st->procs[i];
+		proc_json(out, p, nnodes > 1 && (int)p->pid.node < nnodes ?
+			  nodes[p->pid.node] : NULL);
 	}
 	sbuf_addstr(out, "],\"events\":[");
 	bool first = true;
@@ -70,18 +91,20 @@ void export_json(struct sbuf *out, const struct store *st, const char *node)
 			.payload = e->payload, .truncated = e->truncated,
 			.extra = e->extra, .elapsed_us = e->elapsed_us,
 			.heap = { e->heap[0], e->heap[1], e->heap[2], e->heap[3] },
+			.from = e->from, .latency_us = e->latency_us,
 		};
 		if (!first)
 			sbuf_addch(out, ',');
 		first = false;
-		json_event(out, &ev, node);
+		json_event_paired(out, &ev, (int)e->pid.node < nnodes ?
+				  nodes[e->pid.node] : nodes[0]);
 		sbuf_truncate(out, out->len - 1);   /* the newline */
 	}
 	sbuf_addstr(out, "]}\n");
 }
 
-int export_write(const char *path, const struct store *st, const char *node,
-		 struct sbuf *err)
+int export_write(const char *path, const struct store *st,
+		 const char *const *nodes, int nnodes, struct sbuf *err)
 {
 	char tmp[4200];
 	struct sbuf doc = SBUF_INIT;
@@ -96,7 +119,7 @@ int export_write(const char *path, const struct store *st, const char *node,
 		sbuf_addf(err, "cannot write \"%s\": %s", path, strerror(errno));
 		return -1;
 	}
-	export_json(&doc, st, node);
+	export_json(&doc, st, nodes, nnodes);
 	int bad = fwrite(doc.buf, 1, doc.len, f) != doc.len;
 	bad |= fflush(f) != 0;
 	int e = errno;

@@ -10,9 +10,11 @@
 
 /* Write to path (through a temporary file, renamed at the end).  0, or -1
  * with a message in err; a failed export leaves no partial file. */
-int export_write(const char *path, const struct store *st, const char *node,
-		 struct sbuf *err);
-/* The document itself, for tests. */
-void export_json(struct sbuf *out, const struct store *st, const char *node);
+int export_write(const char *path, const struct store *st,
+		 const char *const *nodes, int nnodes, struct sbuf *err);
+/* The document itself, for tests.  nodes[i] names the node whose pids
+ * carry node index i. */
+void export_json(struct sbuf *out, const struct store *st,
+		 const char *const *nodes, int nnodes);
 
 #endif

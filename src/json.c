@@ -283,3 +283,35 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 	cJSON_free(text);
 	cJSON_Delete(o);
 }
+
+/* "<name@host.N.S>": its node into out (empty if there is none). */
+static void pid_node(const char *pid, char *out, size_t outsz)
+{
+	const char *end = strrchr(pid, '.');
+	out[0] = '\0';
+	if (pid[0] != '<' || !end)
+		return;
+	while (end > pid && end[-1] != '.')
+		end--;
+	size_t n = end > pid + 1 ? (size_t)(end - 1 - (pid + 1)) : 0;
+	if (n && n < outsz) {
+		memcpy(out, pid + 1, n);
+		out[n] = '\0';
+	}
+}
+
+void json_event_paired(struct sbuf *out, const struct event *ev,
+		       const char *node)
+{
+	json_event(out, ev, node);
+	if (!ev->from)
+		return;
+	char from_node[600];
+	pid_node(ev->from, from_node, sizeof(from_node));
+	sbuf_truncate(out, out->len - 2);   /* reopen "}\n" */
+	sbuf_addstr(out, ",\"from\":");
+	json_string(out, ev->from);
+	sbuf_addstr(out, ",\"from_node\":");
+	json_string(out, from_node);
+	sbuf_addf(out, ",\"latency_us\":%lld}\n", (long long)ev->latency_us);
+}

@@ -19,6 +19,10 @@ void json_string(struct sbuf *out, const char *s);
 /* Append one event as a JSON object followed by a newline. */
 void json_event(struct sbuf *out, const struct event *ev, const char *node);
 
+/* The same, with from, from_node and latency_us when ev->from is set. */
+void json_event_paired(struct sbuf *out, const struct event *ev,
+		       const char *node);
+
 /* Append one "counts" line for a process (with newline). */
 void json_counts(struct sbuf *out, const char *node, int64_t ts,
 		 const char *pid_text, const char *name, unsigned long sends,

@@ -99,11 +99,6 @@ int main(int argc, char **argv)
 		rc = list_nodes(cfg.node);
 	} else if (!cfg.node) {
 		rc = no_node();
-	} else if (!cfg.batch && (cfg.nnodes > 1 || cfg.cluster)) {
-		fprintf(stderr, "beamscope: the interactive view shows one node at "
-			"a time; trace several nodes with --batch, or run one "
-			"beamscope per node\n");
-		rc = EXIT_USAGE;
 	} else if (!cfg.batch) {
 		sig_setup();
 		rc = ui_run(&cfg);

@@ -68,7 +68,7 @@ void merge_init(struct merge *m, size_t max_items, node_of_fn node_of,
 
 static void item_free(struct mitem *it)
 {
-	free((char *)it->from);
+	free((char *)it->ev.from);
 	free(it);
 }
 
@@ -180,9 +180,9 @@ static struct mitem *item_copy(const struct event *ev)
 	it->ev.mfa = put(&at, ev->mfa);
 	it->ev.payload = put(&at, ev->payload);
 	it->ev.extra = put(&at, ev->extra);
-	it->from = NULL;
+	it->ev.from = NULL;
+	it->ev.latency_us = 0;
 	it->from_node = -1;
-	it->latency_us = 0;
 	it->waiting = NULL;
 	return it;
 }
@@ -252,10 +252,10 @@ static struct pend *pend_find(struct merge *m, int kind, uint64_t h, int node,
 static void pair(struct merge *m, struct mitem *recv, const char *sender,
 		 int sender_node, int64_t sent_ts)
 {
-	free((char *)recv->from);
-	recv->from = xstrdup(sender);
+	free((char *)recv->ev.from);
+	recv->ev.from = xstrdup(sender);
 	recv->from_node = sender_node;
-	recv->latency_us = recv->ev.ts - sent_ts;
+	recv->ev.latency_us = recv->ev.ts - sent_ts;
 	m->st.paired++;
 }
 

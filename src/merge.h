@@ -23,14 +23,13 @@
 
 #include "event.h"
 
-/* One event held for ordering; strings live in the same allocation. */
+/* One event held for ordering; strings live in the same allocation.  A
+ * paired receive gets ev.from and ev.latency_us. */
 struct mitem {
 	struct event ev;
 	int node;               /* index of the node it came from */
 	uint64_t seq;           /* arrival order: ties keep it */
-	const char *from;       /* a paired receive: the sender's pid */
-	int from_node;          /* and its node; -1 when unpaired */
-	int64_t latency_us;     /* send to receive, corrected clocks */
+	int from_node;          /* a paired receive: the sender's node; -1 */
 	struct pend *waiting;   /* a receive still waiting for its send */
 };
 

@@ -385,7 +385,7 @@ void opts_help(FILE *f)
 {
 	fputs("usage: beamscope NODE [options]           watch NODE live, full screen\n"
 	      "       beamscope NODE --batch [options]   trace NODE, write JSON lines\n"
-	      "       beamscope NODE NODE... --batch     several nodes, one merged timeline\n"
+	      "       beamscope NODE NODE... [--batch]   several nodes, one merged timeline\n"
 	      "       beamscope [--list [HOST]]          the nodes epmd knows\n"
 	      "\n"
 	      "NODE is NAME (on this host), NAME@HOST, or NAME@HOST.DOMAIN.\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "xalloc.h"
 
 static int parse_pid(const char *s, size_t n, struct pidsel_item *it)
@@ -110,4 +111,43 @@ void pidsel_release(struct pidsel *sel)
 	free(sel->items);
 	sel->items = NULL;
 	sel->n = 0;
+}
+
+static bool registered(const struct names *names, const char *name)
+{
+	for (size_t k = 0; k < names->cap; k++) {
+		const char *s = names_slot(names, k, NULL);
+		if (s && !strcmp(s, name))
+			return true;
+	}
+	return false;
+}
+
+const char *pidsel_missing(const struct pidsel *sel,
+			   const struct names *const *tables, int ntables)
+{
+	if (sel->mode != SEL_LIST)
+		return NULL;
+	for (int i = 0; i < sel->n; i++) {
+		bool found = sel->items[i].is_pid;
+		for (int t = 0; !found && t < ntables; t++)
+			found = tables[t] && registered(tables[t], sel->items[i].name);
+		if (!found)
+			return sel->items[i].name;
+	}
+	return NULL;
+}
+
+void pidsel_on_node(const struct pidsel *sel, const struct names *names,
+		    struct pidsel *out)
+{
+	out->mode = sel->mode;
+	out->n = 0;
+	out->items = xcalloc((size_t)(sel->n > 0 ? sel->n : 1),
+			     sizeof(*out->items));
+	for (int i = 0; i < sel->n; i++) {
+		const struct pidsel_item *it = &sel->items[i];
+		if (it->is_pid || registered(names, it->name))
+			out->items[out->n++] = *it;
+	}
 }

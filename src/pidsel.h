@@ -26,4 +26,16 @@ struct pidsel {
 int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err);
 void pidsel_release(struct pidsel *sel);
 
+struct names;
+/*
+ * Several nodes: the part of a list of names that is registered on one
+ * node (names is that node's table), into out.  Anything but a list is
+ * copied as it is.  Release out with pidsel_release.
+ */
+void pidsel_on_node(const struct pidsel *sel, const struct names *names,
+		    struct pidsel *out);
+/* A name of a list that none of the tables has, or NULL. */
+const char *pidsel_missing(const struct pidsel *sel,
+			   const struct names *const *tables, int ntables);
+
 #endif

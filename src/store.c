@@ -95,7 +95,7 @@ const struct sevent *store_event(const struct store *st, uint64_t seq)
 
 static size_t pid_hash(struct bs_pid p)
 {
-	uint64_t h = ((uint64_t)p.num << 32) ^ p.serial;
+	uint64_t h = (((uint64_t)p.num << 32) ^ p.serial) + p.node * 0x100000001b3ULL;
 	h *= 0x9e3779b97f4a7c15ULL;
 	return (size_t)(h >> 17);
 }
@@ -121,7 +121,7 @@ struct proc *store_proc(const struct store *st, struct bs_pid pid)
 		if (!v)
 			return NULL;
 		struct proc *p = st->procs[v - 1];
-		if (p->pid.num == pid.num && p->pid.serial == pid.serial)
+		if (bs_pid_eq(p->pid, pid))
 			return p;
 	}
 }
@@ -162,12 +162,19 @@ static void set_str(char **dst, const char *s)
 	*dst = s ? xstrdup(s) : NULL;
 }
 
-/* Parse "<0.N.S>" back into a pid; false for anything else. */
+/* Parse "<0.N.S>" (or "<name@host.N.S>") back into a pid's numbers;
+ * false for anything else. */
 static bool pid_of_text(const char *s, struct bs_pid *out)
 {
 	unsigned n, sr;
 	char end;
-	if (!s || sscanf(s, "<0.%u.%u%c", &n, &sr, &end) != 3 || end != '>')
+	const char *dot;
+	if (!s || s[0] != '<' || !(dot = strrchr(s, '.')))
+		return false;
+	while (dot > s && dot[-1] != '.')
+		dot--;
+	if (dot <= s + 1 || sscanf(dot, "%u.%u%c", &n, &sr, &end) != 3 ||
+	    end != '>')
 		return false;
 	out->num = n;
 	out->serial = sr;
@@ -229,10 +236,11 @@ long store_latency(const struct fstat *f, int p)
 
 uint64_t store_add_event(struct store *st, const struct event *ev)
 {
-	const char *fields[7] = { ev->pid_text, ev->name, ev->peer,
-				  ev->peer_name, ev->mfa, ev->payload, ev->extra };
-	size_t lens[7], total = 0;
-	for (int i = 0; i < 7; i++) {
+	const char *fields[8] = { ev->pid_text, ev->name, ev->peer,
+				  ev->peer_name, ev->mfa, ev->payload, ev->extra,
+				  ev->from };
+	size_t lens[8], total = 0;
+	for (int i = 0; i < 8; i++) {
 		lens[i] = fields[i] ? strlen(fields[i]) + 1 : 0;
 		total += lens[i];
 	}
@@ -252,9 +260,10 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	char *blk = xmalloc(total ? total : 1), *at = blk;
 	e->elapsed_us = ev->elapsed_us;
 	memcpy(e->heap, ev->heap, sizeof(e->heap));
-	char **dst[7] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
-			  &e->mfa, &e->payload, &e->extra };
-	for (int i = 0; i < 7; i++) {
+	char **dst[8] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
+			  &e->mfa, &e->payload, &e->extra, &e->from };
+	e->latency_us = ev->latency_us;
+	for (int i = 0; i < 8; i++) {
 		if (!fields[i])
 			continue;
 		memcpy(at, fields[i], lens[i]);
@@ -280,7 +289,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	case EV_SPAWN: {
 		p->spawns++;
-		struct bs_pid child;
+		struct bs_pid child = { 0, 0, ev->pid.node };
 		if (pid_of_text(ev->peer, &child)) {
 			struct proc *c = proc_get(st, child, ev->peer);
 			c->has_parent = true;
@@ -291,7 +300,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	}
 	case EV_SPAWNED: {
-		struct bs_pid parent;
+		struct bs_pid parent = { 0, 0, ev->pid.node };
 		if (pid_of_text(ev->peer, &parent)) {
 			p->has_parent = true;
 			p->parent = parent;

@@ -30,7 +30,9 @@ struct sevent {
 	bool truncated;
 	int64_t elapsed_us;   /* return/exception/gc: since the start; -1 */
 	long heap[4];         /* gc: heap before, after, old before, after */
-	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra; /* one block */
+	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra,
+		*from;        /* one block */
+	int64_t latency_us;   /* a paired receive: since its send */
 };
 
 #define STORE_LATENCIES 1024

@@ -172,9 +172,21 @@ for how in INT TERM KILL; do
 	'
 done
 
-test_expect_success 'the interactive view refuses several nodes with advice' '
-	"$BEAMSCOPE" $A $B --cookie-file "$COOKIE_FILE" 2>err </dev/null;
-	test $? = 2 && grep -- "--batch" err && test "$(wc -l <err)" = 1 &&
+test_expect_success 'a name registered on no node is refused, naming it' '
+	cluster_start $A $B --pids no_such_name_anywhere -d 1;
+	bs_wait && test $BS_RC = 6 &&
+	grep "no_such_name_anywhere on any of the nodes" "$TRASH/bs.err" &&
+	all_clean 1
+'
+
+test_expect_success 'a name registered on one node only: that node traces it' '
+	on_node $B "register(only_on_b, spawn(fun() -> receive stop -> ok end end))." &&
+	cluster_start $A $B --pids only_on_b -d 3 &&
+	wait_attached 2 &&
+	on_node $B "only_on_b ! hello, ok." &&
+	bs_wait && test $BS_RC = 0 &&
+	test "$(jqs -r "[.[] | select(.type == \"receive\" and .name == \"only_on_b\")][0].payload")" = hello &&
+	test "$(jqs -r "[.[] | select(.type == \"receive\")][0].node")" = "$BF" &&
 	all_clean 1
 '
 

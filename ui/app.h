@@ -15,6 +15,7 @@
 #include "callstack.h"
 #include "conn.h"
 #include "decode.h"
+#include "merge.h"
 #include "opts.h"
 #include "pidsel.h"
 #include "stats.h"
@@ -32,6 +33,7 @@ enum {
 #define PROC_COLUMNS(X) \
 	X(PID,      "pid",      "PID",      10) \
 	X(NAME,     "name",     "NAME",     16) \
+	X(NODE,     "node",     "NODE",     14) \
 	X(CURRENT,  "current",  "CURRENT",  0)  \
 	X(SENDS,    "sends",    "SENT",     7)  \
 	X(SPS,      "sps",      "S/s",      6)  \
@@ -55,10 +57,14 @@ struct col_info {
 
 extern const struct col_info proc_cols[COL__COUNT];
 
-struct app {
-	const struct config *cfg;
+struct app;
 
-	/* the target */
+/* One target node and its agent session. */
+struct unode {
+	struct app *app;
+	int idx;
+	char arg[520];          /* the name as given, or as its peers know it */
+	bool present;           /* in the session (:detach takes it out) */
 	struct conn conn;
 	struct agent agent;
 	bool attached;          /* the agent is running and tracing */
@@ -67,6 +73,25 @@ struct app {
 	bool dec_ready;
 	struct trace_stats stats;
 	char node[MAXATOMLEN_UTF8];
+	long long clock_offset_us, clock_error_us;
+	int64_t last_ts;        /* newest event, our clock (merging) */
+	long long last_rx_ms;
+	long count_overflow;    /* count-tier events that found no slot */
+	char limit_tripped[32]; /* a limit the target enforced, "" if none */
+	long shed;              /* events shed over --rate */
+	bool stopped_ask;       /* asked to stop, reply awaited */
+	bool opened;            /* our agent runs there, not yet tracing */
+};
+
+struct app {
+	const struct config *cfg;
+
+	/* the targets: one, or several on one timeline */
+	struct unode *nodes;    /* BS_MAX_NODES slots */
+	int nnodes;
+	bool multi;
+	struct merge merge;     /* several nodes: ordering and pairing */
+	int node_filter;        /* -1, or the only node the table shows */
 
 	/* what is traced */
 	int kinds;
@@ -77,9 +102,6 @@ struct app {
 	unsigned payload;
 	long long trace_start_ms;
 	unsigned long trace_events;  /* stored in this trace session */
-	long count_overflow;    /* count-tier events that found no slot */
-	char limit_tripped[32]; /* a limit the target enforced, "" if none */
-	long shed;              /* events shed over --rate */
 	char stopped_why[128];  /* why tracing stopped, "" while tracing */
 
 	struct store store;
@@ -163,6 +185,18 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text);
 /* tracing control (ui.c) */
 int app_retrace(struct app *a);
 int app_stop_tracing(struct app *a, const char *why);
+/* Is any node tracing?  Is any node lost? */
+bool app_attached(const struct app *a);
+bool app_lost(const struct app *a);
+/* The node a process lives on. */
+struct unode *app_node_of(struct app *a, struct bs_pid pid);
+/* The name of node i, as it calls itself once attached. */
+const char *app_node_name(const struct app *a, int i);
+/* Several nodes: attach one more, or leave one (ACT_*). */
+int app_attach_node(struct app *a, const char *name);
+int app_detach_node(struct app *a, const char *name);
+/* A pid text as the agent of its node wants it: "<0.N.S>". */
+void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

@@ -84,11 +84,13 @@ static int c_unfollow(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (!a->follow || !a->attached) {
+	if (!a->follow || !app_attached(a)) {
 		app_msg(a, true, "not following anything; :follow PID|NAME");
 		return ACT_REDRAW;
 	}
-	agent_unfollow(&a->agent);
+	for (int i = 0; i < a->nnodes; i++)
+		if (a->nodes[i].present && a->nodes[i].attached)
+			agent_unfollow(&a->nodes[i].agent);
 	a->follow = false;
 	snprintf(a->pids_arg, sizeof(a->pids_arg), "all");
 	snprintf(a->stopped_why, sizeof(a->stopped_why), "unfollowed");
@@ -101,7 +103,7 @@ static int c_on(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (a->attached && !a->stopped_why[0]) {
+	if (app_attached(a) && !a->stopped_why[0]) {
 		app_msg(a, false, "already tracing");
 		return ACT_REDRAW;
 	}
@@ -113,7 +115,7 @@ static int c_off(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (!a->attached) {
+	if (!app_attached(a)) {
 		app_msg(a, false, "not tracing");
 		return ACT_REDRAW;
 	}
@@ -130,14 +132,25 @@ static struct proc *find_proc(struct app *a, const char *what)
 			return p;
 	}
 	/* a registered process that has not done anything yet */
-	for (size_t i = 0; i < a->agent.names.cap; i++) {
-		struct bs_pid pid;
-		const char *s = names_slot(&a->agent.names, i, &pid);
-		if (s && !strcmp(s, what)) {
-			char text[48];
-			snprintf(text, sizeof(text), "<0.%u.%u>", pid.num, pid.serial);
-			store_set_info(&a->store, pid, text, s, NULL, -1);
-			return store_proc(&a->store, pid);
+	for (int k = 0; k < a->nnodes; k++) {
+		const struct names *nt = &a->nodes[k].agent.names;
+		if (!a->nodes[k].present)
+			continue;
+		for (size_t i = 0; i < nt->cap; i++) {
+			struct bs_pid pid;
+			const char *s = names_slot(nt, i, &pid);
+			if (s && !strcmp(s, what)) {
+				char text[600];
+				pid.node = (uint32_t)k;
+				if (a->multi)
+					snprintf(text, sizeof(text), "<%s.%u.%u>",
+						 app_node_name(a, k), pid.num,
+						 pid.serial);
+				else
+					app_local_pid(pid, text, sizeof(text));
+				store_set_info(&a->store, pid, text, s, NULL, -1);
+				return store_proc(&a->store, pid);
+			}
 		}
 	}
 	return NULL;
@@ -242,7 +255,7 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 			return ACT_REDRAW;
 		}
 		a->payload = (unsigned)v;
-		if (a->attached) {
+		if (app_attached(a)) {
 			app_stop_tracing(a, "reconfiguring");
 			return app_retrace(a);
 		}
@@ -257,7 +270,10 @@ static int c_export(struct app *a, const struct cmd_line *cl)
 	struct sbuf err = SBUF_INIT;
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
-	if (export_write(cl->argv[0], &a->store, a->node, &err) < 0)
+	const char *names[BS_MAX_NODES];
+	for (int i = 0; i < a->nnodes; i++)
+		names[i] = app_node_name(a, i);
+	if (export_write(cl->argv[0], &a->store, names, a->nnodes, &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
@@ -296,6 +312,45 @@ static int c_reconnect(struct app *a, const struct cmd_line *cl)
 	return app_retrace(a);
 }
 
+static int c_attach(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	return app_attach_node(a, cl->argv[0]);
+}
+
+static int c_detach(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	return app_detach_node(a, cl->argv[0]);
+}
+
+static int c_node(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	if (!cl->argc) {
+		a->node_filter = -1;
+		app_msg(a, false, "showing every node");
+		return ACT_REDRAW;
+	}
+	for (int i = 0; i < a->nnodes; i++) {
+		const char *nm = app_node_name(a, i);
+		const char *at = strchr(nm, '@');
+		size_t l = strlen(cl->argv[0]);
+		if (a->nodes[i].present && (!strcmp(nm, cl->argv[0]) ||
+		    (at && (size_t)(at - nm) == l && !strncmp(nm, cl->argv[0], l)))) {
+			a->node_filter = i;
+			app_msg(a, false, "showing the processes of %s; :node shows "
+				"every node", nm);
+			return ACT_REDRAW;
+		}
+	}
+	app_msg(a, true, "no node %s in this session", cl->argv[0]);
+	return ACT_REDRAW;
+}
+
 static int c_quit(struct app *a, const struct cmd_line *cl)
 {
 	(void)a; (void)cl;
@@ -331,7 +386,7 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 	a->calls[a->ncalls++] = xstrdup(pat);
 	app_stop_tracing(a, "reconfiguring");
 	app_retrace(a);
-	if (!a->attached) {
+	if (!app_attached(a)) {
 		/* the pattern was refused: say why, trace without it */
 		char why[300];
 		snprintf(why, sizeof(why), "%s", a->message);
@@ -378,6 +433,7 @@ static const cmd_fn handlers[CMD__COUNT] = {
 	[CMD_FILTER] = c_filter, [CMD_SORT] = c_sort, [CMD_LIMIT] = c_limit,
 	[CMD_EXPORT] = c_export, [CMD_TREE] = c_tree, [CMD_PROCS] = c_procs,
 	[CMD_HELP] = c_help, [CMD_RECONNECT] = c_reconnect, [CMD_QUIT] = c_quit,
+	[CMD_ATTACH] = c_attach, [CMD_DETACH] = c_detach, [CMD_NODE] = c_node,
 };
 
 int cmd_run(struct app *a, const char *line)
@@ -417,14 +473,18 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 			return s;
 		}
 	}
-	/* then every registered name the target has, busy or not */
-	for (; i < a->store.nprocs * 2 + a->agent.names.cap; i++) {
-		const char *s = names_slot(&a->agent.names,
-					   i - a->store.nprocs * 2, NULL);
-		if (s && !strncmp(s, prefix, len)) {
-			i++;
-			return s;
+	/* then every registered name the targets have, busy or not */
+	size_t base = a->store.nprocs * 2;
+	for (int k = 0; k < a->nnodes; k++) {
+		const struct names *nt = &a->nodes[k].agent.names;
+		for (; i < base + nt->cap; i++) {
+			const char *s = names_slot(nt, i - base, NULL);
+			if (s && !strncmp(s, prefix, len)) {
+				i++;
+				return s;
+			}
 		}
+		base += nt->cap;
 	}
 	return NULL;
 }

@@ -27,7 +27,11 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 			 pl, cut);
 		break;
 	case EV_RECEIVE:
-		snprintf(out, n, "received <-  %s%s", pl, cut);
+		if (e->from)   /* paired with its send on another node */
+			snprintf(out, n, "received <- %s (%lld us)  %s%s", e->from,
+				 (long long)e->latency_us, pl, cut);
+		else
+			snprintf(out, n, "received <-  %s%s", pl, cut);
 		break;
 	case EV_SPAWN:
 		snprintf(out, n, "spawned  %s %s %s%s", peer, e->mfa ? e->mfa : "",
@@ -120,7 +124,7 @@ void proc_draw(struct app *a, int y, int h)
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = st->next_seq; s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!e || e->pid.num != a->focus.num || e->pid.serial != a->focus.serial)
+		if (!e || !bs_pid_eq(e->pid, a->focus))
 			continue;
 		total++;
 		if (skip > 0) {

@@ -26,8 +26,10 @@ static const char *label(const struct proc *p)
 	return "";
 }
 
-static bool matches(const struct proc *p, const char *f)
+static bool matches(const struct app *a, const struct proc *p, const char *f)
 {
+	if (a->node_filter >= 0 && (int)p->pid.node != a->node_filter)
+		return false;
 	if (!*f)
 		return true;
 	return strstr(p->pid_text, f) || (p->name && strstr(p->name, f)) ||
@@ -49,6 +51,9 @@ static int cmp_rows(const void *pa, const void *pb)
 	switch ((enum proc_col)sort_col) {
 	case COL_PID:
 		c = cmp_ul(x->pid.num, y->pid.num);
+		break;
+	case COL_NODE:
+		c = cmp_ul(x->pid.node, y->pid.node);
 		break;
 	case COL_NAME:
 		c = strcmp(label(x), label(y));
@@ -80,7 +85,7 @@ void procs_rows(struct app *a)
 	}
 	a->nrows = 0;
 	for (size_t i = 0; i < st->nprocs; i++)
-		if (matches(st->procs[i], a->filter))
+		if (matches(a, st->procs[i], a->filter))
 			a->rows[a->nrows++] = st->procs[i];
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
@@ -90,8 +95,7 @@ void procs_rows(struct app *a)
 	/* keep the selection on the same process */
 	if (a->have_sel) {
 		for (size_t i = 0; i < a->nrows; i++)
-			if (a->rows[i]->pid.num == a->sel_pid.num &&
-			    a->rows[i]->pid.serial == a->sel_pid.serial) {
+			if (bs_pid_eq(a->rows[i]->pid, a->sel_pid)) {
 				a->sel = (int)i;
 				break;
 			}
@@ -114,11 +118,16 @@ static void fmt_num(char *out, size_t n, unsigned long v)
 		snprintf(out, n, "%luM", v / 1000000);
 }
 
-static int widths(int w[COL__COUNT])
+/* Column widths; a hidden column is -1 (NODE with a single node). */
+static int widths(const struct app *a, int w[COL__COUNT])
 {
 	int fixed = 0;
 	for (int i = 0; i < COL__COUNT; i++) {
 		w[i] = proc_cols[i].width;
+		if (i == COL_NODE && !a->multi) {
+			w[i] = -1;
+			continue;
+		}
 		fixed += w[i] + 1;
 	}
 	int rest = COLS - fixed;
@@ -129,6 +138,8 @@ static int widths(int w[COL__COUNT])
 static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 {
 	char buf[256];
+	if (w < 0)
+		return;
 	if (right)
 		snprintf(buf, sizeof(buf), "%*s", w, s);
 	else
@@ -140,7 +151,7 @@ static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 void procs_draw(struct app *a, int y, int h)
 {
 	int w[COL__COUNT], x = 0;
-	widths(w);
+	widths(a, w);
 	int hdr = draw_attr(a, ROLE_HEADER);
 	for (int i = 0; i < COL__COUNT; i++) {
 		char t[64];
@@ -177,10 +188,15 @@ void procs_draw(struct app *a, int y, int h)
 		const struct proc *p = a->rows[i];
 		int attr = i == a->sel ? draw_attr(a, ROLE_SELECTED) :
 			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
-		char num[32];
+		char num[32], pid[48];
 		x = 0;
-		cell(y + r, &x, w[COL_PID], p->pid_text, false, attr);
+		if (a->multi)   /* the node has a column of its own */
+			app_local_pid(p->pid, pid, sizeof(pid));
+		cell(y + r, &x, w[COL_PID], a->multi ? pid : p->pid_text, false,
+		     attr);
 		cell(y + r, &x, w[COL_NAME], label(p), false, attr);
+		cell(y + r, &x, w[COL_NODE], app_node_name(a, (int)p->pid.node),
+		     false, attr);
 		cell(y + r, &x, w[COL_CURRENT], p->exited ? "(exited)" :
 		     p->current ? p->current : "", false, attr);
 		fmt_num(num, sizeof(num), p->sends);
@@ -229,9 +245,13 @@ int procs_key(struct app *a, int ch)
 	case KEY_END: case 'G': select_row(a, (int)a->nrows - 1); break;
 	case '<': case ',':
 		a->sort_col = (a->sort_col + COL__COUNT - 1) % COL__COUNT;
+		if (a->sort_col == COL_NODE && !a->multi)
+			a->sort_col = COL_CURRENT;
 		break;
 	case '>': case '.': case KEY_F(6):
 		a->sort_col = (a->sort_col + 1) % COL__COUNT;
+		if (a->sort_col == COL_NODE && !a->multi)
+			a->sort_col = COL_NAME;
 		break;
 	case 'I':
 		a->sort_asc = !a->sort_asc;

@@ -21,8 +21,7 @@ static bool is_parent(const struct store *st, const struct proc *p, size_t *kids
 	size_t n = 0;
 	for (size_t i = 0; i < st->nprocs; i++) {
 		const struct proc *c = st->procs[i];
-		if (c->has_parent && c->parent.num == p->pid.num &&
-		    c->parent.serial == p->pid.serial)
+		if (c->has_parent && bs_pid_eq(c->parent, p->pid))
 			n++;
 	}
 	if (kids)
@@ -42,8 +41,7 @@ static void walk(const struct store *st, const struct proc *p, int depth,
 	(*v)[(*n)++] = (struct tline){ p, depth };
 	for (size_t i = 0; i < st->nprocs; i++) {
 		const struct proc *c = st->procs[i];
-		if (c->has_parent && c->parent.num == p->pid.num &&
-		    c->parent.serial == p->pid.serial && c != p)
+		if (c->has_parent && bs_pid_eq(c->parent, p->pid) && c != p)
 			walk(st, c, depth + 1, v, n, cap);
 	}
 }

@@ -22,7 +22,7 @@ static int node_of(void *arg, const char *pid)
 static struct event ev(enum event_type t, int64_t ts, unsigned num,
 		       const char *pid, const char *peer, const char *payload)
 {
-	struct event e = { .type = t, .ts = ts, .pid = { num, 0 },
+	struct event e = { .type = t, .ts = ts, .pid = { num, 0, 0 },
 			   .pid_text = pid, .peer = peer, .payload = payload };
 	return e;
 }
@@ -39,8 +39,8 @@ static void take(void *arg, const struct mitem *it)
 	(void)arg;
 	if (out.n < 32) {
 		out.ts[out.n] = it->ev.ts;
-		strcpy(out.from[out.n], it->from ? it->from : "");
-		out.lat[out.n] = it->latency_us;
+		strcpy(out.from[out.n], it->ev.from ? it->ev.from : "");
+		out.lat[out.n] = it->ev.latency_us;
 		out.n++;
 	}
 }
