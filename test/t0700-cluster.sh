@@ -230,4 +230,7 @@ test_expect_success '--reconnect: a node that comes back is attached again' '
 	( NODE=$BACK; target_clean 3 ) && ( NODE=$A; target_clean 3 )
 '
 
+# the node started inside the test: stop it by its pid
+( NODE=$BACK; p=$(node_eval "list_to_integer(os:getpid()).") && kill "$p" ) 2>/dev/null
+
 test_done

@@ -97,6 +97,36 @@ test_expect_success 'q: the nodes left are clean' '
 	all_clean $A $C
 '
 
+BACK=uiback_$$_$RANDOM
+start_back() {
+	erl -sname "$BACK" -setcookie "$COOKIE" -noshell -noinput >/dev/null 2>&1 &
+	NODE_PIDS="$NODE_PIDS $!"
+	( NODE=$BACK
+	  for _ in $(seq 1 100); do
+		[ "$(node_eval ok.)" = ok ] && exit 0
+		sleep 0.1
+	  done
+	  exit 1 )
+}
+
+test_expect_success '--reconnect: a node that comes back is traced again' '
+	start_back &&
+	ui_start_nodes $A $BACK --reconnect &&
+	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&
+	ospid=$(NODE=$BACK node_eval "list_to_integer(os:getpid()).") &&
+	kill -9 $ospid &&
+	ui_wait "$BACK@[^ ]*:LOST" 10 &&
+	start_back &&
+	ui_wait "attached to $BACK@[^ ]* again" 20 &&
+	! ui_screen | tail -2 | head -1 | grep -q ":LOST" &&
+	[ "$( (NODE=$BACK; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ] &&
+	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] &&
+	all_clean $A $BACK
+'
+
+# the node started inside the test: stop it by its pid
+( NODE=$BACK; p=$(node_eval "list_to_integer(os:getpid()).") && kill "$p" ) 2>/dev/null
+
 test_expect_success '--cluster: one node given, the view opens on all it sees' '
 	ui_start_nodes --cluster $A &&
 	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&

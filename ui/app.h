@@ -81,6 +81,7 @@ struct unode {
 	long shed;              /* events shed over --rate */
 	bool stopped_ask;       /* asked to stop, reply awaited */
 	bool opened;            /* our agent runs there, not yet tracing */
+	int rpc_tmo_ms;         /* its agent's answer timeout; 0: default */
 };
 
 struct app {

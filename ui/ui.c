@@ -317,6 +317,7 @@ static void node_agent_init(struct unode *n)
 	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
 				       on_limit, n };
 	agent_init(&n->agent, &n->conn, &stream);
+	n->agent.rpc_tmo_ms = n->rpc_tmo_ms;
 }
 
 /* ---- tracing control ---- */
@@ -582,6 +583,41 @@ static int trace_all(struct app *a, struct sbuf *err)
 out:
 	pidsel_release(&sel);
 	return rc;
+}
+
+/* --reconnect: try the lost nodes again, briefly, while the others trace. */
+static void reconnect_lost(struct app *a)
+{
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	if (pidsel_parse(a->pids_arg, &sel, &err) < 0)
+		goto out;
+	for (int i = 0; i < a->nnodes; i++) {
+		struct unode *n = &a->nodes[i];
+		unsigned long traced = 0;
+		bool skipped = false;
+		if (!n->present || !n->lost)
+			continue;
+		/* a node still booting does not answer: next second, then */
+		n->rpc_tmo_ms = PING_MS;
+		if (node_open(a, n, &err) == EXIT_OK) {
+			if (start_trace(a, n, &sel, &err, &traced, &skipped) == EXIT_OK)
+				app_msg(a, false, "attached to %s again",
+					app_node_name(a, i));
+			else
+				node_stop(a, n);
+		}
+		n->rpc_tmo_ms = n->agent.rpc_tmo_ms = 0;
+		if (!n->attached) {
+			n->lost = true;
+			n->opened = false;
+			conn_close(&n->conn);
+		}
+		sbuf_reset(&err);
+	}
+	pidsel_release(&sel);
+out:
+	sbuf_release(&err);
 }
 
 /* Attach (again, if need be) and trace with the current settings. */
@@ -891,6 +927,8 @@ static int loop(struct app *a)
 				if (n->present && n->attached && agent_ping(&n->agent) < 0)
 					node_lost(a, n);
 			}
+			if (a->cfg->reconnect && a->multi && !a->stopped_why[0])
+				reconnect_lost(a);
 			next_ping = now + PING_MS;
 			a->dirty = true;   /* the clock in the status line */
 		}
