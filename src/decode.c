@@ -414,6 +414,7 @@ static int get_pid(struct decoder *d, const char *buf, int *idx,
 		return -1;
 	pid->num = p.num;
 	pid->serial = p.serial;
+	pid->node = 0;
 	sbuf_reset(&d->scratch);
 	term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
 	*text = d->scratch.buf;
