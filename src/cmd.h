@@ -38,6 +38,7 @@
 	X(ATTACH,   "attach",   "NODE",                 "trace one more node, on the same timeline") \
 	X(DETACH,   "detach",   "NODE",                 "stop tracing a node and leave it clean; what was captured stays") \
 	X(NODE,     "node",     "[NODE]",               "show only the processes of NODE; no NODE shows every node") \
+	X(NODES,    "nodes",    "",                     "list the nodes: state, clock offset and its error bound, drops") \
 	X(QUIT,     "quit",     "",                     "detach, clean the target, and exit")
 
 enum cmd_id {

@@ -65,6 +65,11 @@ test_expect_success 'the log of a ponger shows who sent each ping, from the othe
 	ui_keys q && ui_wait "PID +NAME +NODE" 5
 '
 
+test_expect_success ':nodes lists each node with its clock estimate' '
+	ui_keys ":nodes" Enter &&
+	ui_wait "$AF tracing, clock [+-][0-9]+ us [+]-[0-9]+, 0 dropped; $BF tracing" 5
+'
+
 test_expect_success ':node shows one node'"'"'s processes, :node alone all of them' '
 	ui_keys ":node $B" Enter &&
 	ui_wait "showing the processes of $BF" 5 &&

@@ -351,6 +351,32 @@ static int c_node(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+static int c_nodes(struct app *a, const struct cmd_line *cl)
+{
+	char line[sizeof(a->message)] = "";
+	if (need_args(a, cl, 0, 0) < 0)
+		return ACT_REDRAW;
+	for (int i = 0; i < a->nnodes; i++) {
+		const struct unode *n = &a->nodes[i];
+		size_t l = strlen(line);
+		if (!n->present)
+			continue;
+		snprintf(line + l, sizeof(line) - l, "%s%s %s", l ? "; " : "",
+			 app_node_name(a, i), n->lost ? "lost" :
+			 n->attached ? "tracing" : "stopped");
+		l = strlen(line);
+		if (n->clock_error_us >= 0)
+			snprintf(line + l, sizeof(line) - l, ", clock %+lld us +-%lld",
+				 n->clock_offset_us, n->clock_error_us);
+		l = strlen(line);
+		if (n->dec_ready)
+			snprintf(line + l, sizeof(line) - l, ", %lu dropped",
+				 stats_dropped(&n->stats));
+	}
+	app_msg(a, false, "%s", line);
+	return ACT_REDRAW;
+}
+
 static int c_quit(struct app *a, const struct cmd_line *cl)
 {
 	(void)a; (void)cl;
@@ -434,6 +460,7 @@ static const cmd_fn handlers[CMD__COUNT] = {
 	[CMD_EXPORT] = c_export, [CMD_TREE] = c_tree, [CMD_PROCS] = c_procs,
 	[CMD_HELP] = c_help, [CMD_RECONNECT] = c_reconnect, [CMD_QUIT] = c_quit,
 	[CMD_ATTACH] = c_attach, [CMD_DETACH] = c_detach, [CMD_NODE] = c_node,
+	[CMD_NODES] = c_nodes,
 };
 
 int cmd_run(struct app *a, const char *line)
