@@ -16,6 +16,7 @@
 #define BS_DECODE_H
 
 #include <ei.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -48,10 +49,13 @@ enum wire_kind decode_msg(const char *buf, struct msg *m);
 
 struct decoder {
 	const char *node;       /* the target: its pids print as <0.N.S> */
+	size_t node_len;
 	size_t payload_max;     /* payload text limit in bytes; 0: none */
 	struct names *names;    /* updated by register/unregister */
 	struct sbuf scratch;    /* backs the strings of the current event */
 	unsigned long malformed;/* events that could not be decoded */
+	bool reference;         /* ei's decoders only, nothing read in place:
+				 * what the tests compare the fast paths to */
 };
 
 typedef void (*event_fn)(void *arg, const struct event *ev);

@@ -5,8 +5,11 @@
  * with a list of {Tag, Tracee, Ts, A, B, Cut}), with payloads drawn from
  * every term type that passes the wire check, atoms that need quoting,
  * Latin-1 and UTF-8 text, pids of this node and of others, and now and then
- * an entry that is malformed on purpose.  The same seed gives the same
- * bytes on every machine.  Header-only; include it once.
+ * an entry that is malformed on purpose.  With odd set, also encodings a
+ * real target never sends but a hostile peer could: NULs inside atoms and
+ * node names, Latin-1 node names, 8-byte timestamps out of range.  The
+ * same seed gives the same bytes on every machine.  Header-only; include
+ * it once.
  */
 #ifndef BS_CORPUS_H
 #define BS_CORPUS_H
@@ -21,6 +24,7 @@
 struct corpus {
 	uint64_t s;       /* xorshift state */
 	int malformed;    /* one entry in this many is broken on purpose; 0: none */
+	bool odd;         /* encodings only a hostile peer would send */
 };
 
 static uint32_t corpus_next(struct corpus *c)
@@ -34,6 +38,20 @@ static uint32_t corpus_next(struct corpus *c)
 static unsigned corpus_pick(struct corpus *c, unsigned n)
 {
 	return corpus_next(c) % n;
+}
+
+/* Odd mode: now and then true, when odd encodings are asked for. */
+static bool corpus_odd(struct corpus *c)
+{
+	return c->odd && !corpus_pick(c, 8);
+}
+
+/* An atom written raw, as 'w' (UTF-8) or 's' (Latin-1). */
+static void corpus_raw_atom(ei_x_buff *x, char tag, const char *s, size_t n)
+{
+	char hdr[2] = { tag, (char)n };
+	ei_x_append_buf(x, hdr, 2);
+	ei_x_append_buf(x, s, (int)n);
 }
 
 static void corpus_atom(struct corpus *c, ei_x_buff *x)
@@ -91,6 +109,23 @@ static void corpus_pid(struct corpus *c, ei_x_buff *x)
 		.creation = corpus_pick(c, 3) ? 3 : corpus_next(c),
 	};
 	strcpy(p.node, nodes[corpus_pick(c, sizeof(nodes) / sizeof(nodes[0]))]);
+	if (corpus_odd(c)) {
+		/* the node with a NUL inside, or in Latin-1 beyond ASCII */
+		static const char *const odd[] = {
+			"t@h\0x", "t@h\0", "t\0@h", "t@\xe9", CORPUS_NODE,
+		};
+		static const size_t len[] = { 5, 4, 4, 3, 3 };
+		unsigned k = corpus_pick(c, 5);
+		char b[12];
+		b[0] = 'X';
+		ei_x_append_buf(x, b, 1);
+		corpus_raw_atom(x, corpus_pick(c, 2) ? 'w' : 's', odd[k], len[k]);
+		for (int i = 0; i < 4; i++)
+			b[i] = (char)(p.num >> (24 - 8 * i));
+		memset(b + 4, 0, 8);
+		ei_x_append_buf(x, b, 12);
+		return;
+	}
 	switch (corpus_pick(c, 8)) {
 	case 0: {
 		/* PID_EXT: the old format, one creation byte */
@@ -272,15 +307,25 @@ static void corpus_event(struct corpus *c, ei_x_buff *x, long long ts)
 	ei_x_encode_tuple_header(x, bad == 2 ? 5 : 6);
 	if (bad == 3)
 		ei_x_encode_atom(x, "no_such_tag");
+	else if (corpus_odd(c))
+		corpus_raw_atom(x, corpus_pick(c, 2) ? 'w' : 's', tag, strlen(tag) + 1);
 	else
 		ei_x_encode_atom(x, tag);
 	if (bad == 4)
 		ei_x_encode_atom(x, "not_a_pid");
 	else
 		corpus_pid(c, x);
-	if (bad == 5)
+	if (bad == 5) {
 		ei_x_encode_double(x, 1.0);
-	else if (corpus_pick(c, 8))
+	} else if (corpus_odd(c)) {
+		/* 8 bytes, sign and size at the edges of a 64-bit integer */
+		char b[11] = { 'n', 8, (char)corpus_pick(c, 2) };
+		memset(b + 3, 0, 7);
+		b[10] = (char)(corpus_pick(c, 2) ? 0x80 : 0x7f);
+		if (corpus_pick(c, 2))
+			b[3] = 1;
+		ei_x_append_buf(x, b, 11);
+	} else if (corpus_pick(c, 8))
 		ei_x_encode_longlong(x, ts);
 	else
 		ei_x_encode_long(x, (long)corpus_pick(c, 100000));
@@ -351,6 +396,8 @@ static void corpus_event(struct corpus *c, ei_x_buff *x, long long ts)
 	/* Cut */
 	if (bad == 6)
 		ei_x_encode_long(x, 1);
+	else if (bad != 2 && corpus_odd(c))
+		corpus_raw_atom(x, 'w', corpus_pick(c, 2) ? "true\0" : "fals", 5);
 	else if (bad != 2)
 		ei_x_encode_atom(x, corpus_pick(c, 5) ? "false" : "true");
 }

@@ -1,6 +1,8 @@
 /*
  * Unit tests: decoding and JSON of a fixed pseudo-random corpus, byte for
- * byte against test/unit/decode.golden.
+ * byte against test/unit/decode.golden; then a larger corpus, odd
+ * encodings included, decoded both ways (the in-place fast paths, and
+ * ei's decoders only), which must agree on every field of every event.
  *
  *   build/test/golden.t            compare (run from the top directory)
  *   build/test/golden.t --write F  write the rendering to F
@@ -36,7 +38,7 @@ static void line(void *arg, const struct event *ev)
 /* The rendering for one payload limit; false if a batch failed the check. */
 static bool render(size_t limit, struct sbuf *out)
 {
-	struct corpus c = { 0x9e3779b97f4a7c15ULL ^ limit, 7 };
+	struct corpus c = { 0x9e3779b97f4a7c15ULL ^ limit, 7, false };
 	struct names names;
 	struct decoder d;
 	bool valid = true;
@@ -67,21 +69,6 @@ static bool render(size_t limit, struct sbuf *out)
 	return valid;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	struct sbuf sb = SBUF_INIT;
-	char tmp[4096];
-	size_t n;
-	if (!fp)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
-		sbuf_add(&sb, tmp, n);
-	fclose(fp);
-	*len = sb.len;
-	return sb.buf;
-}
-
 /* The first line where a and b differ, for the diagnostics. */
 static void first_difference(const char *a, const char *b)
 {
@@ -98,6 +85,98 @@ static void first_difference(const char *a, const char *b)
 	}
 	printf("#   line %d differs\n#        got: %.*s\n#   expected: %.*s\n",
 	       lineno, (int)strcspn(la, "\n"), la, (int)strcspn(lb, "\n"), lb);
+}
+
+/* Every field of an event, strings included, as one line. */
+static void dump(void *arg, const struct event *ev)
+{
+	struct sbuf *out = arg;
+	const char *const strs[] = {
+		ev->pid_text, ev->name, ev->peer, ev->peer_name, ev->mfa,
+		ev->payload, ev->extra,
+	};
+	sbuf_addf(out, "%d %lld %d %u.%u %lld %ld %ld %ld %ld %d", (int)ev->type,
+		  (long long)ev->ts, ev->worker, ev->pid.num, ev->pid.serial,
+		  (long long)ev->elapsed_us, ev->heap[0], ev->heap[1], ev->heap[2],
+		  ev->heap[3], (int)ev->truncated);
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		sbuf_addch(out, ' ');
+		if (strs[i])
+			json_string(out, strs[i]);
+		else
+			sbuf_addstr(out, "-");
+	}
+	sbuf_addch(out, '\n');
+}
+
+struct side {
+	struct names names;
+	struct decoder d;
+	struct sbuf out;
+};
+
+static void side_batch(struct side *s, const ei_x_buff *x, int body)
+{
+	int idx = body;
+	long n = decode_events(&s->d, x->buff, &idx, 3, dump, &s->out);
+	sbuf_addf(&s->out, "# %ld %lu %d\n", n, s->d.malformed, idx);
+}
+
+/* The fast paths against the reference; 0 or the batch that differs + 1. */
+static long differential(size_t limit, bool odd, long batches, struct sbuf *why)
+{
+	struct corpus c = { 0x2545f4914f6cdd1dULL + limit, 5, odd };
+	struct side fast, ref;
+	long bad = 0;
+	struct side *both[2] = { &fast, &ref };
+	for (int i = 0; i < 2; i++) {
+		names_init(&both[i]->names);
+		names_set(&both[i]->names, (struct bs_pid){ 5, 0 }, "five");
+		decoder_init(&both[i]->d, CORPUS_NODE, limit, &both[i]->names);
+		sbuf_init(&both[i]->out);
+	}
+	ref.d.reference = true;
+	for (long b = 0; b < batches && !bad; b++) {
+		ei_x_buff x;
+		struct msg m;
+		ei_x_new(&x);
+		corpus_batch(&c, &x, 40, b);
+		if (wire_check(x.buff, (size_t)x.index) == 0 &&
+		    decode_msg(x.buff, &m) == WIRE_BATCH) {
+			side_batch(&fast, &x, m.body);
+			side_batch(&ref, &x, m.body);
+			if (fast.out.len != ref.out.len ||
+			    memcmp(fast.out.buf, ref.out.buf, fast.out.len)) {
+				bad = b + 1;
+				first_difference(fast.out.buf, ref.out.buf);
+				sbuf_addf(why, "payload limit %zu, batch %ld", limit, b);
+			}
+		}
+		sbuf_reset(&fast.out);
+		sbuf_reset(&ref.out);
+		ei_x_free(&x);
+	}
+	for (int i = 0; i < 2; i++) {
+		decoder_release(&both[i]->d);
+		names_release(&both[i]->names);
+		sbuf_release(&both[i]->out);
+	}
+	return bad;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	struct sbuf sb = SBUF_INIT;
+	char tmp[4096];
+	size_t n;
+	if (!fp)
+		return NULL;
+	while ((n = fread(tmp, 1, sizeof(tmp), fp)) > 0)
+		sbuf_add(&sb, tmp, n);
+	fclose(fp);
+	*len = sb.len;
+	return sb.buf;
 }
 
 int main(int argc, char **argv)
@@ -119,7 +198,7 @@ int main(int argc, char **argv)
 		return valid ? 0 : 1;
 	}
 
-	plan(3);
+	plan(5);
 	ok(valid, "every corpus batch passes the wire check");
 	size_t len = 0;
 	char *want = slurp(GOLDEN, &len);
@@ -129,5 +208,19 @@ int main(int argc, char **argv)
 		first_difference(all.buf, want);
 	free(want);
 	sbuf_release(&all);
+
+	struct sbuf why = SBUF_INIT;
+	long bad = 0;
+	for (size_t i = 0; i < NLIMITS && !bad; i++)
+		bad = differential(payload_limits[i], false, 400, &why);
+	if (!ok(!bad, "fast paths equal the reference on 64000 events"))
+		printf("#   %s\n", why.buf);
+	sbuf_reset(&why);
+	bad = 0;
+	for (size_t i = 0; i < NLIMITS && !bad; i++)
+		bad = differential(payload_limits[i], true, 400, &why);
+	if (!ok(!bad, "... and on 64000 with odd encodings"))
+		printf("#   %s\n", why.buf);
+	sbuf_release(&why);
 	return done_testing();
 }
