@@ -365,7 +365,7 @@ static int local_pid(const struct decoder *d, const char *buf, int *idx,
 	struct etf_pid p;
 	int i = *idx;
 	if (!etf_pid(buf, &i, &p) ||
-	    !term_node_is(p.node, p.node_len, d->node, d->node_len))
+	    !etf_node_is(p.node, p.node_len, d->node, d->node_len))
 		return 0;
 	pid->num = p.num;
 	pid->serial = p.serial;
@@ -393,9 +393,9 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 
 	if (p[0] != 'h' || p[1] != 6 || !etf_atom(buf, &i, &a, &n))
 		return 0;
-	if (n == 4 && !memcmp(a, "send", 4))
+	if (n == 4 && etf_same(a, "send", 4))
 		t = EV_SEND;
-	else if (n == 7 && !memcmp(a, "receive", 7))
+	else if (n == 7 && etf_same(a, "receive", 7))
 		t = EV_RECEIVE;
 	else
 		return 0;
@@ -427,22 +427,23 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	}
 	if (!etf_atom(buf, &i, &a, &n))
 		return 0;
-	if (n == 4 && !memcmp(a, "true", 4))
+	if (n == 4 && etf_same(a, "true", 4))
 		cut = true;
-	else if (!(n == 5 && !memcmp(a, "false", 5)))
+	else if (!(n == 5 && etf_same(a, "false", 5)))
 		return 0;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->type = t;
-	ev->ts = ts;
-	ev->pid = tracee;
-	ev->truncated = cut;
 	const char *base = d->scratch.buf;
-	ev->pid_text = base;
-	ev->payload = o_payload >= 0 ? base + o_payload : NULL;
-	ev->elapsed_us = -1;
-	ev->heap[0] = ev->heap[1] = ev->heap[2] = ev->heap[3] = -1;
-	ev->name = names_get(d->names, tracee);
+	*ev = (struct event){
+		.type = t,
+		.ts = ts,
+		.pid = tracee,
+		.pid_text = base,
+		.name = names_get(d->names, tracee),
+		.payload = o_payload >= 0 ? base + o_payload : NULL,
+		.elapsed_us = -1,
+		.heap = { -1, -1, -1, -1 },
+		.truncated = cut,
+	};
 	if (o_peer >= 0) {
 		ev->peer = base + o_peer;
 		ev->peer_name = names_get(d->names, peer);

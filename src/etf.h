@@ -61,6 +61,42 @@ static inline size_t etf_cstr_len(const char *s, size_t n)
 	return z ? (size_t)(z - s) : n;
 }
 
+/* Are n bytes at a and b the same?  Inline for the short ones. */
+static inline int etf_same(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y, x2, y2;
+	uint32_t w, z, w2, z2;
+	if (n >= 4 && n < 8) {
+		memcpy(&w, a, 4);
+		memcpy(&z, b, 4);
+		memcpy(&w2, a + n - 4, 4);
+		memcpy(&z2, b + n - 4, 4);
+		return w == z && w2 == z2;
+	}
+	if (n >= 8 && n <= 16) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		memcpy(&x2, a + n - 8, 8);
+		memcpy(&y2, b + n - 8, 8);
+		return x == y && x2 == y2;
+	}
+	return !memcmp(a, b, n);
+}
+
+/*
+ * Is the node name node[0..len), read in place, the node local (of
+ * local_len bytes)?  As strcmp would judge the name ei copies out: up to
+ * its first NUL.
+ */
+static inline int etf_node_is(const char *node, size_t len, const char *local,
+			      size_t local_len)
+{
+	if (len == local_len)
+		return etf_same(node, local, len);
+	return len > local_len && !memcmp(node, local, local_len) &&
+		node[local_len] == '\0';
+}
+
 struct etf_pid {
 	const char *node;   /* in the buffer, not terminated */
 	size_t node_len;

@@ -76,30 +76,48 @@ static void emitf(struct rctx *rc, const char *fmt, ...)
 	emit(rc, tmp, (size_t)n);
 }
 
-static const char *const reserved[] = {
-	"after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl",
-	"bsr", "bxor", "case", "catch", "cond", "div", "end", "fun", "if",
-	"let", "maybe", "not", "of", "or", "orelse", "receive", "rem", "try",
-	"when", "xor", NULL
+/* reserved words by first letter, each list ending in an empty word */
+static const char *const reserved[26] = {
+	['a' - 'a'] = "after\0and\0andalso\0",
+	['b' - 'a'] = "band\0begin\0bnot\0bor\0bsl\0bsr\0bxor\0",
+	['c' - 'a'] = "case\0catch\0cond\0",
+	['d' - 'a'] = "div\0",
+	['e' - 'a'] = "end\0",
+	['f' - 'a'] = "fun\0",
+	['i' - 'a'] = "if\0",
+	['l' - 'a'] = "let\0",
+	['m' - 'a'] = "maybe\0",
+	['n' - 'a'] = "not\0",
+	['o' - 'a'] = "of\0or\0orelse\0",
+	['r' - 'a'] = "receive\0rem\0",
+	['t' - 'a'] = "try\0",
+	['w' - 'a'] = "when\0",
+	['x' - 'a'] = "xor\0",
 };
 
-/* The first len bytes of name, which hold no NUL. */
+/* Letters, digits, _ and @: what an unquoted atom is made of, as bits. */
+#define BARE_LO 0x03ff000000000000ULL    /* characters 0 to 63 */
+#define BARE_HI 0x07fffffe87ffffffULL    /* characters 64 to 127 */
+
+static inline bool bare_char(unsigned char c)
+{
+	return c < 64 ? (BARE_LO >> c) & 1 : c < 128 ? (BARE_HI >> (c - 64)) & 1 : 0;
+}
+
+/* Does name[0..len) print unquoted?  False if it holds a NUL. */
 static bool atom_is_bare(const char *name, size_t len)
 {
 	if (!len || !(*name >= 'a' && *name <= 'z'))
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '@'))
+	for (size_t i = 1; i < len; i++)
+		if (!bare_char((unsigned char)name[i]))
 			return false;
-	}
-	/* reserved words are 2 to 7 letters and start with one of these */
-	if (len < 2 || len > 7 || !strchr("abcdefilmnortwx", name[0]))
+	/* reserved words are 2 to 7 letters */
+	const char *w = reserved[name[0] - 'a'];
+	if (len < 2 || len > 7 || !w)
 		return true;
-	for (int i = 0; reserved[i]; i++)
-		if (reserved[i][0] == name[0] && !strncmp(name, reserved[i], len) &&
-		    reserved[i][len] == '\0')
+	for (; *w; w += strlen(w) + 1)
+		if (!strncmp(name, w, len) && w[len] == '\0')
 			return false;
 	return true;
 }
@@ -120,20 +138,44 @@ static char *utoa_end(char *end, unsigned long long v)
 	return end;
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Decimal digits of v at p; returns the end. */
-static char *put_uint(char *p, unsigned v)
+static inline char *put_uint(char *p, uint32_t v)
 {
-	char tmp[12], *e = tmp + sizeof(tmp), *d = e;
-	do {
-		*--d = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(p, d, (size_t)(e - d));
-	return p + (e - d);
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	size_t n = v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 :
+		v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+	char *e = p + n;
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * v, 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
 }
 
+/* "<0.N.S>": at most this long */
+#define PID_TEXT_MAX 25
+
 /* "<0.N.S>" or "<node.N.S>" into buf (at least 32 + node_len); length */
-static size_t pid_text_n(char *buf, bool local, const char *node,
+static inline size_t pid_text_n(char *buf, bool local, const char *node,
 			 size_t node_len, unsigned num, unsigned serial)
 {
 	char *p = buf;
@@ -170,27 +212,26 @@ void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 
 void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial)
 {
-	sbuf_grow(out, 32);
+	if (out->len + PID_TEXT_MAX >= out->cap)
+		sbuf_grow(out, PID_TEXT_MAX);
 	out->len += pid_text_n(out->buf + out->len, true, NULL, 0, num, serial);
 }
 
-bool term_node_is(const char *node, size_t len, const char *local,
-		  size_t local_len)
-{
-	/* as strcmp would see the atom: up to its first NUL */
-	if (len == local_len)
-		return !memcmp(node, local, len);
-	return len > local_len && !memcmp(node, local, local_len) &&
-		node[local_len] == '\0';
-}
 
-/* The first n bytes of a, which hold no NUL. */
+
+/* The atom a[0..n), as far as its first NUL. */
 static void emit_atom(struct rctx *rc, const char *a, size_t n)
 {
 	/* markers the tracer NIF puts where it cut a term */
-	if ((n == 3 && !memcmp(a, "...", 3)) || (n == 4 && !memcmp(a, "#Fun", 4)) ||
-	    atom_is_bare(a, n)) {
+	if (atom_is_bare(a, n) || (n == 3 && !memcmp(a, "...", 3)) ||
+	    (n == 4 && !memcmp(a, "#Fun", 4))) {
 		emit(rc, a, n);
+		return;
+	}
+	/* as a C string, the way ei hands atoms out: up to a NUL */
+	size_t upto = etf_cstr_len(a, n);
+	if (upto < n) {
+		emit_atom(rc, a, upto);
 		return;
 	}
 	emit(rc, "'", 1);
@@ -261,6 +302,7 @@ static void emit_double(struct rctx *rc, double d)
 }
 
 static int render(struct rctx *rc, int depth);
+static int render_ei(struct rctx *rc, int depth);
 
 static int skip(struct rctx *rc)
 {
@@ -366,6 +408,14 @@ static void emit_long(struct rctx *rc, long v)
 
 enum { FAST_NO = 1 };
 
+static __attribute__((noinline)) void emit_remote_pid(struct rctx *rc,
+						      const struct etf_pid *pid)
+{
+	char text[ETF_ATOM_MAX + 32];
+	size_t l = etf_cstr_len(pid->node, pid->node_len);
+	emit(rc, text, pid_text_n(text, false, pid->node, l, pid->num, pid->serial));
+}
+
 /*
  * The common types, read in place: 0 rendered, -1 malformed, FAST_NO when
  * the term is left to ei (nothing read, nothing emitted).
@@ -385,19 +435,28 @@ static int render_fast(struct rctx *rc, int depth)
 		size_t n;
 		if (!etf_atom(rc->buf, rc->idx, &a, &n))
 			return FAST_NO;
-		emit_atom(rc, a, etf_cstr_len(a, n));
+		emit_atom(rc, a, n);
 		return 0;
 	}
 	case 'X': case 'g': {
 		struct etf_pid pid;
-		char text[ETF_ATOM_MAX + 32];
+		struct sbuf *o = rc->out;
 		if (!etf_pid(rc->buf, rc->idx, &pid))
 			return FAST_NO;
-		bool local = rc->local && term_node_is(pid.node, pid.node_len,
-						       rc->local, rc->local_len);
-		size_t l = local ? 0 : etf_cstr_len(pid.node, pid.node_len);
-		emit(rc, text, pid_text_n(text, local, pid.node, l, pid.num,
-					  pid.serial));
+		if (!rc->local || !etf_node_is(pid.node, pid.node_len, rc->local,
+					       rc->local_len)) {
+			emit_remote_pid(rc, &pid);
+		} else if (!rc->full && (!rc->limit || o->len + PID_TEXT_MAX <= rc->limit)) {
+			/* fits whatever its digits: written in place */
+			if (o->len + PID_TEXT_MAX >= o->cap)
+				sbuf_grow(o, PID_TEXT_MAX);
+			o->len += pid_text_n(o->buf + o->len, true, NULL, 0, pid.num,
+					     pid.serial);
+		} else {
+			char text[PID_TEXT_MAX + 1];
+			emit(rc, text, pid_text_n(text, true, NULL, 0, pid.num,
+						  pid.serial));
+		}
 		return 0;
 	}
 	case 'h': {
@@ -448,21 +507,32 @@ static int render_fast(struct rctx *rc, int depth)
 	}
 }
 
+/* Past the depth limit or the byte limit: skip what is left. */
+static __attribute__((noinline)) int render_rest(struct rctx *rc)
+{
+	if (!rc->full)
+		emit(rc, "...", 3);
+	rc->cut = true;
+	return skip(rc);
+}
+
 static int render(struct rctx *rc, int depth)
 {
-	int type, size;
-
-	if (rc->full || depth > TERM_MAX_DEPTH) {
-		if (!rc->full)
-			emit(rc, "...", 3);
-		rc->cut = true;
-		return skip(rc);
-	}
+	if (rc->full || depth > TERM_MAX_DEPTH)
+		return render_rest(rc);
 	if (!rc->reference) {
 		int r = render_fast(rc, depth);
 		if (r != FAST_NO)
 			return r;
 	}
+	return render_ei(rc, depth);
+}
+
+/* Any term, through ei's decoders. */
+static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
+{
+	int type, size;
+
 	if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
 		return -1;
 

@@ -36,13 +36,6 @@ void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 		   unsigned num, unsigned serial);
 /* Append "<0.N.S>", a pid of the local node. */
 void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial);
-/*
- * Is the node name node[0..len), read in place, the node local (of
- * local_len bytes)?  As strcmp would judge the name ei copies out: up to
- * its first NUL.
- */
-bool term_node_is(const char *node, size_t len, const char *local,
-		  size_t local_len);
 
 /* Does this atom print without quotes? */
 bool term_atom_is_bare(const char *name);
