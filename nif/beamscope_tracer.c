@@ -687,7 +687,9 @@ static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 	uintptr_t key = (uintptr_t)pid.pid;
 	unsigned t = atomic_load_explicit(&s->table, memory_order_acquire);
 	struct cslot *tab = &s->tables[(size_t)t * COUNT_SLOTS];
-	size_t h = (size_t)enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0);
+	/* the slot only has to be the same for the same key: a multiplicative
+	 * hash of the key word is enough, and costs no call */
+	size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 40);
 	for (int p = 0; p < COUNT_PROBES; p++) {
 		struct cslot *sl = &tab[(h + (size_t)p) & (COUNT_SLOTS - 1)];
 		uintptr_t k = atomic_load_explicit(&sl->key, memory_order_relaxed);
@@ -952,19 +954,33 @@ static ERL_NIF_TERM nif_enabled(ErlNifEnv *env, int argc,
 	return argv[0] == am_trace_status ? am_trace : am_discard;
 }
 
+/*
+ * Sends and receives are counted here, in the count tier, and the answer
+ * is discard: ERTS then builds nothing and makes no second call.  Only an
+ * event that is shipped (in focus, or the event tier) goes on to trace_*.
+ */
 static ERL_NIF_TERM nif_enabled_send(ErlNifEnv *env, int argc,
 				     const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	return gate(live_session(env, argv[1]), send_kind(argv[0]));
+	struct session *s = live_session(env, argv[1]);
+	if (!s)
+		return am_remove;
+	if (!(s->kinds & send_kind(argv[0])))
+		return am_discard;
+	return counted(env, s, argv[2], true) ? am_discard : am_trace;
 }
 
 static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,
 					const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	return gate(live_session(env, argv[1]),
-		    argv[0] == am_receive ? K_RECEIVE : 0);
+	struct session *s = live_session(env, argv[1]);
+	if (!s)
+		return am_remove;
+	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE))
+		return am_discard;
+	return counted(env, s, argv[2], false) ? am_discard : am_trace;
 }
 
 static ERL_NIF_TERM nif_enabled_procs(ErlNifEnv *env, int argc,
