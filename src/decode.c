@@ -14,6 +14,7 @@
 
 #include "etf.h"
 #include "term.h"
+#include "wire.h"
 
 static int decode_atom(const char *buf, int *idx, char *out, int outsz)
 {
@@ -362,14 +363,11 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 static int local_pid(const struct decoder *d, const char *buf, int *idx,
 		     struct bs_pid *pid)
 {
-	struct etf_pid p;
-	int i = *idx;
-	if (!etf_pid(buf, &i, &p) ||
-	    !etf_node_is(p.node, p.node_len, d->node, d->node_len))
+	uint32_t num, serial;
+	if (!etf_pid_local(buf, idx, d->node, d->node_len, &num, &serial))
 		return 0;
-	pid->num = p.num;
-	pid->serial = p.serial;
-	*idx = i;
+	pid->num = num;
+	pid->serial = serial;
 	return 1;
 }
 
@@ -382,8 +380,6 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		       struct event *ev)
 {
 	const unsigned char *p = (const unsigned char *)buf + *idx;
-	const char *a;
-	size_t n;
 	struct bs_pid tracee, peer = { 0, 0 };
 	int64_t ts;
 	int i = *idx + 2;
@@ -391,11 +387,11 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	enum event_type t;
 	bool cut = false;
 
-	if (p[0] != 'h' || p[1] != 6 || !etf_atom(buf, &i, &a, &n))
+	if (p[0] != 'h' || p[1] != 6)
 		return 0;
-	if (n == 4 && etf_same(a, "send", 4))
+	if (etf_atom_is(buf, &i, "send", 4))
 		t = EV_SEND;
-	else if (n == 7 && etf_same(a, "receive", 7))
+	else if (etf_atom_is(buf, &i, "receive", 7))
 		t = EV_RECEIVE;
 	else
 		return 0;
@@ -425,11 +421,9 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	} else if (ei_skip_term(buf, &i) < 0) {
 		return 0;
 	}
-	if (!etf_atom(buf, &i, &a, &n))
-		return 0;
-	if (n == 4 && etf_same(a, "true", 4))
+	if (etf_atom_is(buf, &i, "true", 4))
 		cut = true;
-	else if (!(n == 5 && etf_same(a, "false", 5)))
+	else if (!etf_atom_is(buf, &i, "false", 5))
 		return 0;
 
 	const char *base = d->scratch.buf;
@@ -502,10 +496,39 @@ static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
 	return 0;
 }
 
+/*
+ * A binary of whole external terms back to back, as the workers pack
+ * events: checked as a whole (it is opaque to the check of the message),
+ * then walked like a list.
+ */
+static long each_record(struct decoder *d, const char *buf, int *idx,
+			entry_fn one, void *ctx)
+{
+	size_t len = etf_u32((const unsigned char *)buf + *idx + 1);
+	int i = *idx + 5, end = i + (int)len;
+	long good = 0;
+
+	*idx = end;
+	if (wire_check_seq(buf + i, len) < 0)
+		return -1;
+	while (i < end) {
+		int start = ++i;   /* past the version byte */
+		if (one(d, buf, &i, ctx) == 0) {
+			good++;
+			continue;
+		}
+		if (skip_bad(d, buf, &i, start) < 0)
+			return -1;
+	}
+	return good;
+}
+
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		   event_fn fn, void *arg)
 {
 	struct events_ctx c = { worker, fn, arg };
+	if (buf[*idx] == ERL_BINARY_EXT)
+		return each_record(d, buf, idx, one_event, &c);
 	return each_entry(d, buf, idx, one_event, &c);
 }
 

@@ -5,7 +5,7 @@
  * Message shapes (see nif/PROTOCOL.md):
  *   {rex, Reply}                                  bootstrap rpc reply
  *   {beamscope_reply, Ref, Reply}                 agent reply
- *   {beamscope_batch, W, Seq, Dropped, Events}    event batch
+ *   {beamscope_batch, W, Seq, Dropped, Events}    event batch (a binary)
  *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
@@ -65,9 +65,11 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 void decoder_release(struct decoder *d);
 
 /*
- * Decode the event list at buf[*idx], calling fn for each event in order.
- * Malformed events are skipped and counted.  Returns the number of events
- * handed to fn, or -1 if the list itself is malformed.
+ * Decode the events at buf[*idx], calling fn for each in order: a list of
+ * event tuples, or a binary of event tuples each encoded whole (version
+ * byte and all), back to back, as the workers ship them.  Malformed events
+ * are skipped and counted.  Returns the number of events handed to fn, or
+ * -1 if the list or binary itself is malformed.
  */
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		   event_fn fn, void *arg);

@@ -24,6 +24,35 @@ static inline uint32_t etf_u32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Are the n bytes at p plain ASCII? */
+static inline int etf_ascii(const unsigned char *p, size_t n)
+{
+	uint64_t acc = 0, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		acc |= w;
+	}
+	for (; i < n; i++)
+		acc |= p[i];
+	return !(acc & 0x8080808080808080ULL);
+}
+
+/*
+ * The header of the atom at p: its length in *len, the header's own in
+ * *hdr, 1 if it is Latin-1 (2 if UTF-8); 0 if it is no atom.
+ */
+static inline int etf_atom_head(const unsigned char *p, size_t *len, size_t *hdr)
+{
+	switch (p[0]) {
+	case 'w': *len = p[1]; *hdr = 2; return 2;
+	case 'v': *len = (size_t)p[1] << 8 | p[2]; *hdr = 3; return 2;
+	case 's': *len = p[1]; *hdr = 2; return 1;
+	case 'd': *len = (size_t)p[1] << 8 | p[2]; *hdr = 3; return 1;
+	default: return 0;
+	}
+}
+
 /*
  * An atom as ei_decode_atom_as(..., ERLANG_UTF8) would copy it: UTF-8
  * atoms byte for byte, Latin-1 atoms only when they are plain ASCII (the
@@ -33,20 +62,8 @@ static inline int etf_atom(const char *buf, int *idx, const char **s, size_t *n)
 {
 	const unsigned char *p = (const unsigned char *)buf + *idx;
 	size_t len, hdr;
-	switch (p[0]) {
-	case 'w': len = p[1]; hdr = 2; break;
-	case 'v': len = (size_t)p[1] << 8 | p[2]; hdr = 3; break;
-	case 's': len = p[1]; hdr = 2; goto latin1;
-	case 'd': len = (size_t)p[1] << 8 | p[2]; hdr = 3; goto latin1;
-	default: return 0;
-	}
-	goto done;
-latin1:
-	for (size_t i = 0; i < len; i++)
-		if (p[hdr + i] & 0x80)
-			return 0;
-done:
-	if (len >= ETF_ATOM_MAX)
+	int enc = etf_atom_head(p, &len, &hdr);
+	if (!enc || len >= ETF_ATOM_MAX || (enc == 1 && !etf_ascii(p + hdr, len)))
 		return 0;
 	*s = (const char *)p + hdr;
 	*n = len;
@@ -95,6 +112,40 @@ static inline int etf_node_is(const char *node, size_t len, const char *local,
 		return etf_same(node, local, len);
 	return len > local_len && !memcmp(node, local, local_len) &&
 		node[local_len] == '\0';
+}
+
+/* Is the atom at buf[*idx] the ASCII word w[0..n)?  Then past it. */
+static inline int etf_atom_is(const char *buf, int *idx, const char *w, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)buf + *idx;
+	size_t len, hdr;
+	if (!etf_atom_head(p, &len, &hdr) || len != n ||
+	    !etf_same((const char *)p + hdr, w, n))
+		return 0;
+	*idx += (int)(hdr + n);
+	return 1;
+}
+
+/*
+ * A pid of the node local[0..local_len), named exactly so (a node name
+ * read differently, or another node: 0, for the general path).
+ */
+static inline int etf_pid_local(const char *buf, int *idx, const char *local,
+				size_t local_len, uint32_t *num, uint32_t *serial)
+{
+	const unsigned char *p = (const unsigned char *)buf + *idx;
+	size_t len, hdr;
+	int enc;
+	if ((p[0] != 'X' && p[0] != 'g') ||
+	    !(enc = etf_atom_head(p + 1, &len, &hdr)) || len != local_len ||
+	    !etf_same((const char *)p + 1 + hdr, local, len) ||
+	    (enc == 1 && !etf_ascii(p + 1 + hdr, len)))
+		return 0;
+	const unsigned char *q = p + 1 + hdr + len;
+	*num = etf_u32(q);
+	*serial = etf_u32(q + 4);
+	*idx += (int)(1 + hdr + len + (p[0] == 'X' ? 12 : 9));
+	return 1;
 }
 
 struct etf_pid {

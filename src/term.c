@@ -432,7 +432,14 @@ static int render_fast(struct rctx *rc, int depth)
 		return 0;
 	case 'w': case 'v': case 's': case 'd': {
 		const char *a;
-		size_t n;
+		size_t n, hdr;
+		/* a bare atom is ASCII in either encoding: no need to look */
+		etf_atom_head(p, &n, &hdr);
+		if (n < ETF_ATOM_MAX && atom_is_bare((const char *)p + hdr, n)) {
+			*rc->idx += (int)(hdr + n);
+			emit(rc, (const char *)p + hdr, n);
+			return 0;
+		}
 		if (!etf_atom(rc->buf, rc->idx, &a, &n))
 			return FAST_NO;
 		emit_atom(rc, a, n);
@@ -441,12 +448,17 @@ static int render_fast(struct rctx *rc, int depth)
 	case 'X': case 'g': {
 		struct etf_pid pid;
 		struct sbuf *o = rc->out;
-		if (!etf_pid(rc->buf, rc->idx, &pid))
+		if (rc->local && etf_pid_local(rc->buf, rc->idx, rc->local,
+					       rc->local_len, &pid.num, &pid.serial)) {
+			/* the usual: a pid of the target */
+		} else if (!etf_pid(rc->buf, rc->idx, &pid)) {
 			return FAST_NO;
-		if (!rc->local || !etf_node_is(pid.node, pid.node_len, rc->local,
-					       rc->local_len)) {
+		} else if (!rc->local || !etf_node_is(pid.node, pid.node_len,
+						      rc->local, rc->local_len)) {
 			emit_remote_pid(rc, &pid);
-		} else if (!rc->full && (!rc->limit || o->len + PID_TEXT_MAX <= rc->limit)) {
+			return 0;
+		}
+		if (!rc->full && (!rc->limit || o->len + PID_TEXT_MAX <= rc->limit)) {
 			/* fits whatever its digits: written in place */
 			if (o->len + PID_TEXT_MAX >= o->cap)
 				sbuf_grow(o, PID_TEXT_MAX);

@@ -28,10 +28,16 @@ static inline cp atom(cp p, cp end)
 	size_t n;
 	if (p >= end)
 		return NULL;
-	if (*p == 'w') {                /* what every node name is sent as */
+	/* how node names come: over distribution, and from term_to_binary */
+	if (*p == 'w') {
 		if (end - p < 2 || (size_t)(end - p) - 2 < (n = p[1]))
 			return NULL;
 		return p + 2 + n;
+	}
+	if (*p == 'd') {
+		if (end - p < 3 || (n = u16(p + 1)) > 1020 || (size_t)(end - p) - 3 < n)
+			return NULL;
+		return p + 3 + n;
 	}
 	switch (*p) {
 	case 'd': case 'v':
@@ -62,130 +68,148 @@ static inline cp atom_and(cp p, cp end, size_t fixed)
 	return p && (size_t)(end - p) >= fixed ? p + fixed : NULL;
 }
 
-int wire_check(const char *buf, size_t len)
+/* Past the one term at p, or NULL if it is not one, whole, within end. */
+static cp check_term(cp p, cp end)
 {
-	cp p = (cp)buf, end = p + len;
 	uint64_t up[WIRE_MAX_DEPTH];  /* terms still to read in the levels above */
 	uint64_t left = 1;            /* ... and in this one */
 	int depth = 0;
 
-	if (len < 1 || *p++ != 131)
-		return -1;
 	for (;;) {
 		while (left == 0) {
 			if (depth == 0)
-				return p == end ? 0 : -1;
+				return p;
 			left = up[--depth];
 		}
 		left--;
 		if (p >= end)
-			return -1;
+			return NULL;
 		/* room: the bytes after the tag */
 		size_t room = (size_t)(end - p) - 1, n;
 		uint64_t kids;
 		switch (*p) {
 		case 'a':                                          /* small int */
-			if (room < 1) return -1;
+			if (room < 1) return NULL;
 			p += 2;
 			continue;
 		case 'b':                                          /* int */
-			if (room < 4) return -1;
+			if (room < 4) return NULL;
 			p += 5;
 			continue;
 		case 'c':                                          /* old float */
-			if (room < 31) return -1;
+			if (room < 31) return NULL;
 			p += 32;
 			continue;
 		case 'F':                                          /* float */
-			if (room < 8) return -1;
+			if (room < 8) return NULL;
 			p += 9;
 			continue;
 		case 's': case 'w':                                /* atoms */
-			if (room < 1 || room - 1 < (n = p[1])) return -1;
+			if (room < 1 || room - 1 < (n = p[1])) return NULL;
 			p += 2 + n;
 			continue;
 		case 'd': case 'v':
-			if (room < 2 || (n = u16(p + 1)) > 1020 || room - 2 < n) return -1;
+			if (room < 2 || (n = u16(p + 1)) > 1020 || room - 2 < n) return NULL;
 			p += 3 + n;
 			continue;
 		case 'j':                                          /* [] */
 			p++;
 			continue;
 		case 'k':                                          /* string */
-			if (room < 2 || room - 2 < (n = u16(p + 1))) return -1;
+			if (room < 2 || room - 2 < (n = u16(p + 1))) return NULL;
 			p += 3 + n;
 			continue;
 		case 'm':                                          /* binary */
-			if (room < 4 || room - 4 < (n = u32(p + 1))) return -1;
+			if (room < 4 || room - 4 < (n = u32(p + 1))) return NULL;
 			p += 5 + n;
 			continue;
 		case 'M':                                          /* bits */
-			if (room < 5 || room - 5 < (n = u32(p + 1))) return -1;
+			if (room < 5 || room - 5 < (n = u32(p + 1))) return NULL;
 			p += 6 + n;
 			continue;
 		case 'n':                                          /* small big */
-			if (room < 1 || room - 1 < 1 + (n = p[1])) return -1;
+			if (room < 1 || room - 1 < 1 + (n = p[1])) return NULL;
 			p += 3 + n;
 			continue;
 		case 'o':                                          /* large big */
-			if (room < 4 || room - 4 < 1 + (n = u32(p + 1))) return -1;
+			if (room < 4 || room - 4 < 1 + (n = u32(p + 1))) return NULL;
 			p += 6 + n;
 			continue;
 		case 'g':                                          /* pids */
-			if (!(p = atom_and(p + 1, end, 9))) return -1;
+			if (!(p = atom_and(p + 1, end, 9))) return NULL;
 			continue;
 		case 'X':
-			if (!(p = atom_and(p + 1, end, 12))) return -1;
+			if (!(p = atom_and(p + 1, end, 12))) return NULL;
 			continue;
 		case 'f':                                          /* ports */
-			if (!(p = atom_and(p + 1, end, 5))) return -1;
+			if (!(p = atom_and(p + 1, end, 5))) return NULL;
 			continue;
 		case 'Y':
-			if (!(p = atom_and(p + 1, end, 8))) return -1;
+			if (!(p = atom_and(p + 1, end, 8))) return NULL;
 			continue;
 		case 'x':
-			if (!(p = atom_and(p + 1, end, 12))) return -1;
+			if (!(p = atom_and(p + 1, end, 12))) return NULL;
 			continue;
 		case 'e':                                          /* refs */
-			if (!(p = atom_and(p + 1, end, 5))) return -1;
+			if (!(p = atom_and(p + 1, end, 5))) return NULL;
 			continue;
 		case 'r': case 'Z':
 			if (room < 2 || (n = u16(p + 1)) > 5 ||
 			    !(p = atom_and(p + 3, end, (*p == 'r' ? 1 : 4) + 4 * n)))
-				return -1;
+				return NULL;
 			continue;
 		case 'h':                                          /* tuples */
-			if (room < 1) return -1;
+			if (room < 1) return NULL;
 			kids = p[1];
 			p += 2;
 			break;
 		case 'i':
-			if (room < 4) return -1;
+			if (room < 4) return NULL;
 			kids = u32(p + 1);
 			p += 5;
 			break;
 		case 'l':                                          /* list + tail */
-			if (room < 4) return -1;
+			if (room < 4) return NULL;
 			kids = (uint64_t)u32(p + 1) + 1;
 			p += 5;
 			break;
 		case 't':                                          /* map */
-			if (room < 4) return -1;
+			if (room < 4) return NULL;
 			kids = 2 * (uint64_t)u32(p + 1);
 			p += 5;
 			break;
 		default:
 			/* funs ('p', 'q', 'u') never come from the tracer, which
 			 * replaces them by '#Fun'; compressed terms ('P') neither */
-			return -1;
+			return NULL;
 		}
 		/* a container: its elements become this level */
 		if (kids == 0)
 			continue;
 		/* every term takes at least a byte */
 		if (kids > (uint64_t)(end - p) || depth == WIRE_MAX_DEPTH)
-			return -1;
+			return NULL;
 		up[depth++] = left;
 		left = kids;
 	}
+}
+
+int wire_check(const char *buf, size_t len)
+{
+	cp p = (cp)buf, end = p + len;
+	if (len < 1 || *p++ != 131)
+		return -1;
+	return check_term(p, end) == end ? 0 : -1;
+}
+
+long wire_check_seq(const char *buf, size_t len)
+{
+	cp p = (cp)buf, end = p + len;
+	long n = 0;
+	while (p < end) {
+		if (*p++ != 131 || !(p = check_term(p, end)))
+			return -1;
+		n++;
+	}
+	return n;
 }

@@ -403,7 +403,8 @@ static void corpus_event(struct corpus *c, ei_x_buff *x, long long ts)
 }
 
 /* A whole {beamscope_batch, W, Seq, Dropped, Events} message of n events. */
-static void corpus_batch(struct corpus *c, ei_x_buff *x, int n, long seq)
+static __attribute__((unused)) void
+corpus_batch(struct corpus *c, ei_x_buff *x, int n, long seq)
 {
 	ei_x_encode_version(x);
 	ei_x_encode_tuple_header(x, 5);
@@ -416,6 +417,38 @@ static void corpus_batch(struct corpus *c, ei_x_buff *x, int n, long seq)
 	for (int i = 0; i < n; i++)
 		corpus_event(c, x, 1763790000000000LL + seq * 1000 + i);
 	ei_x_encode_empty_list(x);
+}
+
+/*
+ * The same n events twice: as a list (x) and as the workers ship them (b),
+ * a binary of whole terms back to back, each with its version byte.
+ */
+static __attribute__((unused)) void
+corpus_batch_pair(struct corpus *c, ei_x_buff *x, ei_x_buff *b, int n, long seq)
+{
+	ei_x_buff recs;
+	ei_x_new(&recs);
+	for (ei_x_buff *m = x; m; m = m == x ? b : NULL) {
+		ei_x_encode_version(m);
+		ei_x_encode_tuple_header(m, 5);
+		ei_x_encode_atom(m, "beamscope_batch");
+		ei_x_encode_long(m, 0);
+		ei_x_encode_long(m, seq);
+		ei_x_encode_long(m, 0);
+	}
+	if (n)
+		ei_x_encode_list_header(x, n);
+	for (int i = 0; i < n; i++) {
+		ei_x_buff ev;
+		ei_x_new_with_version(&ev);
+		corpus_event(c, &ev, 1763790000000000LL + seq * 1000 + i);
+		ei_x_append_buf(x, ev.buff + 1, ev.index - 1);
+		ei_x_append_buf(&recs, ev.buff, ev.index);
+		ei_x_free(&ev);
+	}
+	ei_x_encode_empty_list(x);
+	ei_x_encode_binary(b, recs.buff, recs.index);
+	ei_x_free(&recs);
 }
 
 #endif

@@ -222,7 +222,7 @@ static ei_x_buff fresh(void)
 int main(void)
 {
 	ei_x_buff x;
-	plan(13);
+	plan(17);
 
 	x = fresh();
 	ei_x_encode_tuple_header(&x, 3);
@@ -284,6 +284,15 @@ int main(void)
 	ok(wire_check((char *)fn, sizeof(fn)) < 0, "funs are refused");
 	unsigned char unknown[] = { 131, 'z' };
 	ok(wire_check((char *)unknown, sizeof(unknown)) < 0, "unknown tag fails");
+
+	/* event batches: whole terms back to back */
+	unsigned char seq[] = { 131, 'a', 1, 131, 'h', 2, 'j', 'a', 7, 131, 'j' };
+	ok(wire_check_seq((char *)seq, sizeof(seq)) == 3, "three terms back to back");
+	ok(wire_check_seq((char *)seq, 0) == 0, "no terms at all");
+	ok(wire_check_seq((char *)seq, sizeof(seq) - 1) < 0 &&
+	   wire_check_seq((char *)seq, 4) < 0, "a term cut short, or a version byte alone, fails");
+	unsigned char nover[] = { 131, 'a', 1, 'a', 2 };
+	ok(wire_check_seq((char *)nover, sizeof(nover)) < 0, "a term without its version byte fails");
 
 	long bad = differential(3000);
 	if (!ok(bad == 0, "same verdicts as the reference on 51000 whole, cut and changed batches"))
