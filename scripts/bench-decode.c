@@ -1,7 +1,9 @@
 /*
  * bench-decode: how fast beamscope turns event batches into events, and
  * events into JSON lines, on one core.  Batches are encoded the way the
- * tracer's workers send them (500 sends and receives with small payloads).
+ * tracer's workers send them: 500 sends and receives with small payloads,
+ * each event encoded whole as term_to_binary does on the target (atoms as
+ * ATOM_EXT), back to back in one binary.
  *
  *   build/bench-decode                  each stage for a second of CPU time
  *   build/bench-decode -n N [STAGE]     exactly N batches of each stage, or
@@ -117,6 +119,28 @@ static double run(const ei_x_buff *x, int body, struct decoder *d,
 	return best;
 }
 
+/* As term_to_binary writes an atom on OTP 25: ATOM_EXT. */
+static void atom_ext(ei_x_buff *x, const char *a)
+{
+	size_t n = strlen(a);
+	char hdr[3] = { 'd', (char)(n >> 8), (char)n };
+	ei_x_append_buf(x, hdr, 3);
+	ei_x_append_buf(x, a, (int)n);
+}
+
+static void pid_ext(ei_x_buff *x, const erlang_pid *p)
+{
+	char b[12];
+	ei_x_append_buf(x, "X", 1);
+	atom_ext(x, p->node);
+	for (int i = 0; i < 4; i++) {
+		b[i] = (char)(p->num >> (24 - 8 * i));
+		b[4 + i] = (char)(p->serial >> (24 - 8 * i));
+		b[8 + i] = (char)(p->creation >> (24 - 8 * i));
+	}
+	ei_x_append_buf(x, b, 12);
+}
+
 int main(int argc, char **argv)
 {
 	ei_x_buff x;
@@ -147,22 +171,25 @@ int main(int argc, char **argv)
 	ei_x_encode_long(&x, 0);
 	ei_x_encode_long(&x, 0);
 	int body = x.index;
-	ei_x_encode_list_header(&x, EVENTS);
+	ei_x_buff recs;
+	ei_x_new(&recs);
 	for (int i = 0; i < EVENTS; i++) {
-		ei_x_encode_tuple_header(&x, 6);
-		ei_x_encode_atom(&x, i % 2 ? "receive" : "send");
-		ei_x_encode_pid(&x, i % 2 ? &b : &a);
-		ei_x_encode_longlong(&x, 1763790000000000LL + i);
+		ei_x_encode_version(&recs);
+		ei_x_encode_tuple_header(&recs, 6);
+		atom_ext(&recs, i % 2 ? "receive" : "send");
+		pid_ext(&recs, i % 2 ? &b : &a);
+		ei_x_encode_longlong(&recs, 1763790000000000LL + i);
 		if (i % 2)
-			ei_x_encode_empty_list(&x);
+			ei_x_encode_empty_list(&recs);
 		else
-			ei_x_encode_pid(&x, &b);
-		ei_x_encode_tuple_header(&x, 2);
-		ei_x_encode_atom(&x, "ping");
-		ei_x_encode_pid(&x, &a);
-		ei_x_encode_atom(&x, "false");
+			pid_ext(&recs, &b);
+		ei_x_encode_tuple_header(&recs, 2);
+		atom_ext(&recs, "ping");
+		pid_ext(&recs, &a);
+		atom_ext(&recs, "false");
 	}
-	ei_x_encode_empty_list(&x);
+	ei_x_encode_binary(&x, recs.buff, recs.index);
+	ei_x_free(&recs);
 
 	names_init(&names);
 	decoder_init(&d, "bench@host", 256, &names);

@@ -32,7 +32,7 @@
 	X(LIST,        "list",               0,   NULL,      "list the nodes epmd knows on HOST (default: this host)") \
 	X(RING,        "ring",               0,   "N",       "events the interactive view keeps (default: 200000)") \
 	X(WORKERS,     "workers",            0,   "N",       "worker processes on the target (default: one per scheduler)") \
-	X(HIGH_WATER,  "high-water",         0,   "N",       "events in flight per worker before the target drops (default: 20000)") \
+	X(HIGH_WATER,  "high-water",         0,   "N",       "room per worker on the target, in 64-byte cells, before it drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", "the target cleans up after SECONDS without beamscope (default: 30)") \
 	X(QUIET,       "quiet",              'q', NULL,      "no progress lines on standard error") \
 	X(HELP,        "help",               'h', NULL,      "show this help") \
