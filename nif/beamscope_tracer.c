@@ -666,10 +666,8 @@ static void enc_release(struct enc *e)
 		enif_free(e->p);
 }
 
-static bool enc_room(struct enc *e, size_t n)
+static bool enc_grow(struct enc *e, size_t n)
 {
-	if (e->len + n <= e->cap)
-		return true;
 	size_t cap = e->cap * 2;
 	while (cap < e->len + n)
 		cap *= 2;
@@ -686,7 +684,12 @@ static bool enc_room(struct enc *e, size_t n)
 	return true;
 }
 
-static void enc_put(struct enc *e, const void *b, size_t n)
+static inline bool enc_room(struct enc *e, size_t n)
+{
+	return e->len + n <= e->cap || enc_grow(e, n);
+}
+
+static inline void enc_put(struct enc *e, const void *b, size_t n)
 {
 	if (!enc_room(e, n))
 		return;
@@ -694,7 +697,7 @@ static void enc_put(struct enc *e, const void *b, size_t n)
 	e->len += n;
 }
 
-static void enc_byte(struct enc *e, unsigned char c)
+static inline void enc_byte(struct enc *e, unsigned char c)
 {
 	if (enc_room(e, 1))
 		e->p[e->len++] = c;
@@ -725,22 +728,27 @@ static size_t ecache_index(ERL_NIF_TERM t)
 		(ECACHE_SLOTS - 1);
 }
 
+/* Straight into the output, whole words; committed only if the slot did
+ * not change meanwhile. */
 static bool ecache_get(struct session *s, ERL_NIF_TERM t, struct enc *e)
 {
 	struct eslot *sl = &s->ecache[ecache_index(t)];
-	uint_least64_t w[ECACHE_WORDS];
 	unsigned q = atomic_load_explicit(&sl->seq, memory_order_acquire);
 	if ((q & 1) || atomic_load_explicit(&sl->key, memory_order_relaxed) != t)
 		return false;
 	unsigned n = atomic_load_explicit(&sl->len, memory_order_relaxed);
-	if (n > sizeof(w))
+	unsigned words = (n + 7) / 8;
+	if (words > ECACHE_WORDS || !enc_room(e, 8 * words))
 		return false;
-	for (unsigned i = 0; i < (n + 7) / 8; i++)
-		w[i] = atomic_load_explicit(&sl->w[i], memory_order_relaxed);
+	unsigned char *out = e->p + e->len;
+	for (unsigned i = 0; i < words; i++) {
+		uint_least64_t w = atomic_load_explicit(&sl->w[i], memory_order_relaxed);
+		memcpy(out + 8 * i, &w, 8);
+	}
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&sl->seq, memory_order_relaxed) != q)
 		return false;
-	enc_put(e, w, n);
+	e->len += n;
 	return true;
 }
 
