@@ -113,23 +113,34 @@ ATOMS(X)
 /*
  * Per-worker ring of encoded events, filled by tracees on every scheduler
  * and emptied by its worker only (take/3).  The ring is a power of two of
- * CELL-byte cells; an event takes whole cells: a 4-byte length, then its
- * external term format.  A tracee claims cells by compare-and-swap on
- * tail, as long as they are free (tail - head <= ncells), writes its
- * event, then publishes it: pub[first cell] = position + 1.  The worker
- * takes published events in claim order, stopping at the first that is
- * not published yet, and gives the cells back by moving head.  Positions
- * only grow (64 bits), so a stale pub entry never looks published.
+ * CELL-byte cells; an event takes whole cells: a header (the publish word
+ * and the length), then its external term format.  A tracee claims cells
+ * by compare-and-swap on tail, as long as they are free (tail - head <=
+ * ncells), writes its event, then publishes it: the first cell's publish
+ * word becomes position + 1, in the same cache line as the start of the
+ * event.  The worker takes published events in claim order, stopping at
+ * the first that is not published yet, and gives the cells back by moving
+ * head, after clearing the first word of every cell it read (any cell may
+ * start an event on the next round, and must not look published by the
+ * bytes of an older one).  Positions only grow (64 bits), so a word left
+ * from an earlier round never looks published either.
  */
 #define CELL 64
+
+struct rec_head {
+	atomic_ullong pub;         /* position + 1 once the event is written */
+	uint32_t len;              /* bytes of the encoding that follows */
+	uint32_t pad;
+};
+
+#define REC_HEAD sizeof(struct rec_head)
 
 struct ring {
 	_Alignas(CACHE_LINE) atomic_ullong tail;  /* cells claimed since the start */
 	_Alignas(CACHE_LINE) atomic_ullong head;  /* cells given back by the worker */
 	atomic_int idle;           /* the worker sleeps until woken */
 	atomic_long dropped;       /* cumulative: no room, or too big */
-	atomic_ullong *pub;        /* ncells, inside the session resource */
-	unsigned char *data;       /* ncells * CELL, inside it too */
+	unsigned char *data;       /* ncells * CELL, in the session resource */
 };
 
 _Static_assert(sizeof(struct ring) % CACHE_LINE == 0, "rings share no line");
@@ -986,7 +997,7 @@ static bool ring_push(ErlNifEnv *env, struct session *s, unsigned w,
 		      const unsigned char *b, size_t n)
 {
 	struct ring *r = &s->rings[w];
-	unsigned long long k = (4 + n + CELL - 1) / CELL, mask = s->ncells - 1;
+	unsigned long long k = (REC_HEAD + n + CELL - 1) / CELL, mask = s->ncells - 1;
 	unsigned long long pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
 	uint32_t len = (uint32_t)n;
 
@@ -1002,10 +1013,11 @@ static bool ring_push(ErlNifEnv *env, struct session *s, unsigned w,
 	} while (!atomic_compare_exchange_weak_explicit(
 			 &r->tail, &pos, pos + k, memory_order_seq_cst,
 			 memory_order_relaxed));
-	size_t off = (size_t)(pos & mask) * CELL;
-	memcpy(r->data + off, &len, 4);    /* a cell start: never wraps */
-	ring_write(s, r, (off + 4) % ((size_t)s->ncells * CELL), b, n);
-	atomic_store_explicit(&r->pub[pos & mask], pos + 1, memory_order_release);
+	/* the header is at a cell start: it never wraps */
+	struct rec_head *h = (struct rec_head *)(void *)(r->data + (pos & mask) * CELL);
+	h->len = len;
+	ring_write(s, r, (size_t)(pos & mask) * CELL + REC_HEAD, b, n);
+	atomic_store_explicit(&h->pub, pos + 1, memory_order_release);
 	/* the worker sleeps only after it saw the ring empty, and tail moved
 	 * (seq_cst) before this load: one of the two sees the other */
 	if (atomic_load_explicit(&r->idle, memory_order_seq_cst) &&
@@ -1511,14 +1523,14 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 		return enif_make_badarg(env);
 
 	/* one block: the struct, the pids, then on line boundaries the rings,
-	 * the cache, the count tables, and each ring's pub and data */
+	 * the cache, the count tables, and each ring's cells */
 	unsigned long long cells = ring_cells((size_t)payload, (long)hw);
 	size_t head = sizeof(struct session) + (size_t)n * sizeof(ErlNifPid);
 	size_t rings_sz = line_up((size_t)n * sizeof(struct ring));
 	size_t cache_sz = line_up(ECACHE_SLOTS * sizeof(struct eslot));
 	size_t tables_sz = count_tier ?
 		line_up(3 * (size_t)COUNT_SLOTS * sizeof(struct cslot)) : 0;
-	size_t per_ring = (size_t)cells * (sizeof(atomic_ullong) + CELL);
+	size_t per_ring = (size_t)cells * CELL;
 	size_t size = head + CACHE_LINE + rings_sz + cache_sz + tables_sz +
 		(size_t)n * per_ring;
 	struct session *s = enif_alloc_resource(session_type, size);
@@ -1545,8 +1557,7 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 		atomic_init(&r->head, 0);
 		atomic_init(&r->idle, 0);
 		atomic_init(&r->dropped, 0);
-		r->pub = (atomic_ullong *)(void *)rb;
-		r->data = (unsigned char *)rb + (size_t)cells * sizeof(atomic_ullong);
+		r->data = (unsigned char *)rb;
 		if (!enif_get_local_pid(env, ws[i], &s->workers[i])) {
 			enif_release_resource(s);
 			return enif_make_badarg(env);
@@ -1705,31 +1716,36 @@ static ERL_NIF_TERM nif_take(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
 	unsigned max;
 	if (!r || !enif_get_uint(env, argv[2], &max) || max < 1)
 		return enif_make_badarg(env);
-	unsigned long long mask = s->ncells - 1, size = s->ncells * CELL;
+	unsigned long long mask = s->ncells - 1;
 	unsigned long long h = atomic_load_explicit(&r->head, memory_order_relaxed);
 	unsigned long long p = h;
 	size_t total = 0;
 	unsigned count = 0;
-	uint32_t len;
+	struct rec_head *rh;
 
 	/* what is published, in claim order */
-	while (count < max &&
-	       atomic_load_explicit(&r->pub[p & mask], memory_order_acquire) == p + 1) {
-		memcpy(&len, r->data + (p & mask) * CELL, 4);
-		total += len;
+	while (count < max) {
+		rh = (struct rec_head *)(void *)(r->data + (p & mask) * CELL);
+		if (atomic_load_explicit(&rh->pub, memory_order_acquire) != p + 1)
+			break;
+		total += rh->len;
 		count++;
-		p += (4 + len + CELL - 1) / CELL;
+		p += (REC_HEAD + rh->len + CELL - 1) / CELL;
 	}
 	ERL_NIF_TERM bin;
 	unsigned char *out = enif_make_new_binary(env, total, &bin);
 	if (!out)
 		return enif_make_badarg(env);
 	for (unsigned long long q = h; q != p;) {
-		size_t off = (size_t)((q & mask) * CELL);
-		memcpy(&len, r->data + off, 4);
-		ring_read(s, r, (size_t)((off + 4) % size), out, len);
-		out += len;
-		q += (4 + len + CELL - 1) / CELL;
+		rh = (struct rec_head *)(void *)(r->data + (q & mask) * CELL);
+		unsigned long long k = (REC_HEAD + rh->len + CELL - 1) / CELL;
+		ring_read(s, r, (size_t)(q & mask) * CELL + REC_HEAD, out, rh->len);
+		out += rh->len;
+		/* any of these cells may start an event next time round: its
+		 * first word must not hold bytes of this one */
+		for (unsigned long long j = 0; j < k; j++)
+			memset(r->data + ((q + j) & mask) * CELL, 0, sizeof(atomic_ullong));
+		q += k;
 	}
 	/* the cells are read: tracees may have them */
 	atomic_store_explicit(&r->head, p, memory_order_release);
