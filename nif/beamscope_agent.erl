@@ -74,11 +74,8 @@
             owner :: pid(),
             session :: reference(),
             max :: pos_integer(),                 % events per batch
-            ms :: non_neg_integer() | infinity,   % infinity: draining
-            seq = 0 :: non_neg_integer(),         % batches shipped
-            buf = [] :: list(),                   % newest first
-            len = 0 :: non_neg_integer(),
-            timer = none :: none | reference()}).
+            ms :: non_neg_integer(),              % how long a batch gathers
+            seq = 0 :: non_neg_integer()}).       % batches shipped
 
 %%% start/4 -------------------------------------------------------------------
 
@@ -883,8 +880,8 @@ worker(Agent, W, Owner, {BatchMax, BatchMs}) ->
     Mon = monitor(process, Agent),
     receive
         {'$beamscope_session', S} ->
-            wloop(#w{agent = Agent, agent_mon = Mon, index = W, owner = Owner,
-                     session = S, max = BatchMax, ms = BatchMs});
+            pump(#w{agent = Agent, agent_mon = Mon, index = W, owner = Owner,
+                    session = S, max = BatchMax, ms = BatchMs});
         {'$beamscope_stop', Agent} ->
             %% never got a session: nothing was traced for us
             send(Owner, {beamscope_eos, W, 0, 0}),
@@ -893,67 +890,61 @@ worker(Agent, W, Owner, {BatchMax, BatchMs}) ->
             ok
     end.
 
-%% Events are the only 6-tuples we receive; one receive takes every message
-%% in turn, so events are batched in mailbox order.
-wloop(#w{agent = Agent, agent_mon = Mon, seq = Seq} = Ws) ->
+%% The tracees put events in the worker's ring in the NIF; the worker takes
+%% them out, a batch at a time (take/3).  With the ring empty it waits with
+%% no timeout, and the next event wakes it; it then lets a batch gather for
+%% batch_ms, and takes again at once while whole batches are waiting.
+wloop(#w{agent = Agent, agent_mon = Mon} = Ws, Wait) ->
     receive
-        {'$beamscope_flush', Seq} ->
-            wloop(ship(Ws#w{timer = none}));
+        '$beamscope_wake' ->
+            wloop(Ws, Ws#w.ms);
         {'$beamscope_stop', Agent} ->
-            drain(Ws#w{ms = infinity}, now_ms() + ?DRAIN_MS);
+            drain(Ws, now_ms() + ?DRAIN_MS);
         {'DOWN', Mon, process, _, _} ->
             %% the agent died without cleaning up: at least stop producing
             _ = (catch ?TRACER:session_stop(Ws#w.session)),
             ok;
-        Ev when tuple_size(Ev) =:= 6 ->
-            wloop(add(Ev, Ws));
         _ ->
-            wloop(Ws)
+            wloop(Ws, Wait)
+    after Wait ->
+            pump(Ws)
     end.
 
-add(Ev, #w{buf = Buf, len = Len, max = Max, ms = Ms, seq = Seq} = Ws) ->
-    Ws1 = Ws#w{buf = [Ev | Buf], len = Len + 1},
-    if
-        Len + 1 >= Max ->
-            ship(Ws1);
-        Len =:= 0, Ms =/= infinity ->
-            %% a batch is never older than batch_ms
-            Ws1#w{timer = erlang:send_after(Ms, self(), {'$beamscope_flush', Seq})};
+pump(#w{max = Max, session = S, index = W} = Ws) ->
+    case ship(Ws) of
+        {Max, Ws1} ->
+            wloop(Ws1, 0);
+        {0, Ws1} ->
+            case ?TRACER:idle(S, W) of
+                true -> wloop(Ws1, infinity);
+                %% claimed, not yet written: look again very soon
+                false -> wloop(Ws1, 1)
+            end;
+        {_, Ws1} ->
+            wloop(Ws1, Ws1#w.ms)
+    end.
+
+ship(#w{index = W, session = S, seq = Seq, max = Max} = Ws) ->
+    case ?TRACER:take(S, W, Max) of
+        {0, _} ->
+            {0, Ws};
+        {N, Events} ->
+            Dropped = ?TRACER:dropped(S, W),
+            send(Ws#w.owner, {beamscope_batch, W, Seq, Dropped, Events}),
+            {N, Ws#w{seq = Seq + 1}}
+    end.
+
+%% Take what has arrived, ship it, and stop once nothing is pending.
+drain(#w{session = S, index = W} = Ws, Deadline) ->
+    {N, Ws1} = ship(Ws),
+    case N =:= 0 andalso not ?TRACER:pending(S, W) of
         true ->
-            Ws1
-    end.
-
-ship(#w{len = 0} = Ws) ->
-    Ws;
-ship(#w{index = W, session = S, seq = Seq, buf = Buf, len = Len} = Ws) ->
-    case Ws#w.timer of
-        none -> ok;
-        T -> erlang:cancel_timer(T, [{async, true}, {info, false}])
-    end,
-    Dropped = ?TRACER:dropped(S, W),
-    send(Ws#w.owner, {beamscope_batch, W, Seq, Dropped, lists:reverse(Buf)}),
-    ok = ?TRACER:credit(S, W, Len),
-    Ws#w{seq = Seq + 1, buf = [], len = 0, timer = none}.
-
-%% Take what has arrived, ship it, and stop once nothing is in flight.
-drain(Ws, Deadline) ->
-    receive
-        Ev when tuple_size(Ev) =:= 6 ->
-            drain(add(Ev, Ws), Deadline)
-    after 0 ->
-            Ws1 = ship(Ws),
-            Left = Deadline - now_ms(),
-            case ?TRACER:inflight(Ws1#w.session, Ws1#w.index) =< 0
-                orelse Left =< 0 of
-                true ->
-                    finish(Ws1);
-                false ->
-                    receive
-                        Ev when tuple_size(Ev) =:= 6 ->
-                            drain(add(Ev, Ws1), Deadline)
-                    after min(5, Left) ->
-                            drain(Ws1, Deadline)
-                    end
+            finish(Ws1);
+        false ->
+            case now_ms() >= Deadline of
+                true -> finish(Ws1);
+                false when N > 0 -> drain(Ws1, Deadline);
+                false -> receive after 1 -> drain(Ws1, Deadline) end
             end
     end.
 

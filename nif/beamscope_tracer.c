@@ -9,10 +9,10 @@
  *  - The callbacks run inside the traced process, on its scheduler, so they
  *    take no lock, never block, never send to the tracee, and every trace_*
  *    returns ok whatever happens.
- *  - A worker never has more than high_water events sent to it and not yet
- *    credited back (credit/3); past that, events are dropped and counted in
- *    the worker's `dropped`, so a slow consumer costs the tracee no more
- *    than two atomic operations.
+ *  - Events are encoded in the tracee and put in its worker's ring; no
+ *    message is sent per event.  A full ring drops the event and counts it
+ *    in the ring's `dropped`, so a slow consumer costs the tracee no more
+ *    than two loads and one atomic add, and produced = taken + dropped.
  *  - One tracee always maps to the same worker, so its events stay in order.
  *  - Work per event is bounded by the payload budget, never by the size of
  *    the traced term: terms are measured only up to the budget, then cut.
@@ -30,6 +30,8 @@
 #define CACHE_LINE 64
 #define MAX_WORKERS 1024
 #define MAX_HIGH_WATER 0x40000000L
+/* 64 MiB of events per worker at most */
+#define RING_CELLS_MAX (1ULL << 20)
 #define MAX_PAYLOAD (64u << 20)
 #define DEPTH_MAX 10
 /* exit reasons are shown even with payloads off (PROTOCOL.md) */
@@ -101,22 +103,62 @@ enum {
 	X(in_exiting, "in_exiting") \
 	X(out_exiting, "out_exiting") \
 	X(out_exited, "out_exited") \
-	X(fun, "#Fun")
+	X(fun, "#Fun") \
+	X(wake, "$beamscope_wake")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
 #undef X
 
 /*
- * Per-worker counters, a cache line each: tracees on every scheduler hit
- * them, and two workers must not share a line.
+ * Per-worker ring of encoded events, filled by tracees on every scheduler
+ * and emptied by its worker only (take/3).  The ring is a power of two of
+ * CELL-byte cells; an event takes whole cells: a header (the publish word
+ * and the length), then its external term format.  A tracee claims cells
+ * by compare-and-swap on tail, as long as they are free (tail - head <=
+ * ncells), writes its event, then publishes it: the first cell's publish
+ * word becomes position + 1, in the same cache line as the start of the
+ * event.  The worker takes published events in claim order, stopping at
+ * the first that is not published yet, and gives the cells back by moving
+ * head, after clearing the first word of every cell it read (any cell may
+ * start an event on the next round, and must not look published by the
+ * bytes of an older one).  Positions only grow (64 bits), so a word left
+ * from an earlier round never looks published either.
  */
-union wslot {
-	struct {
-		atomic_long inflight;  /* sent to the worker, not yet credited */
-		atomic_long dropped;   /* cumulative */
-	} c;
-	char line[CACHE_LINE];
+#define CELL 64
+
+struct rec_head {
+	atomic_ullong pub;         /* position + 1 once the event is written */
+	uint32_t len;              /* bytes of the encoding that follows */
+	uint32_t pad;
+};
+
+#define REC_HEAD sizeof(struct rec_head)
+
+struct ring {
+	_Alignas(CACHE_LINE) atomic_ullong tail;  /* cells claimed since the start */
+	_Alignas(CACHE_LINE) atomic_ullong head;  /* cells given back by the worker */
+	atomic_int idle;           /* the worker sleeps until woken */
+	atomic_long dropped;       /* cumulative: no room, or too big */
+	unsigned char *data;       /* ncells * CELL, in the session resource */
+};
+
+_Static_assert(sizeof(struct ring) % CACHE_LINE == 0, "rings share no line");
+
+/*
+ * Encodings of atoms and local pids (immediates, so the word is the
+ * identity) from term_to_binary, shared by all schedulers.  Each slot is a
+ * seqlock: a writer that cannot make the sequence odd at once leaves the
+ * slot alone, a reader that sees it change treats the lookup as a miss.
+ */
+#define ECACHE_SLOTS 2048          /* a power of two */
+#define ECACHE_WORDS 12            /* up to 96 bytes of encoding */
+
+struct eslot {
+	atomic_uint seq;           /* odd while written */
+	atomic_uint len;
+	atomic_uintptr_t key;      /* the term; 0: empty */
+	atomic_uint_least64_t w[ECACHE_WORDS];
 };
 
 /*
@@ -161,9 +203,10 @@ struct session {
 	unsigned kinds;        /* K_* bits to produce */
 	unsigned nworkers;
 	size_t payload;        /* budget for B, in bytes of text; 0: none */
-	long high_water;       /* in-flight events per worker */
+	unsigned long long ncells;  /* per ring; a power of two */
 	ErlNifPid *workers;    /* nworkers, inside this resource */
-	union wslot *slots;    /* nworkers, inside this resource, aligned */
+	struct ring *rings;    /* nworkers, inside this resource, aligned */
+	struct eslot *ecache;  /* ECACHE_SLOTS, inside this resource */
 };
 
 static ErlNifResourceType *session_type;
@@ -604,23 +647,382 @@ static ERL_NIF_TERM spawn_mfa(ErlNifEnv *env, ERL_NIF_TERM mfa, size_t budget,
 }
 
 /* ---------------------------------------------------------------------------
- * Shipping an event to a worker.
+ * Encoding: an event exactly as term_to_binary(Event) gives it on this VM,
+ * version byte included, written into a buffer (on the stack while it is
+ * small).  Atoms and local pids, most words of an event, come from the
+ * cache; small integers, floats, tuples, lists, strings and binaries are
+ * written here, by the rules ERTS encodes them with; anything else (maps,
+ * bignums, references, ports, remote pids) is encoded by
+ * enif_term_to_binary and spliced in.
  */
 
-/* Take a credit from the tracee's worker; false (and counted) if none. */
+struct enc {
+	unsigned char *p;
+	size_t len, cap;
+	bool ok;                   /* false: out of memory, drop the event */
+	unsigned char small[768];
+};
+
+static void enc_init(struct enc *e)
+{
+	e->p = e->small;
+	e->len = 0;
+	e->cap = sizeof(e->small);
+	e->ok = true;
+}
+
+static void enc_release(struct enc *e)
+{
+	if (e->p != e->small)
+		enif_free(e->p);
+}
+
+static bool enc_grow(struct enc *e, size_t n)
+{
+	size_t cap = e->cap * 2;
+	while (cap < e->len + n)
+		cap *= 2;
+	unsigned char *p = enif_alloc(cap);
+	if (!p) {
+		e->ok = false;
+		return false;
+	}
+	memcpy(p, e->p, e->len);
+	if (e->p != e->small)
+		enif_free(e->p);
+	e->p = p;
+	e->cap = cap;
+	return true;
+}
+
+static inline bool enc_room(struct enc *e, size_t n)
+{
+	return e->len + n <= e->cap || enc_grow(e, n);
+}
+
+static inline void enc_put(struct enc *e, const void *b, size_t n)
+{
+	if (!enc_room(e, n))
+		return;
+	memcpy(e->p + e->len, b, n);
+	e->len += n;
+}
+
+static inline void enc_byte(struct enc *e, unsigned char c)
+{
+	if (enc_room(e, 1))
+		e->p[e->len++] = c;
+}
+
+static void enc_be32(struct enc *e, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 8), (unsigned char)v };
+	enc_put(e, b, 4);
+}
+
+/* term_to_binary(T) without its version byte, spliced in. */
+static void enc_ext(ErlNifEnv *env, struct enc *e, ERL_NIF_TERM t)
+{
+	ErlNifBinary bin;
+	if (!enif_term_to_binary(env, t, &bin)) {
+		e->ok = false;
+		return;
+	}
+	enc_put(e, bin.data + 1, bin.size - 1);
+	enif_release_binary(&bin);
+}
+
+static size_t ecache_index(ERL_NIF_TERM t)
+{
+	return (size_t)(((uint64_t)t * 0x9e3779b97f4a7c15ULL) >> 40) &
+		(ECACHE_SLOTS - 1);
+}
+
+/* Straight into the output, whole words; committed only if the slot did
+ * not change meanwhile. */
+static bool ecache_get(struct session *s, ERL_NIF_TERM t, struct enc *e)
+{
+	struct eslot *sl = &s->ecache[ecache_index(t)];
+	unsigned q = atomic_load_explicit(&sl->seq, memory_order_acquire);
+	if ((q & 1) || atomic_load_explicit(&sl->key, memory_order_relaxed) != t)
+		return false;
+	unsigned n = atomic_load_explicit(&sl->len, memory_order_relaxed);
+	unsigned words = (n + 7) / 8;
+	if (words > ECACHE_WORDS || !enc_room(e, 8 * words))
+		return false;
+	unsigned char *out = e->p + e->len;
+	for (unsigned i = 0; i < words; i++) {
+		uint_least64_t w = atomic_load_explicit(&sl->w[i], memory_order_relaxed);
+		memcpy(out + 8 * i, &w, 8);
+	}
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&sl->seq, memory_order_relaxed) != q)
+		return false;
+	e->len += n;
+	return true;
+}
+
+static void ecache_put(struct session *s, ERL_NIF_TERM t,
+		       const unsigned char *b, size_t n)
+{
+	struct eslot *sl = &s->ecache[ecache_index(t)];
+	uint_least64_t w[ECACHE_WORDS] = { 0 };
+	if (n > sizeof(w))
+		return;
+	memcpy(w, b, n);
+	unsigned q = atomic_load_explicit(&sl->seq, memory_order_relaxed);
+	if ((q & 1) || !atomic_compare_exchange_strong_explicit(
+		    &sl->seq, &q, q + 1, memory_order_relaxed, memory_order_relaxed))
+		return;   /* someone else is writing it: leave it to them */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&sl->key, (uintptr_t)t, memory_order_relaxed);
+	atomic_store_explicit(&sl->len, (unsigned)n, memory_order_relaxed);
+	for (unsigned i = 0; i < (n + 7) / 8; i++)
+		atomic_store_explicit(&sl->w[i], w[i], memory_order_relaxed);
+	atomic_store_explicit(&sl->seq, q + 2, memory_order_release);
+}
+
+/* An atom or a local pid, from the cache or into it. */
+static void enc_cached(ErlNifEnv *env, struct session *s, struct enc *e,
+		       ERL_NIF_TERM t)
+{
+	ErlNifBinary bin;
+	if (ecache_get(s, t, e))
+		return;
+	if (!enif_term_to_binary(env, t, &bin)) {
+		e->ok = false;
+		return;
+	}
+	enc_put(e, bin.data + 1, bin.size - 1);
+	ecache_put(s, t, bin.data + 1, bin.size - 1);
+	enif_release_binary(&bin);
+}
+
+/* As ERTS writes an integer that fits in 64 bits. */
+static void enc_int(struct enc *e, ErlNifSInt64 v)
+{
+	if (v >= 0 && v < 256) {
+		unsigned char b[2] = { 'a', (unsigned char)v };
+		enc_put(e, b, 2);
+	} else if (v >= INT32_MIN && v <= INT32_MAX) {
+		enc_byte(e, 'b');
+		enc_be32(e, (uint32_t)v);
+	} else {
+		uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		unsigned char b[11];
+		unsigned n = 0;
+		for (uint64_t x = u; x; x >>= 8)
+			b[3 + n++] = (unsigned char)x;
+		b[0] = 'n';
+		b[1] = (unsigned char)n;
+		b[2] = v < 0;
+		enc_put(e, b, 3 + n);
+	}
+}
+
+/* A proper list of at most 65535 integers 0..255: ERTS's STRING_EXT. */
+static bool is_ext_string(ErlNifEnv *env, ERL_NIF_TERM t, unsigned *len)
+{
+	ERL_NIF_TERM h;
+	unsigned n = 0, c;
+	while (enif_get_list_cell(env, t, &h, &t)) {
+		if (++n > 0xffff || enif_term_type(env, h) != ERL_NIF_TERM_TYPE_INTEGER ||
+		    !enif_get_uint(env, h, &c) || c > 255)
+			return false;
+	}
+	*len = n;
+	return enif_is_empty_list(env, t);
+}
+
+#define ENC_DEPTH 64
+
+static void enc_term(ErlNifEnv *env, struct session *s, struct enc *e,
+		     ERL_NIF_TERM t, int depth)
+{
+	ErlNifTermType type = enif_term_type(env, t);
+	ErlNifPid pid;
+
+	if (!e->ok)
+		return;
+	if (depth > ENC_DEPTH) {
+		enc_ext(env, e, t);
+		return;
+	}
+	switch (type) {
+	case ERL_NIF_TERM_TYPE_ATOM:
+		enc_cached(env, s, e, t);
+		return;
+	case ERL_NIF_TERM_TYPE_PID:
+		if (enif_get_local_pid(env, t, &pid))
+			enc_cached(env, s, e, t);
+		else
+			enc_ext(env, e, t);
+		return;
+	case ERL_NIF_TERM_TYPE_INTEGER: {
+		ErlNifSInt64 v;
+		if (enif_get_int64(env, t, &v))
+			enc_int(e, v);
+		else
+			enc_ext(env, e, t);
+		return;
+	}
+	case ERL_NIF_TERM_TYPE_FLOAT: {
+		double d;
+		uint64_t bits;
+		if (!enif_get_double(env, t, &d)) {
+			enc_ext(env, e, t);
+			return;
+		}
+		memcpy(&bits, &d, 8);
+		enc_byte(e, 'F');
+		enc_be32(e, (uint32_t)(bits >> 32));
+		enc_be32(e, (uint32_t)bits);
+		return;
+	}
+	case ERL_NIF_TERM_TYPE_TUPLE: {
+		const ERL_NIF_TERM *el;
+		int n;
+		if (!enif_get_tuple(env, t, &n, &el)) {
+			enc_ext(env, e, t);
+			return;
+		}
+		if (n < 256) {
+			unsigned char b[2] = { 'h', (unsigned char)n };
+			enc_put(e, b, 2);
+		} else {
+			enc_byte(e, 'i');
+			enc_be32(e, (uint32_t)n);
+		}
+		for (int i = 0; i < n; i++)
+			enc_term(env, s, e, el[i], depth + 1);
+		return;
+	}
+	case ERL_NIF_TERM_TYPE_LIST: {
+		ERL_NIF_TERM h, tail = t;
+		unsigned n;
+		if (enif_is_empty_list(env, t)) {
+			enc_byte(e, 'j');
+			return;
+		}
+		if (is_ext_string(env, t, &n)) {
+			unsigned char b[3] = { 'k', (unsigned char)(n >> 8), (unsigned char)n };
+			enc_put(e, b, 3);
+			if (!enc_room(e, n))
+				return;
+			while (enif_get_list_cell(env, tail, &h, &tail)) {
+				unsigned c = 0;
+				enif_get_uint(env, h, &c);
+				e->p[e->len++] = (unsigned char)c;
+			}
+			return;
+		}
+		n = 0;
+		for (ERL_NIF_TERM x = t; enif_get_list_cell(env, x, &h, &x);)
+			n++;
+		enc_byte(e, 'l');
+		enc_be32(e, n);
+		while (enif_get_list_cell(env, tail, &h, &tail))
+			enc_term(env, s, e, h, depth + 1);
+		enc_term(env, s, e, tail, depth + 1);
+		return;
+	}
+	case ERL_NIF_TERM_TYPE_BITSTRING: {
+		ErlNifBinary b;
+		if (!enif_inspect_binary(env, t, &b)) {
+			enc_ext(env, e, t);
+			return;
+		}
+		enc_byte(e, 'm');
+		enc_be32(e, (uint32_t)b.size);
+		enc_put(e, b.data, b.size);
+		return;
+	}
+	default:
+		enc_ext(env, e, t);
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------------------
+ * Shipping an event: into the ring of the tracee's worker.
+ */
+
+/* The tracee's worker, if its ring has room for an event; else counted. */
 static bool reserve(struct session *s, ERL_NIF_TERM tracee, unsigned *w)
 {
 	unsigned i = (unsigned)(enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0) %
 				s->nworkers);
-	union wslot *ws = &s->slots[i];
-
-	if (atomic_fetch_add_explicit(&ws->c.inflight, 1, memory_order_relaxed) >=
-	    s->high_water) {
-		atomic_fetch_sub_explicit(&ws->c.inflight, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&ws->c.dropped, 1, memory_order_relaxed);
+	struct ring *r = &s->rings[i];
+	/* head first: it never passes tail, so used is never below 0 */
+	unsigned long long head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	unsigned long long used =
+		atomic_load_explicit(&r->tail, memory_order_relaxed) - head;
+	/* a full ring costs the tracee two loads and one add */
+	if (used + 2 > s->ncells) {
+		atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
 		return false;
 	}
 	*w = i;
+	return true;
+}
+
+/* Copy n bytes to the ring at byte offset off, wrapping at its end. */
+static void ring_write(struct session *s, struct ring *r, size_t off,
+		       const void *b, size_t n)
+{
+	size_t size = (size_t)s->ncells * CELL, first = size - off;
+	if (n <= first) {
+		memcpy(r->data + off, b, n);
+	} else {
+		memcpy(r->data + off, b, first);
+		memcpy(r->data, (const unsigned char *)b + first, n - first);
+	}
+}
+
+static void ring_read(struct session *s, struct ring *r, size_t off, void *b,
+		      size_t n)
+{
+	size_t size = (size_t)s->ncells * CELL, first = size - off;
+	if (n <= first) {
+		memcpy(b, r->data + off, n);
+	} else {
+		memcpy(b, r->data + off, first);
+		memcpy((unsigned char *)b + first, r->data, n - first);
+	}
+}
+
+/* Claim cells, write, publish; false if there is no room (nothing done). */
+static bool ring_push(ErlNifEnv *env, struct session *s, unsigned w,
+		      const unsigned char *b, size_t n)
+{
+	struct ring *r = &s->rings[w];
+	unsigned long long k = (REC_HEAD + n + CELL - 1) / CELL, mask = s->ncells - 1;
+	unsigned long long pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint32_t len = (uint32_t)n;
+
+	if (k > s->ncells / 2)
+		return false;
+	do {
+		/* head may be newer than pos, and past it: then the claim
+		 * fails and pos is fresh; signed, so that is not "full" */
+		unsigned long long head =
+			atomic_load_explicit(&r->head, memory_order_acquire);
+		if ((long long)(pos + k - head) > (long long)s->ncells)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+			 &r->tail, &pos, pos + k, memory_order_seq_cst,
+			 memory_order_relaxed));
+	/* the header is at a cell start: it never wraps */
+	struct rec_head *h = (struct rec_head *)(void *)(r->data + (pos & mask) * CELL);
+	h->len = len;
+	ring_write(s, r, (size_t)(pos & mask) * CELL + REC_HEAD, b, n);
+	atomic_store_explicit(&h->pub, pos + 1, memory_order_release);
+	/* the worker sleeps only after it saw the ring empty, and tail moved
+	 * (seq_cst) before this load: one of the two sees the other */
+	if (atomic_load_explicit(&r->idle, memory_order_seq_cst) &&
+	    atomic_exchange(&r->idle, 0))
+		enif_send(env, &s->workers[w], NULL, am_wake);
 	return true;
 }
 
@@ -629,15 +1031,20 @@ static void ship(ErlNifEnv *env, struct session *s, unsigned w, ERL_NIF_TERM tag
 {
 	ErlNifSInt64 us = enif_monotonic_time(ERL_NIF_USEC) +
 		enif_time_offset(ERL_NIF_USEC);
-	ERL_NIF_TERM msg = enif_make_tuple6(env, tag, tracee,
-					    enif_make_int64(env, us), a, b,
-					    cut ? am_true_ : am_false_);
-	/* copies msg to the worker; fails only when the worker is gone */
-	if (!enif_send(env, &s->workers[w], NULL, msg)) {
-		union wslot *ws = &s->slots[w];
-		atomic_fetch_sub_explicit(&ws->c.inflight, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&ws->c.dropped, 1, memory_order_relaxed);
-	}
+	struct enc e;
+	unsigned char head[3] = { 131, 'h', 6 };
+
+	enc_init(&e);
+	enc_put(&e, head, 3);
+	enc_term(env, s, &e, tag, 0);
+	enc_term(env, s, &e, tracee, 0);
+	enc_int(&e, us);
+	enc_term(env, s, &e, a, 0);
+	enc_term(env, s, &e, b, 0);
+	enc_cached(env, s, &e, cut ? am_true_ : am_false_);
+	if (!e.ok || !ring_push(env, s, w, e.p, e.len))
+		atomic_fetch_add_explicit(&s->rings[w].dropped, 1, memory_order_relaxed);
+	enc_release(&e);
 }
 
 static unsigned send_kind(ERL_NIF_TERM tag)
@@ -687,7 +1094,9 @@ static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 	uintptr_t key = (uintptr_t)pid.pid;
 	unsigned t = atomic_load_explicit(&s->table, memory_order_acquire);
 	struct cslot *tab = &s->tables[(size_t)t * COUNT_SLOTS];
-	size_t h = (size_t)enif_hash(ERL_NIF_INTERNAL_HASH, tracee, 0);
+	/* the slot only has to be the same for the same key: a multiplicative
+	 * hash of the key word is enough, and costs no call */
+	size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 40);
 	for (int p = 0; p < COUNT_PROBES; p++) {
 		struct cslot *sl = &tab[(h + (size_t)p) & (COUNT_SLOTS - 1)];
 		uintptr_t k = atomic_load_explicit(&sl->key, memory_order_relaxed);
@@ -952,19 +1361,33 @@ static ERL_NIF_TERM nif_enabled(ErlNifEnv *env, int argc,
 	return argv[0] == am_trace_status ? am_trace : am_discard;
 }
 
+/*
+ * Sends and receives are counted here, in the count tier, and the answer
+ * is discard: ERTS then builds nothing and makes no second call.  Only an
+ * event that is shipped (in focus, or the event tier) goes on to trace_*.
+ */
 static ERL_NIF_TERM nif_enabled_send(ErlNifEnv *env, int argc,
 				     const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	return gate(live_session(env, argv[1]), send_kind(argv[0]));
+	struct session *s = live_session(env, argv[1]);
+	if (!s)
+		return am_remove;
+	if (!(s->kinds & send_kind(argv[0])))
+		return am_discard;
+	return counted(env, s, argv[2], true) ? am_discard : am_trace;
 }
 
 static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,
 					const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	return gate(live_session(env, argv[1]),
-		    argv[0] == am_receive ? K_RECEIVE : 0);
+	struct session *s = live_session(env, argv[1]);
+	if (!s)
+		return am_remove;
+	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE))
+		return am_discard;
+	return counted(env, s, argv[2], false) ? am_discard : am_trace;
 }
 
 static ERL_NIF_TERM nif_enabled_procs(ErlNifEnv *env, int argc,
@@ -1064,6 +1487,23 @@ static ERL_NIF_TERM nif_trace_other(ErlNifEnv *env, int argc,
  * The session, for the agent and the workers.
  */
 
+static size_t line_up(size_t n)
+{
+	return (n + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
+}
+
+/* Cells per ring: high_water of them, and room for the largest event. */
+static unsigned long long ring_cells(size_t payload, long high_water)
+{
+	/* an event's encoding stays within a few bytes per byte of budget */
+	unsigned long long ev = (4ULL * payload + 1024) / CELL + 1, want, n = 64;
+	want = (unsigned long long)high_water > 4 * ev ?
+		(unsigned long long)high_water : 4 * ev;
+	while (n < want && n < RING_CELLS_MAX)
+		n *= 2;
+	return n;
+}
+
 /* session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater[, CountTier]) */
 static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 				    const ERL_NIF_TERM argv[])
@@ -1082,33 +1522,42 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 	    !enif_get_int64(env, argv[3], &hw) || hw < 1 || hw > MAX_HIGH_WATER)
 		return enif_make_badarg(env);
 
-	/* one block: the struct, the pids, then the slots on a line boundary */
-	size_t pids_off = sizeof(struct session);
-	size_t slots_off = pids_off + (size_t)n * sizeof(ErlNifPid);
-	size_t tables_off = slots_off + CACHE_LINE - 1 + (size_t)n * sizeof(union wslot);
-	tables_off = (tables_off + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
-	size_t size = tables_off + (count_tier ?
-				    3 * (size_t)COUNT_SLOTS * sizeof(struct cslot) : 0);
+	/* one block: the struct, the pids, then on line boundaries the rings,
+	 * the cache, the count tables, and each ring's cells */
+	unsigned long long cells = ring_cells((size_t)payload, (long)hw);
+	size_t head = sizeof(struct session) + (size_t)n * sizeof(ErlNifPid);
+	size_t rings_sz = line_up((size_t)n * sizeof(struct ring));
+	size_t cache_sz = line_up(ECACHE_SLOTS * sizeof(struct eslot));
+	size_t tables_sz = count_tier ?
+		line_up(3 * (size_t)COUNT_SLOTS * sizeof(struct cslot)) : 0;
+	size_t per_ring = (size_t)cells * CELL;
+	size_t size = head + CACHE_LINE + rings_sz + cache_sz + tables_sz +
+		(size_t)n * per_ring;
 	struct session *s = enif_alloc_resource(session_type, size);
 	if (!s)
 		return enif_make_badarg(env);
 	memset(s, 0, size);
-
-	char *base = (char *)s;
-	uintptr_t raw = (uintptr_t)(base + slots_off);
-	uintptr_t aligned = (raw + CACHE_LINE - 1) & ~(uintptr_t)(CACHE_LINE - 1);
-	s->workers = (ErlNifPid *)(void *)(base + pids_off);
-	s->slots = (union wslot *)(void *)(base + slots_off + (aligned - raw));
-	s->nworkers = (unsigned)n;
-	s->count_tier = count_tier;
+	char *p = (char *)(((uintptr_t)s + head + CACHE_LINE - 1) &
+			   ~(uintptr_t)(CACHE_LINE - 1));
+	s->workers = (ErlNifPid *)(void *)((char *)s + sizeof(struct session));
+	s->rings = (struct ring *)(void *)p;
+	s->ecache = (struct eslot *)(void *)(p + rings_sz);
 	if (count_tier)   /* zeroed by the memset: every slot free */
-		s->tables = (struct cslot *)(void *)(base + tables_off);
+		s->tables = (struct cslot *)(void *)(p + rings_sz + cache_sz);
+	char *bufs = p + rings_sz + cache_sz + tables_sz;
+	s->nworkers = (unsigned)n;
+	s->ncells = cells;
+	s->count_tier = count_tier;
 	s->kinds = kinds;
 	s->payload = (size_t)payload;
-	s->high_water = (long)hw;
 	for (int i = 0; i < n; i++) {
-		atomic_init(&s->slots[i].c.inflight, 0);
-		atomic_init(&s->slots[i].c.dropped, 0);
+		struct ring *r = &s->rings[i];
+		char *rb = bufs + (size_t)i * per_ring;
+		atomic_init(&r->tail, 0);
+		atomic_init(&r->head, 0);
+		atomic_init(&r->idle, 0);
+		atomic_init(&r->dropped, 0);
+		r->data = (unsigned char *)rb;
 		if (!enif_get_local_pid(env, ws[i], &s->workers[i])) {
 			enif_release_resource(s);
 			return enif_make_badarg(env);
@@ -1241,48 +1690,112 @@ static ERL_NIF_TERM nif_focus(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 	return enif_make_atom(env, "full");
 }
 
-static union wslot *get_slot(ErlNifEnv *env, const ERL_NIF_TERM argv[])
+/* The session and worker W of argv[0], argv[1]. */
+static struct ring *get_ring(ErlNifEnv *env, const ERL_NIF_TERM argv[],
+			     struct session **sp)
 {
 	struct session *s = get_session(env, argv[0]);
 	unsigned w;
 	if (!s || !enif_get_uint(env, argv[1], &w) || w >= s->nworkers)
 		return NULL;
-	return &s->slots[w];
+	*sp = s;
+	return &s->rings[w];
 }
 
-/* credit(S, W, N): worker W has shipped N events */
-static ERL_NIF_TERM nif_credit(ErlNifEnv *env, int argc,
-			       const ERL_NIF_TERM argv[])
+/*
+ * take(S, W, Max) -> {Count, Binary}: up to Max published events of worker
+ * W, oldest first, each a whole external term (version byte and all), back
+ * to back; {0, <<>>} if none.  Their cells go back to the tracees.  Only
+ * worker W calls it, so head has one writer.
+ */
+static ERL_NIF_TERM nif_take(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	union wslot *ws = get_slot(env, argv);
-	ErlNifSInt64 n;
-	if (!ws || !enif_get_int64(env, argv[2], &n) || n < 0 ||
-	    n > MAX_HIGH_WATER)
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	unsigned max;
+	if (!r || !enif_get_uint(env, argv[2], &max) || max < 1)
 		return enif_make_badarg(env);
-	atomic_fetch_sub_explicit(&ws->c.inflight, (long)n, memory_order_relaxed);
-	return am_ok;
+	unsigned long long mask = s->ncells - 1;
+	unsigned long long h = atomic_load_explicit(&r->head, memory_order_relaxed);
+	unsigned long long p = h;
+	size_t total = 0;
+	unsigned count = 0;
+	struct rec_head *rh;
+
+	/* what is published, in claim order */
+	while (count < max) {
+		rh = (struct rec_head *)(void *)(r->data + (p & mask) * CELL);
+		if (atomic_load_explicit(&rh->pub, memory_order_acquire) != p + 1)
+			break;
+		total += rh->len;
+		count++;
+		p += (REC_HEAD + rh->len + CELL - 1) / CELL;
+	}
+	ERL_NIF_TERM bin;
+	unsigned char *out = enif_make_new_binary(env, total, &bin);
+	if (!out)
+		return enif_make_badarg(env);
+	for (unsigned long long q = h; q != p;) {
+		rh = (struct rec_head *)(void *)(r->data + (q & mask) * CELL);
+		unsigned long long k = (REC_HEAD + rh->len + CELL - 1) / CELL;
+		ring_read(s, r, (size_t)(q & mask) * CELL + REC_HEAD, out, rh->len);
+		out += rh->len;
+		/* any of these cells may start an event next time round: its
+		 * first word must not hold bytes of this one */
+		for (unsigned long long j = 0; j < k; j++)
+			memset(r->data + ((q + j) & mask) * CELL, 0, sizeof(atomic_ullong));
+		q += k;
+	}
+	/* the cells are read: tracees may have them */
+	atomic_store_explicit(&r->head, p, memory_order_release);
+	return enif_make_tuple2(env, enif_make_uint(env, count), bin);
+}
+
+/*
+ * idle(S, W) -> true | false: the worker is about to wait with no timeout.
+ * True if the ring is empty and the next event will wake it; false if
+ * events came in meanwhile (take them first).
+ */
+static ERL_NIF_TERM nif_idle(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	if (!r)
+		return enif_make_badarg(env);
+	atomic_store_explicit(&r->idle, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&r->tail, memory_order_seq_cst) ==
+	    atomic_load_explicit(&r->head, memory_order_relaxed))
+		return am_true_;
+	/* a tracee may have taken the flag already: then a wake-up is on its
+	 * way, which is harmless */
+	atomic_store_explicit(&r->idle, 0, memory_order_relaxed);
+	return am_false_;
+}
+
+/* pending(S, W) -> true if events are claimed and not yet taken. */
+static ERL_NIF_TERM nif_pending(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	if (!r)
+		return enif_make_badarg(env);
+	return atomic_load_explicit(&r->tail, memory_order_acquire) !=
+		atomic_load_explicit(&r->head, memory_order_relaxed) ?
+		am_true_ : am_false_;
 }
 
 static ERL_NIF_TERM nif_dropped(ErlNifEnv *env, int argc,
 				const ERL_NIF_TERM argv[])
 {
 	(void)argc;
-	union wslot *ws = get_slot(env, argv);
-	if (!ws)
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	if (!r)
 		return enif_make_badarg(env);
-	return enif_make_int64(env, atomic_load_explicit(&ws->c.dropped,
-							 memory_order_relaxed));
-}
-
-static ERL_NIF_TERM nif_inflight(ErlNifEnv *env, int argc,
-				 const ERL_NIF_TERM argv[])
-{
-	(void)argc;
-	union wslot *ws = get_slot(env, argv);
-	if (!ws)
-		return enif_make_badarg(env);
-	return enif_make_int64(env, atomic_load_explicit(&ws->c.inflight,
+	return enif_make_int64(env, atomic_load_explicit(&r->dropped,
 							 memory_order_relaxed));
 }
 
@@ -1341,9 +1854,10 @@ static ErlNifFunc funcs[] = {
 	{ "session_limits", 6, nif_session_limits, 0 },
 	{ "limits", 1, nif_limits, 0 },
 	{ "session_stop", 1, nif_session_stop, 0 },
-	{ "credit", 3, nif_credit, 0 },
+	{ "take", 3, nif_take, 0 },
+	{ "idle", 2, nif_idle, 0 },
+	{ "pending", 2, nif_pending, 0 },
 	{ "dropped", 2, nif_dropped, 0 },
-	{ "inflight", 2, nif_inflight, 0 },
 	{ "enabled", 3, nif_enabled, 0 },
 	{ "enabled_send", 3, nif_enabled_send, 0 },
 	{ "enabled_receive", 3, nif_enabled_receive, 0 },

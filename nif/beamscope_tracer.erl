@@ -7,7 +7,7 @@
 -module(beamscope_tracer).
 
 -export([load/1]).
--export([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2]).
+-export([session_new/4, session_stop/1, take/3, idle/2, pending/2, dropped/2]).
 -export([session_new/5, counts_take/1, focus/3, session_limits/6, limits/1]).
 %% erl_tracer callbacks
 -export([enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
@@ -17,7 +17,7 @@
          trace_call/5, trace_garbage_collection/5, trace_running_procs/5,
          trace_ports/5, trace_running_ports/5]).
 
--nifs([session_new/4, session_stop/1, credit/3, dropped/2, inflight/2,
+-nifs([session_new/4, session_stop/1, take/3, idle/2, pending/2, dropped/2,
        session_new/5, counts_take/1, focus/3, session_limits/6, limits/1,
        enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
        enabled_call/3, enabled_garbage_collection/3,
@@ -36,11 +36,13 @@ session_new(_Workers, _Kinds, _PayloadBytes, _HighWater) ->
     erlang:nif_error(not_loaded).
 session_stop(_S) ->
     erlang:nif_error(not_loaded).
-credit(_S, _W, _N) ->
+take(_S, _W, _Max) ->
+    erlang:nif_error(not_loaded).
+idle(_S, _W) ->
+    erlang:nif_error(not_loaded).
+pending(_S, _W) ->
     erlang:nif_error(not_loaded).
 dropped(_S, _W) ->
-    erlang:nif_error(not_loaded).
-inflight(_S, _W) ->
     erlang:nif_error(not_loaded).
 session_new(_Workers, _Kinds, _PayloadBytes, _HighWater, _CountTier) ->
     erlang:nif_error(not_loaded).

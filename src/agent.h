@@ -24,7 +24,7 @@
 struct agent_opts {
 	int workers;             /* 0: one per scheduler */
 	unsigned dep_timeout_ms; /* agent cleans up after this much silence */
-	unsigned high_water;     /* events in flight per worker before drops */
+	unsigned high_water;     /* ring cells per worker before drops */
 	unsigned batch_max;      /* events per batch */
 	unsigned batch_ms;       /* longest wait before a partial batch ships */
 };

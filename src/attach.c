@@ -87,7 +87,7 @@ int attach_open_node(const struct config *cfg, const char *node,
 		.workers = cfg->workers,
 		.dep_timeout_ms = (unsigned)(cfg->dep_timeout * 1000),
 		.high_water = cfg->high_water,
-		.batch_max = 500,
+		.batch_max = 2000,
 		.batch_ms = 5,
 	};
 	return agent_attach(a, &ao, err);

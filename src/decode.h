@@ -5,7 +5,7 @@
  * Message shapes (see nif/PROTOCOL.md):
  *   {rex, Reply}                                  bootstrap rpc reply
  *   {beamscope_reply, Ref, Reply}                 agent reply
- *   {beamscope_batch, W, Seq, Dropped, Events}    event batch
+ *   {beamscope_batch, W, Seq, Dropped, Events}    event batch (a binary)
  *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
@@ -16,6 +16,7 @@
 #define BS_DECODE_H
 
 #include <ei.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -49,10 +50,13 @@ enum wire_kind decode_msg(const char *buf, struct msg *m);
 struct decoder {
 	const char *node;       /* the target: its pids print as <0.N.S>;
 				 * NULL: every pid prints with its node */
+	size_t node_len;
 	size_t payload_max;     /* payload text limit in bytes; 0: none */
 	struct names *names;    /* updated by register/unregister */
 	struct sbuf scratch;    /* backs the strings of the current event */
 	unsigned long malformed;/* events that could not be decoded */
+	bool reference;         /* ei's decoders only, nothing read in place:
+				 * what the tests compare the fast paths to */
 };
 
 typedef void (*event_fn)(void *arg, const struct event *ev);
@@ -62,9 +66,11 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 void decoder_release(struct decoder *d);
 
 /*
- * Decode the event list at buf[*idx], calling fn for each event in order.
- * Malformed events are skipped and counted.  Returns the number of events
- * handed to fn, or -1 if the list itself is malformed.
+ * Decode the events at buf[*idx], calling fn for each in order: a list of
+ * event tuples, or a binary of event tuples each encoded whole (version
+ * byte and all), back to back, as the workers ship them.  Malformed events
+ * are skipped and counted.  Returns the number of events handed to fn, or
+ * -1 if the list or binary itself is malformed.
  */
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,
 		   event_fn fn, void *arg);

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,42 +30,115 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* Bytes that stand for themselves inside a JSON string: printable ASCII
+ * but the quote and the backslash, as bits of 0-63 and 64-127. */
+#define PLAIN_LO 0xfffffffb00000000ULL   /* 0x20-0x3f without '"' */
+#define PLAIN_HI 0xffffffffefffffffULL   /* 0x40-0x7f without '\\' */
+
+static inline bool plain(unsigned char c)
+{
+	return c < 64 ? (PLAIN_LO >> c) & 1 : c < 128 ? (PLAIN_HI >> (c - 64)) & 1 : 0;
+}
+
 void json_string(struct sbuf *out, const char *str)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	sbuf_grow(out, strlen(str) + 2);
-	sbuf_addch(out, '"');
-	while (*s) {
-		const unsigned char *run = s;
-		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
-			s++;
-		if (s > run)
-			sbuf_add(out, run, (size_t)(s - run));
-		if (!*s)
+	size_t len = strlen(str);
+	/* nothing takes more than 6 bytes a byte: \u00XX or \ufffd */
+	if (out->len + 6 * len + 2 >= out->cap)
+		sbuf_grow(out, 6 * len + 2);
+	char *o = out->buf + out->len;
+	*o++ = '"';
+	const unsigned char *end = s + len;
+	while (s < end) {
+		/* eight plain bytes at a time: no byte below 0x20 or above
+		 * 0x7f, no '"' (0x22), no '\\' (0x5c) */
+		while (end - s >= 8) {
+			uint64_t x, q, b;
+			memcpy(&x, s, 8);
+			q = x ^ 0x2222222222222222ULL;
+			b = x ^ 0x5c5c5c5c5c5c5c5cULL;
+			if (((x - 0x2020202020202020ULL) | (q - 0x0101010101010101ULL) |
+			     (b - 0x0101010101010101ULL) | x) & 0x8080808080808080ULL)
+				break;
+			memcpy(o, s, 8);
+			o += 8;
+			s += 8;
+		}
+		if (s == end)
 			break;
+		if (plain(*s)) {
+			*o++ = (char)*s++;
+			continue;
+		}
 		switch (*s) {
-		case '"':  sbuf_add(out, "\\\"", 2); s++; continue;
-		case '\\': sbuf_add(out, "\\\\", 2); s++; continue;
-		case '\n': sbuf_add(out, "\\n", 2); s++; continue;
-		case '\t': sbuf_add(out, "\\t", 2); s++; continue;
-		case '\r': sbuf_add(out, "\\r", 2); s++; continue;
+		case '"':  *o++ = '\\'; *o++ = '"'; s++; continue;
+		case '\\': *o++ = '\\'; *o++ = '\\'; s++; continue;
+		case '\n': *o++ = '\\'; *o++ = 'n'; s++; continue;
+		case '\t': *o++ = '\\'; *o++ = 't'; s++; continue;
+		case '\r': *o++ = '\\'; *o++ = 'r'; s++; continue;
 		default: break;
 		}
 		if (*s < 0x20) {
-			sbuf_addf(out, "\\u%04x", *s);
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[*s >> 4];
+			o[5] = hex[*s & 15];
+			o += 6;
 			s++;
 		} else {
 			int n = utf8_len(s);
 			if (n) {
-				sbuf_add(out, s, (size_t)n);
+				memcpy(o, s, (size_t)n);
+				o += n;
 				s += n;
 			} else {
-				sbuf_add(out, "\\ufffd", 6);
+				memcpy(o, "\\ufffd", 6);
+				o += 6;
 				s++;
 			}
 		}
 	}
-	sbuf_addch(out, '"');
+	*o++ = '"';
+	*o = '\0';
+	out->len = (size_t)(o - out->buf);
+}
+
+/* A literal, without its terminator. */
+#define ADD_LIT(out, lit) sbuf_add(out, lit, sizeof(lit) - 1)
+
+/* ,"key":"value" for a literal key; nothing when val is NULL. */
+#define FIELD(out, key, val) do { \
+	const char *v_ = (val); \
+	if (v_) { \
+		ADD_LIT(out, ",\"" key "\":"); \
+		json_string(out, v_); \
+	} \
+} while (0)
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static void add_int64(struct sbuf *out, int64_t v)
+{
+	char num[24], *e = num + sizeof(num), *p = e;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	if (v < 0)
+		*--p = '-';
+	sbuf_add(out, p, (size_t)(e - p));
 }
 
 static void field(struct sbuf *out, const char *key, const char *val)
@@ -77,18 +151,21 @@ static void field(struct sbuf *out, const char *key, const char *val)
 
 void json_event(struct sbuf *out, const struct event *ev, const char *node)
 {
-	sbuf_addf(out, "{\"type\":\"%s\",\"ts\":%" PRId64 ",\"node\":",
-		  event_types[ev->type].json, ev->ts);
+	ADD_LIT(out, "{\"type\":\"");
+	sbuf_addstr(out, event_types[ev->type].json);
+	ADD_LIT(out, "\",\"ts\":");
+	add_int64(out, ev->ts);
+	ADD_LIT(out, ",\"node\":");
 	json_string(out, node);
-	field(out, "pid", ev->pid_text);
-	field(out, "name", ev->name);
+	FIELD(out, "pid", ev->pid_text);
+	FIELD(out, "name", ev->name);
 	switch (ev->type) {
 	case EV_SEND:
 	case EV_SEND_DEAD:
-		field(out, "to", ev->peer);
-		field(out, "to_name", ev->peer_name);
+		FIELD(out, "to", ev->peer);
+		FIELD(out, "to_name", ev->peer_name);
 		if (ev->type == EV_SEND_DEAD)
-			sbuf_addstr(out, ",\"undelivered\":true");
+			ADD_LIT(out, ",\"undelivered\":true");
 		break;
 	case EV_SPAWN:
 		field(out, "child", ev->peer);
@@ -138,15 +215,31 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		break;
 	}
 	if (ev->payload) {
-		const char *key = ev->type == EV_EXIT || ev->type == EV_EXCEPTION ?
-			"reason" : ev->type == EV_RETURN ? "value" :
-			(ev->type == EV_SPAWN || ev->type == EV_SPAWNED ||
-			 ev->type == EV_CALL) ? "args" : "payload";
-		field(out, key, ev->payload);
-		sbuf_addstr(out, ev->truncated ? ",\"truncated\":true" :
-			    ",\"truncated\":false");
+		switch (ev->type) {
+		case EV_EXIT:
+		case EV_EXCEPTION:
+			ADD_LIT(out, ",\"reason\":");
+			break;
+		case EV_RETURN:
+			ADD_LIT(out, ",\"value\":");
+			break;
+		case EV_SPAWN:
+		case EV_SPAWNED:
+		case EV_CALL:
+			ADD_LIT(out, ",\"args\":");
+			break;
+		default:
+			ADD_LIT(out, ",\"payload\":");
+			break;
+		}
+		json_string(out, ev->payload);
+		if (ev->truncated)
+			ADD_LIT(out, ",\"truncated\":true}\n");
+		else
+			ADD_LIT(out, ",\"truncated\":false}\n");
+		return;
 	}
-	sbuf_addstr(out, "}\n");
+	ADD_LIT(out, "}\n");
 }
 
 /* cJSON prints large numbers in exponent form; counts must stay integers. */

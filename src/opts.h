@@ -38,7 +38,7 @@
 	X(RECONNECT,   "reconnect",          0,   NULL,      1, "attach again to a node that was lost, when it comes back") \
 	X(RING,        "ring",               0,   "N",       1, "events the interactive view keeps (default: 200000)") \
 	X(WORKERS,     "workers",            0,   "N",       1, "worker processes on the target (default: one per scheduler)") \
-	X(HIGH_WATER,  "high-water",         0,   "N",       1, "events in flight per worker before the target drops (default: 20000)") \
+	X(HIGH_WATER,  "high-water",         0,   "N",       1, "room per worker on the target, in 64-byte cells, before it drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", 1, "the target cleans up after SECONDS without beamscope (default: 30)") \
 	X(QUIET,       "quiet",              'q', NULL,      1, "no progress lines on standard error") \
 	X(NO_CONFIG,   "no-config",          0,   NULL,      0, "do not read ~/.config/beamscope/config") \

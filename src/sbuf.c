@@ -39,24 +39,9 @@ void sbuf_grow(struct sbuf *sb, size_t extra)
 	sb->cap = cap;
 }
 
-void sbuf_add(struct sbuf *sb, const void *data, size_t n)
-{
-	sbuf_grow(sb, n);
-	memcpy(sb->buf + sb->len, data, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
-}
-
 void sbuf_addstr(struct sbuf *sb, const char *s)
 {
 	sbuf_add(sb, s, strlen(s));
-}
-
-void sbuf_addch(struct sbuf *sb, char c)
-{
-	sbuf_grow(sb, 1);
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = '\0';
 }
 
 void sbuf_addf(struct sbuf *sb, const char *fmt, ...)

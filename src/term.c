@@ -2,6 +2,11 @@
  * term: ei-encoded term -> Erlang text.  See term.h for the contract.
  * Every emit goes through emit(), which enforces the byte limit; once the
  * limit is hit the rest of the term is only skipped, never rendered.
+ *
+ * The types that make up nearly every message (small integers, atoms,
+ * pids, tuples, lists, strings, binaries) are read in place by
+ * render_fast(); everything else, and everything in reference mode, goes
+ * through ei's decoders.  Both give the same text, byte for byte.
  */
 #include "term.h"
 
@@ -12,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etf.h"
+
 #define TERM_MAX_DEPTH 64
 
 struct rctx {
@@ -21,23 +28,30 @@ struct rctx {
 	size_t limit;      /* absolute length of out we may reach; 0 = none */
 	bool full;         /* limit reached: skip, do not render */
 	bool cut;
+	bool reference;    /* ei's decoders only */
 	const char *local;
+	size_t local_len;
 };
 
-static void emit(struct rctx *rc, const char *s, size_t n)
+static inline void emit(struct rctx *rc, const char *s, size_t n)
 {
+	struct sbuf *o = rc->out;
 	if (rc->full)
 		return;
-	if (rc->limit && rc->out->len + n > rc->limit) {
-		size_t room = rc->limit - rc->out->len;
+	if (rc->limit && o->len + n > rc->limit) {
+		size_t room = rc->limit - o->len;
 		/* do not split a UTF-8 sequence */
 		while (room > 0 && ((unsigned char)s[room] & 0xC0) == 0x80)
 			room--;
-		sbuf_add(rc->out, s, room);
+		sbuf_add(o, s, room);
 		rc->full = rc->cut = true;
 		return;
 	}
-	sbuf_add(rc->out, s, n);
+	if (o->len + n >= o->cap)
+		sbuf_grow(o, n);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
 }
 
 static void emits(struct rctx *rc, const char *s)
@@ -62,31 +76,55 @@ static void emitf(struct rctx *rc, const char *fmt, ...)
 	emit(rc, tmp, (size_t)n);
 }
 
-static const char *const reserved[] = {
-	"after", "and", "andalso", "band", "begin", "bnot", "bor", "bsl",
-	"bsr", "bxor", "case", "catch", "cond", "div", "end", "fun", "if",
-	"let", "maybe", "not", "of", "or", "orelse", "receive", "rem", "try",
-	"when", "xor", NULL
+/* reserved words by first letter, each list ending in an empty word */
+static const char *const reserved[26] = {
+	['a' - 'a'] = "after\0and\0andalso\0",
+	['b' - 'a'] = "band\0begin\0bnot\0bor\0bsl\0bsr\0bxor\0",
+	['c' - 'a'] = "case\0catch\0cond\0",
+	['d' - 'a'] = "div\0",
+	['e' - 'a'] = "end\0",
+	['f' - 'a'] = "fun\0",
+	['i' - 'a'] = "if\0",
+	['l' - 'a'] = "let\0",
+	['m' - 'a'] = "maybe\0",
+	['n' - 'a'] = "not\0",
+	['o' - 'a'] = "of\0or\0orelse\0",
+	['r' - 'a'] = "receive\0rem\0",
+	['t' - 'a'] = "try\0",
+	['w' - 'a'] = "when\0",
+	['x' - 'a'] = "xor\0",
 };
+
+/* Letters, digits, _ and @: what an unquoted atom is made of, as bits. */
+#define BARE_LO 0x03ff000000000000ULL    /* characters 0 to 63 */
+#define BARE_HI 0x07fffffe87ffffffULL    /* characters 64 to 127 */
+
+static inline bool bare_char(unsigned char c)
+{
+	return c < 64 ? (BARE_LO >> c) & 1 : c < 128 ? (BARE_HI >> (c - 64)) & 1 : 0;
+}
+
+/* Does name[0..len) print unquoted?  False if it holds a NUL. */
+static bool atom_is_bare(const char *name, size_t len)
+{
+	if (!len || !(*name >= 'a' && *name <= 'z'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (!bare_char((unsigned char)name[i]))
+			return false;
+	/* reserved words are 2 to 7 letters */
+	const char *w = reserved[name[0] - 'a'];
+	if (len < 2 || len > 7 || !w)
+		return true;
+	for (; *w; w += strlen(w) + 1)
+		if (!strncmp(name, w, len) && w[len] == '\0')
+			return false;
+	return true;
+}
 
 bool term_atom_is_bare(const char *name)
 {
-	if (!(*name >= 'a' && *name <= 'z'))
-		return false;
-	for (const char *p = name; *p; p++) {
-		char c = *p;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '@'))
-			return false;
-	}
-	/* reserved words are 2 to 7 letters and start with one of these */
-	size_t len = strlen(name);
-	if (len < 2 || len > 7 || !strchr("abcdefilmnortwx", name[0]))
-		return true;
-	for (int i = 0; reserved[i]; i++)
-		if (!strcmp(name, reserved[i]))
-			return false;
-	return true;
+	return atom_is_bare(name, strlen(name));
 }
 
 /* Decimal digits of v at the end of buf[24]; returns where they start. */
@@ -100,50 +138,104 @@ static char *utoa_end(char *end, unsigned long long v)
 	return end;
 }
 
-/* "<0.N.S>" or "<node.N.S>" into buf (at least 64 + strlen(node)); length */
-static size_t pid_text(char *buf, const char *local_node, const char *node,
-		       unsigned num, unsigned serial)
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal digits of v at p; returns the end. */
+static inline char *put_uint(char *p, uint32_t v)
 {
-	char n1[24], n2[24], *p = buf;
-	const char *a = utoa_end(n1 + 23, num), *b = utoa_end(n2 + 23, serial);
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	size_t n = v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 :
+		v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+	char *e = p + n;
+	while (v >= 100) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, digit_pairs + 2 * v, 2);
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
+}
+
+/* "<0.N.S>": at most this long */
+#define PID_TEXT_MAX 25
+
+/* "<0.N.S>" or "<node.N.S>" into buf (at least 32 + node_len); length */
+static inline size_t pid_text_n(char *buf, bool local, const char *node,
+			 size_t node_len, unsigned num, unsigned serial)
+{
+	char *p = buf;
 	*p++ = '<';
-	if (local_node && !strcmp(node, local_node)) {
+	if (local) {
 		*p++ = '0';
 	} else {
-		size_t l = strlen(node);
-		memcpy(p, node, l);
-		p += l;
+		memcpy(p, node, node_len);
+		p += node_len;
 	}
 	*p++ = '.';
-	p = stpcpy(p, a);
+	p = put_uint(p, num);
 	*p++ = '.';
-	p = stpcpy(p, b);
+	p = put_uint(p, serial);
 	*p++ = '>';
 	*p = '\0';
 	return (size_t)(p - buf);
+}
+
+static size_t pid_text(char *buf, const char *local_node, const char *node,
+		       unsigned num, unsigned serial)
+{
+	return pid_text_n(buf, local_node && !strcmp(node, local_node), node,
+			  strlen(node), num, serial);
 }
 
 void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 		   unsigned num, unsigned serial)
 {
 	size_t l = strlen(node);
-	sbuf_grow(out, l + 64);
+	sbuf_grow(out, l + 32);
 	out->len += pid_text(out->buf + out->len, local_node, node, num, serial);
 }
 
-static void emit_atom(struct rctx *rc, const char *a)
+void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial)
+{
+	if (out->len + PID_TEXT_MAX >= out->cap)
+		sbuf_grow(out, PID_TEXT_MAX);
+	out->len += pid_text_n(out->buf + out->len, true, NULL, 0, num, serial);
+}
+
+
+
+/* The atom a[0..n), as far as its first NUL. */
+static void emit_atom(struct rctx *rc, const char *a, size_t n)
 {
 	/* markers the tracer NIF puts where it cut a term */
-	if (!strcmp(a, "...") || !strcmp(a, "#Fun")) {
-		emits(rc, a);
+	if (atom_is_bare(a, n) || (n == 3 && !memcmp(a, "...", 3)) ||
+	    (n == 4 && !memcmp(a, "#Fun", 4))) {
+		emit(rc, a, n);
 		return;
 	}
-	if (term_atom_is_bare(a)) {
-		emits(rc, a);
+	/* as a C string, the way ei hands atoms out: up to a NUL */
+	size_t upto = etf_cstr_len(a, n);
+	if (upto < n) {
+		emit_atom(rc, a, upto);
 		return;
 	}
 	emit(rc, "'", 1);
-	for (const char *p = a; *p; p++) {
+	for (const char *p = a; p < a + n; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '\'' || c == '\\') {
 			char e[2] = { '\\', (char)c };
@@ -210,6 +302,7 @@ static void emit_double(struct rctx *rc, double d)
 }
 
 static int render(struct rctx *rc, int depth);
+static int render_ei(struct rctx *rc, int depth);
 
 static int skip(struct rctx *rc)
 {
@@ -291,29 +384,167 @@ static int render_fun(struct rctx *rc)
 		return -1;
 	if (f.type == EI_FUN_EXPORT) {
 		emits(rc, "fun ");
-		emit_atom(rc, f.module);
+		emit_atom(rc, f.module, strlen(f.module));
 		emit(rc, ":", 1);
-		emit_atom(rc, f.u.exprt.func);
+		emit_atom(rc, f.u.exprt.func, strlen(f.u.exprt.func));
 		emitf(rc, "/%ld", f.arity);
 	} else {
 		emits(rc, "#Fun<");
-		emit_atom(rc, f.module);
+		emit_atom(rc, f.module, strlen(f.module));
 		emitf(rc, ".%ld.%ld>", f.u.closure.index, f.u.closure.uniq);
 	}
 	free_fun(&f);
 	return 0;
 }
 
+static void emit_long(struct rctx *rc, long v)
+{
+	char num[24], *s;
+	s = utoa_end(num + 23, v < 0 ? -(unsigned long long)v : (unsigned long long)v);
+	if (v < 0)
+		*--s = '-';
+	emit(rc, s, (size_t)(num + 23 - s));
+}
+
+enum { FAST_NO = 1 };
+
+static __attribute__((noinline)) void emit_remote_pid(struct rctx *rc,
+						      const struct etf_pid *pid)
+{
+	char text[ETF_ATOM_MAX + 32];
+	size_t l = etf_cstr_len(pid->node, pid->node_len);
+	emit(rc, text, pid_text_n(text, false, pid->node, l, pid->num, pid->serial));
+}
+
+/*
+ * The common types, read in place: 0 rendered, -1 malformed, FAST_NO when
+ * the term is left to ei (nothing read, nothing emitted).
+ */
+static int render_fast(struct rctx *rc, int depth)
+{
+	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
+	int64_t v;
+	switch (p[0]) {
+	case 'a':
+	case 'b':
+		etf_int64(rc->buf, rc->idx, &v);
+		emit_long(rc, (long)v);
+		return 0;
+	case 'w': case 'v': case 's': case 'd': {
+		const char *a;
+		size_t n, hdr;
+		/* a bare atom is ASCII in either encoding: no need to look */
+		etf_atom_head(p, &n, &hdr);
+		if (n < ETF_ATOM_MAX && atom_is_bare((const char *)p + hdr, n)) {
+			*rc->idx += (int)(hdr + n);
+			emit(rc, (const char *)p + hdr, n);
+			return 0;
+		}
+		if (!etf_atom(rc->buf, rc->idx, &a, &n))
+			return FAST_NO;
+		emit_atom(rc, a, n);
+		return 0;
+	}
+	case 'X': case 'g': {
+		struct etf_pid pid;
+		struct sbuf *o = rc->out;
+		if (rc->local && etf_pid_local(rc->buf, rc->idx, rc->local,
+					       rc->local_len, &pid.num, &pid.serial)) {
+			/* the usual: a pid of the target */
+		} else if (!etf_pid(rc->buf, rc->idx, &pid)) {
+			return FAST_NO;
+		} else if (!rc->local || !etf_node_is(pid.node, pid.node_len,
+						      rc->local, rc->local_len)) {
+			emit_remote_pid(rc, &pid);
+			return 0;
+		}
+		if (!rc->full && (!rc->limit || o->len + PID_TEXT_MAX <= rc->limit)) {
+			/* fits whatever its digits: written in place */
+			if (o->len + PID_TEXT_MAX >= o->cap)
+				sbuf_grow(o, PID_TEXT_MAX);
+			o->len += pid_text_n(o->buf + o->len, true, NULL, 0, pid.num,
+					     pid.serial);
+		} else {
+			char text[PID_TEXT_MAX + 1];
+			emit(rc, text, pid_text_n(text, true, NULL, 0, pid.num,
+						  pid.serial));
+		}
+		return 0;
+	}
+	case 'h': {
+		int arity = p[1];
+		*rc->idx += 2;
+		emit(rc, "{", 1);
+		for (int i = 0; i < arity; i++) {
+			if (i)
+				emit(rc, ",", 1);
+			if (render(rc, depth + 1) < 0)
+				return -1;
+		}
+		emit(rc, "}", 1);
+		return 0;
+	}
+	case 'j':
+		(*rc->idx)++;
+		emit(rc, "[]", 2);
+		return 0;
+	case 'l': {
+		int arity = (int)etf_u32(p + 1);
+		*rc->idx += 5;
+		emit(rc, "[", 1);
+		for (int i = 0; i < arity; i++) {
+			if (i)
+				emit(rc, ",", 1);
+			if (render(rc, depth + 1) < 0)
+				return -1;
+		}
+		if (arity > 0) {
+			if (rc->buf[*rc->idx] == 'j') {
+				(*rc->idx)++;
+			} else {
+				emit(rc, "|", 1);
+				if (render(rc, depth + 1) < 0)
+					return -1;
+			}
+		}
+		emit(rc, "]", 1);
+		return 0;
+	}
+	case 'k':
+		return render_string(rc, (int)(p[1] << 8 | p[2]));
+	case 'm':
+		return render_binary(rc, (int)etf_u32(p + 1));
+	default:
+		return FAST_NO;
+	}
+}
+
+/* Past the depth limit or the byte limit: skip what is left. */
+static __attribute__((noinline)) int render_rest(struct rctx *rc)
+{
+	if (!rc->full)
+		emit(rc, "...", 3);
+	rc->cut = true;
+	return skip(rc);
+}
+
 static int render(struct rctx *rc, int depth)
+{
+	if (rc->full || depth > TERM_MAX_DEPTH)
+		return render_rest(rc);
+	if (!rc->reference) {
+		int r = render_fast(rc, depth);
+		if (r != FAST_NO)
+			return r;
+	}
+	return render_ei(rc, depth);
+}
+
+/* Any term, through ei's decoders. */
+static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 {
 	int type, size;
 
-	if (rc->full || depth > TERM_MAX_DEPTH) {
-		if (!rc->full)
-			emit(rc, "...", 3);
-		rc->cut = true;
-		return skip(rc);
-	}
 	if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
 		return -1;
 
@@ -321,13 +552,9 @@ static int render(struct rctx *rc, int depth)
 	case ERL_SMALL_INTEGER_EXT:
 	case ERL_INTEGER_EXT: {
 		long v;
-		char num[24], *s;
 		if (ei_decode_long(rc->buf, rc->idx, &v) < 0)
 			return -1;
-		s = utoa_end(num + 23, v < 0 ? -(unsigned long long)v : (unsigned long long)v);
-		if (v < 0)
-			*--s = '-';
-		emit(rc, s, (size_t)(num + 23 - s));
+		emit_long(rc, v);
 		return 0;
 	}
 	case ERL_SMALL_BIG_EXT:
@@ -364,7 +591,7 @@ static int render(struct rctx *rc, int depth)
 		if (ei_decode_atom_as(rc->buf, rc->idx, a, sizeof(a),
 				      ERLANG_UTF8, NULL, NULL) < 0)
 			return -1;
-		emit_atom(rc, a);
+		emit_atom(rc, a, strlen(a));
 		return 0;
 	}
 	case ERL_SMALL_TUPLE_EXT:
@@ -457,13 +684,15 @@ static int render(struct rctx *rc, int depth)
 	}
 }
 
-int term_render(const char *buf, int *index, const char *local_node,
-		struct sbuf *out, size_t max, bool *cut)
+static int render_top(const char *buf, int *index, const char *local_node,
+		      struct sbuf *out, size_t max, bool *cut, bool reference)
 {
 	struct rctx rc = {
 		.buf = buf, .idx = index, .out = out,
 		.limit = max ? out->len + max : 0,
+		.reference = reference,
 		.local = local_node,
+		.local_len = local_node ? strlen(local_node) : 0,
 	};
 	if (out->buf == NULL)
 		sbuf_grow(out, 0);
@@ -471,4 +700,16 @@ int term_render(const char *buf, int *index, const char *local_node,
 	if (cut)
 		*cut = rc.cut;
 	return rv;
+}
+
+int term_render(const char *buf, int *index, const char *local_node,
+		struct sbuf *out, size_t max, bool *cut)
+{
+	return render_top(buf, index, local_node, out, max, cut, false);
+}
+
+int term_render_reference(const char *buf, int *index, const char *local_node,
+			  struct sbuf *out, size_t max, bool *cut)
+{
+	return render_top(buf, index, local_node, out, max, cut, true);
 }

@@ -24,9 +24,18 @@
 int term_render(const char *buf, int *index, const char *local_node,
 		struct sbuf *out, size_t max, bool *cut);
 
+/*
+ * The same through ei's decoders only, never reading in place: the
+ * reference that term_render is tested against.
+ */
+int term_render_reference(const char *buf, int *index, const char *local_node,
+			  struct sbuf *out, size_t max, bool *cut);
+
 /* Append a pid as the target's shell prints it. */
 void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 		   unsigned num, unsigned serial);
+/* Append "<0.N.S>", a pid of the local node. */
+void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial);
 
 /* Does this atom print without quotes? */
 bool term_atom_is_bare(const char *name);

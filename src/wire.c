@@ -2,169 +2,214 @@
  * wire: an iterative validator of the external term format.  It keeps a
  * stack of "terms still to read" per open container, so it never recurses
  * and bounds the depth; every length is checked against what is left.
+ * Scalars end their loop turn at once (continue); only containers reach
+ * the bottom, where a new level is opened.
  */
 #include "wire.h"
 
 #include <stdint.h>
 
-struct rd {
-	const unsigned char *p, *end;
-};
+typedef const unsigned char *cp;
 
-static int need(struct rd *r, size_t n)
-{
-	return (size_t)(r->end - r->p) >= n ? 0 : -1;
-}
-
-static uint32_t u32(const unsigned char *p)
+static inline uint32_t u32(cp p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint16_t u16(const unsigned char *p)
+static inline size_t u16(cp p)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	return (size_t)p[0] << 8 | p[1];
 }
 
-/* An atom, as found inside pids, ports and references. */
-static int atom(struct rd *r)
+/* Past the atom at p, as found inside pids, ports and references; NULL if
+ * it is not one or does not fit. */
+static inline cp atom(cp p, cp end)
 {
-	if (need(r, 1) < 0)
-		return -1;
-	unsigned char tag = *r->p++;
 	size_t n;
-	switch (tag) {
+	if (p >= end)
+		return NULL;
+	/* how node names come: over distribution, and from term_to_binary */
+	if (*p == 'w') {
+		if (end - p < 2 || (size_t)(end - p) - 2 < (n = p[1]))
+			return NULL;
+		return p + 2 + n;
+	}
+	if (*p == 'd') {
+		if (end - p < 3 || (n = u16(p + 1)) > 1020 || (size_t)(end - p) - 3 < n)
+			return NULL;
+		return p + 3 + n;
+	}
+	switch (*p) {
 	case 'd': case 'v':
-		if (need(r, 2) < 0)
-			return -1;
-		n = u16(r->p);
-		r->p += 2;
+		if (end - p < 3)
+			return NULL;
+		n = u16(p + 1);
+		p += 3;
 		break;
 	case 's': case 'w':
-		if (need(r, 1) < 0)
-			return -1;
-		n = *r->p++;
+		if (end - p < 2)
+			return NULL;
+		n = p[1];
+		p += 2;
 		break;
 	default:
-		return -1;
+		return NULL;
 	}
 	/* at most 255 characters of up to 4 bytes, as ei's buffers hold */
-	if (n > 1020 || need(r, n) < 0)
-		return -1;
-	r->p += n;
-	return 0;
+	if (n > 1020 || (size_t)(end - p) < n)
+		return NULL;
+	return p + n;
 }
 
-static int skip(struct rd *r, size_t n)
+/* An atom, then fixed bytes: pids, ports, references. */
+static inline cp atom_and(cp p, cp end, size_t fixed)
 {
-	if (need(r, n) < 0)
-		return -1;
-	r->p += n;
-	return 0;
+	p = atom(p, end);
+	return p && (size_t)(end - p) >= fixed ? p + fixed : NULL;
+}
+
+/* Past the one term at p, or NULL if it is not one, whole, within end. */
+static cp check_term(cp p, cp end)
+{
+	uint64_t up[WIRE_MAX_DEPTH];  /* terms still to read in the levels above */
+	uint64_t left = 1;            /* ... and in this one */
+	int depth = 0;
+
+	for (;;) {
+		while (left == 0) {
+			if (depth == 0)
+				return p;
+			left = up[--depth];
+		}
+		left--;
+		if (p >= end)
+			return NULL;
+		/* room: the bytes after the tag */
+		size_t room = (size_t)(end - p) - 1, n;
+		uint64_t kids;
+		switch (*p) {
+		case 'a':                                          /* small int */
+			if (room < 1) return NULL;
+			p += 2;
+			continue;
+		case 'b':                                          /* int */
+			if (room < 4) return NULL;
+			p += 5;
+			continue;
+		case 'c':                                          /* old float */
+			if (room < 31) return NULL;
+			p += 32;
+			continue;
+		case 'F':                                          /* float */
+			if (room < 8) return NULL;
+			p += 9;
+			continue;
+		case 's': case 'w':                                /* atoms */
+			if (room < 1 || room - 1 < (n = p[1])) return NULL;
+			p += 2 + n;
+			continue;
+		case 'd': case 'v':
+			if (room < 2 || (n = u16(p + 1)) > 1020 || room - 2 < n) return NULL;
+			p += 3 + n;
+			continue;
+		case 'j':                                          /* [] */
+			p++;
+			continue;
+		case 'k':                                          /* string */
+			if (room < 2 || room - 2 < (n = u16(p + 1))) return NULL;
+			p += 3 + n;
+			continue;
+		case 'm':                                          /* binary */
+			if (room < 4 || room - 4 < (n = u32(p + 1))) return NULL;
+			p += 5 + n;
+			continue;
+		case 'M':                                          /* bits */
+			if (room < 5 || room - 5 < (n = u32(p + 1))) return NULL;
+			p += 6 + n;
+			continue;
+		case 'n':                                          /* small big */
+			if (room < 1 || room - 1 < 1 + (n = p[1])) return NULL;
+			p += 3 + n;
+			continue;
+		case 'o':                                          /* large big */
+			if (room < 4 || room - 4 < 1 + (n = u32(p + 1))) return NULL;
+			p += 6 + n;
+			continue;
+		case 'g':                                          /* pids */
+			if (!(p = atom_and(p + 1, end, 9))) return NULL;
+			continue;
+		case 'X':
+			if (!(p = atom_and(p + 1, end, 12))) return NULL;
+			continue;
+		case 'f':                                          /* ports */
+			if (!(p = atom_and(p + 1, end, 5))) return NULL;
+			continue;
+		case 'Y':
+			if (!(p = atom_and(p + 1, end, 8))) return NULL;
+			continue;
+		case 'x':
+			if (!(p = atom_and(p + 1, end, 12))) return NULL;
+			continue;
+		case 'e':                                          /* refs */
+			if (!(p = atom_and(p + 1, end, 5))) return NULL;
+			continue;
+		case 'r': case 'Z':
+			if (room < 2 || (n = u16(p + 1)) > 5 ||
+			    !(p = atom_and(p + 3, end, (*p == 'r' ? 1 : 4) + 4 * n)))
+				return NULL;
+			continue;
+		case 'h':                                          /* tuples */
+			if (room < 1) return NULL;
+			kids = p[1];
+			p += 2;
+			break;
+		case 'i':
+			if (room < 4) return NULL;
+			kids = u32(p + 1);
+			p += 5;
+			break;
+		case 'l':                                          /* list + tail */
+			if (room < 4) return NULL;
+			kids = (uint64_t)u32(p + 1) + 1;
+			p += 5;
+			break;
+		case 't':                                          /* map */
+			if (room < 4) return NULL;
+			kids = 2 * (uint64_t)u32(p + 1);
+			p += 5;
+			break;
+		default:
+			/* funs ('p', 'q', 'u') never come from the tracer, which
+			 * replaces them by '#Fun'; compressed terms ('P') neither */
+			return NULL;
+		}
+		/* a container: its elements become this level */
+		if (kids == 0)
+			continue;
+		/* every term takes at least a byte */
+		if (kids > (uint64_t)(end - p) || depth == WIRE_MAX_DEPTH)
+			return NULL;
+		up[depth++] = left;
+		left = kids;
+	}
 }
 
 int wire_check(const char *buf, size_t len)
 {
-	struct rd r = { (const unsigned char *)buf, (const unsigned char *)buf + len };
-	uint64_t left[WIRE_MAX_DEPTH + 1];  /* terms still to read, per level */
-	int depth = 0;
-
-	if (need(&r, 1) < 0 || *r.p++ != 131)
+	cp p = (cp)buf, end = p + len;
+	if (len < 1 || *p++ != 131)
 		return -1;
-	left[0] = 1;
-	while (depth >= 0) {
-		if (left[depth] == 0) {
-			depth--;
-			continue;
-		}
-		left[depth]--;
-		if (need(&r, 1) < 0)
+	return check_term(p, end) == end ? 0 : -1;
+}
+
+long wire_check_seq(const char *buf, size_t len)
+{
+	cp p = (cp)buf, end = p + len;
+	long n = 0;
+	while (p < end) {
+		if (*p++ != 131 || !(p = check_term(p, end)))
 			return -1;
-		unsigned char tag = *r.p++;
-		uint64_t kids = 0;
-		uint32_t n;
-		switch (tag) {
-		case 'a': if (skip(&r, 1) < 0) return -1; break;           /* small int */
-		case 'b': if (skip(&r, 4) < 0) return -1; break;           /* int */
-		case 'c': if (skip(&r, 31) < 0) return -1; break;          /* old float */
-		case 'F': if (skip(&r, 8) < 0) return -1; break;           /* float */
-		case 'd': case 'v': case 's': case 'w':                    /* atoms */
-			r.p--;
-			if (atom(&r) < 0) return -1;
-			break;
-		case 'j': break;                                           /* [] */
-		case 'k':                                                  /* string */
-			if (need(&r, 2) < 0 || skip(&r, 2 + (size_t)u16(r.p)) < 0) return -1;
-			break;
-		case 'm':                                                  /* binary */
-			if (need(&r, 4) < 0 || skip(&r, 4 + (size_t)u32(r.p)) < 0) return -1;
-			break;
-		case 'M':                                                  /* bits */
-			if (need(&r, 5) < 0 || skip(&r, 5 + (size_t)u32(r.p)) < 0) return -1;
-			break;
-		case 'n':                                                  /* small big */
-			if (need(&r, 1) < 0 || skip(&r, 2 + (size_t)r.p[0]) < 0) return -1;
-			break;
-		case 'o':                                                  /* large big */
-			if (need(&r, 4) < 0 || skip(&r, 5 + (size_t)u32(r.p)) < 0) return -1;
-			break;
-		case 'h':                                                  /* tuples */
-			if (need(&r, 1) < 0) return -1;
-			kids = *r.p++;
-			break;
-		case 'i':
-			if (need(&r, 4) < 0) return -1;
-			kids = u32(r.p);
-			r.p += 4;
-			break;
-		case 'l':                                                  /* list + tail */
-			if (need(&r, 4) < 0) return -1;
-			kids = (uint64_t)u32(r.p) + 1;
-			r.p += 4;
-			break;
-		case 't':                                                  /* map */
-			if (need(&r, 4) < 0) return -1;
-			kids = 2 * (uint64_t)u32(r.p);
-			r.p += 4;
-			break;
-		case 'g':                                                  /* pids */
-			if (atom(&r) < 0 || skip(&r, 9) < 0) return -1;
-			break;
-		case 'X':
-			if (atom(&r) < 0 || skip(&r, 12) < 0) return -1;
-			break;
-		case 'f':                                                  /* ports */
-			if (atom(&r) < 0 || skip(&r, 5) < 0) return -1;
-			break;
-		case 'Y':
-			if (atom(&r) < 0 || skip(&r, 8) < 0) return -1;
-			break;
-		case 'x':
-			if (atom(&r) < 0 || skip(&r, 12) < 0) return -1;
-			break;
-		case 'e':                                                  /* refs */
-			if (atom(&r) < 0 || skip(&r, 5) < 0) return -1;
-			break;
-		case 'r': case 'Z': {
-			if (need(&r, 2) < 0) return -1;
-			n = u16(r.p);
-			r.p += 2;
-			if (n > 5 || atom(&r) < 0 ||
-			    skip(&r, (tag == 'r' ? 1 : 4) + 4 * (size_t)n) < 0)
-				return -1;
-			break;
-		}
-		default:
-			/* funs ('p', 'q', 'u') never come from the tracer, which
-			 * replaces them by '#Fun'; compressed terms ('P') neither */
-			return -1;
-		}
-		if (kids) {
-			/* every term takes at least a byte */
-			if (kids > (uint64_t)(r.end - r.p) || depth == WIRE_MAX_DEPTH)
-				return -1;
-			left[++depth] = kids;
-		}
+		n++;
 	}
-	return r.p == r.end ? 0 : -1;
+	return n;
 }

@@ -13,5 +13,11 @@
 
 /* 0 if buf[0..len) is the version byte and exactly one valid term. */
 int wire_check(const char *buf, size_t len);
+/*
+ * The number of terms in buf[0..len) if it is nothing but whole terms back
+ * to back, each with its version byte (how workers pack event batches);
+ * else -1.  0 for an empty buffer.
+ */
+long wire_check_seq(const char *buf, size_t len);
 
 #endif

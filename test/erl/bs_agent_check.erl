@@ -7,12 +7,12 @@
 
 -export([main/1]).
 %% on the target
--export([workload/2, child/1, flood_setup/0, flood_run/2, pingpong/1,
+-export([workload/3, child/1, flood_setup/0, flood_run/2, pingpong/1,
          other_tracer/0, target_state/1, idle/0]).
 %% on the node that gets killed
 -export([hold/3]).
 
--define(PLAN, 37).
+-define(PLAN, 38).
 -define(N, 1000).
 -define(KIDS, 10).
 -define(FLOOD, 200000).
@@ -90,7 +90,7 @@ run(T, V, Build) ->
         [{flags, []}] =:= lists:usort([rpc:call(T, erlang, trace_info, [P, flags])
                                        || P <- [Agent | Workers]])),
     {Sink, Sender, Kids, Big, Lost, {Linker, Peer}} =
-        rpc:call(T, ?MODULE, workload, [?N, ?KIDS]),
+        rpc:call(T, ?MODULE, workload, [?N, ?KIDS, self()]),
     timer:sleep(100),
     {Reply1, Stream1} = stop(Agent, 2),
     StopTime = now_ms(),
@@ -147,6 +147,9 @@ run(T, V, Build) ->
     Now = os:system_time(microsecond),
     tap("timestamps are microseconds since the epoch",
         lists:all(fun(E) -> abs(Now - element(3, E)) < 60000000 end, Evs)),
+    tap("every event is encoded byte for byte as term_to_binary would",
+        match([], [R || R <- records(Stream1),
+                        R =/= term_to_binary(binary_to_term(R))])),
     tap("stop reply and eos agree with the batches, nothing dropped",
         stream_ok(Reply1, Stream1, 2, 0)),
     tap("target is clean within 2 s of the stop reply",
@@ -176,7 +179,7 @@ run(T, V, Build) ->
             _ -> {Bad2}
         end),
 
-    %% ---- session 2: credit and drops under a flood --------------------------
+    %% ---- session 2: a full ring under a flood ------------------------------
     R2 = attach(T, Beams, Opts#{workers => 1, high_water => 100}),
     tap("the node can be attached again", match(ok, element(1, R2))),
     {ok, Agent2, _} = R2,
@@ -257,7 +260,7 @@ hold(Reporter, T, Build) ->
     {ok, _} = request(Agent, {trace, #{events => [send, 'receive', spawn],
                                        pids => all, payload_bytes => 64}}),
     _ = rpc:call(T, erlang, spawn, [?MODULE, pingpong, [20]]),
-    receive {beamscope_batch, _, _, _, [_ | _]} -> Reporter ! {held, ok} end,
+    receive {beamscope_batch, _, _, _, <<_, _/binary>>} -> Reporter ! {held, ok} end,
     sink().
 
 sink() ->
@@ -312,7 +315,18 @@ take(Ref, Left, Reply, Acc, Deadline) ->
     end.
 
 events(Stream) ->
-    lists:append([Evs || {batch, _, _, _, Evs} <- Stream]).
+    [binary_to_term(R) || R <- records(Stream)].
+
+%% The events of a batch are whole external terms back to back.
+records(Stream) ->
+    lists:append([split(Bin) || {batch, _, _, _, Bin} <- Stream]).
+
+split(<<>>) ->
+    [];
+split(Bin) ->
+    {_, Used} = binary_to_term(Bin, [used]),
+    <<R:Used/binary, Rest/binary>> = Bin,
+    [R | split(Rest)].
 
 %% Seq runs 0.. per worker, eos counts the batches, the stop reply agrees,
 %% and the Dropped of the batches never goes down.
@@ -380,8 +394,9 @@ flush() ->
 
 %% A registered process receives exactly N messages from one sender, which
 %% also spawns K children and sends one big message elsewhere.
-workload(N, K) ->
+workload(N, K, Remote) ->
     Self = self(),
+    Mixed = spawn(fun mixed_loop/0),
     Sink = spawn(fun() ->
                          register(bs_check_sink, self()),
                          Self ! {ready, self()},
@@ -401,6 +416,8 @@ workload(N, K) ->
                                    || I <- lists:seq(1, K)],
                            Big ! {bs_big, binary:copy(<<"x">>, 10000),
                                   lists:seq(1, 1000)},
+                           [Mixed ! M || M <- mixed(Remote)],
+                           Mixed ! stop,
                            Self ! {sent, self(), Kids}
                    end),
     Sender ! go,
@@ -419,6 +436,23 @@ workload(N, K) ->
     %% the children's exit events
     timer:sleep(50),
     {Sink, Sender, Kids, Big, Lost, {Linker, Peer}}.
+
+%% Every kind of term, whole and cut, for the encoding check.
+mixed(Remote) ->
+    [1.5, -3, 255, 256, 1 bsl 31, -(1 bsl 31) - 1, 1 bsl 40, -(1 bsl 62),
+     1 bsl 70, -(1 bsl 100), "hello", [1, 2 | 3], [300, 1], [$a, 255, 0], "",
+     [], {}, {a, {b, [c]}}, #{}, #{k => v, 1 => [2]},
+     maps:from_list([{I, I} || I <- lists:seq(1, 40)]), <<"bin">>, <<>>,
+     <<1:3>>, binary:copy(<<"y">>, 100), make_ref(), self(), Remote,
+     hd(erlang:ports()), '\x{fc}n\x{ef}code', '\x{65e5}\x{672c}', fun() -> ok end,
+     fun lists:map/2, lists:seq(1, 40), {x, 1.0e300, -0.0}, [[[[[[[[[[[[x]]]]]]]]]]]],
+     list_to_tuple(lists:seq(1, 300)), {self(), [self(), Remote]}].
+
+mixed_loop() ->
+    receive
+        stop -> ok;
+        _ -> mixed_loop()
+    end.
 
 sink_loop(I, N) when I > N -> ok;
 sink_loop(I, N) -> receive {bs_msg, I} -> sink_loop(I + 1, N) end.

@@ -1,8 +1,113 @@
-/* Unit tests: JSON escaping, event lines and the summary. */
+/*
+ * Unit tests: JSON escaping, event lines and the summary; and escaping
+ * against a plain reference (the first, byte-at-a-time version) on random
+ * strings rich in what needs escaping.
+ */
 #include <cjson/cJSON.h>
+#include <stdint.h>
 
 #include "json.h"
 #include "tap.h"
+
+/* The reference. */
+/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
+static int ref_utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned int cp;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF) { n = 2; cp = s[0] & 0x1F; }
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF) { n = 3; cp = s[0] & 0x0F; }
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4) { n = 4; cp = s[0] & 0x07; }
+	else return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+static void ref_string(struct sbuf *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	sbuf_grow(out, strlen(str) + 2);
+	sbuf_addch(out, '"');
+	while (*s) {
+		const unsigned char *run = s;
+		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			sbuf_add(out, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		switch (*s) {
+		case '"':  sbuf_add(out, "\\\"", 2); s++; continue;
+		case '\\': sbuf_add(out, "\\\\", 2); s++; continue;
+		case '\n': sbuf_add(out, "\\n", 2); s++; continue;
+		case '\t': sbuf_add(out, "\\t", 2); s++; continue;
+		case '\r': sbuf_add(out, "\\r", 2); s++; continue;
+		default: break;
+		}
+		if (*s < 0x20) {
+			sbuf_addf(out, "\\u%04x", *s);
+			s++;
+		} else {
+			int n = ref_utf8_len(s);
+			if (n) {
+				sbuf_add(out, s, (size_t)n);
+				s += n;
+			} else {
+				sbuf_add(out, "\\ufffd", 6);
+				s++;
+			}
+		}
+	}
+	sbuf_addch(out, '"');
+}
+
+
+/* Random strings of every length up to 40: how many escape differently. */
+static long differential(long rounds)
+{
+	static const unsigned char pool[] = {
+		'a', 'b', 'Z', ' ', '~', '"', '\\', '\n', '\t', '\r', 0x01, 0x1f,
+		0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xa9, 0xdf, 0xe0, 0xe2, 0x98, 0x83,
+		0xed, 0xa0, 0xef, 0xf0, 0x9f, 0x92, 0xa9, 0xf4, 0x8f, 0xf5, 0xff,
+	};
+	uint64_t x = 88172645463325252ULL;
+	struct sbuf a = SBUF_INIT, b = SBUF_INIT;
+	char str[48];
+	long bad = 0;
+	for (long r = 0; r < rounds; r++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		size_t n = (size_t)(x % 41), i;
+		uint64_t y = x;
+		for (i = 0; i < n; i++) {
+			y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* mostly plain text, so long plain runs occur */
+			str[i] = (y >> 60) < 10 ? (char)('a' + (y >> 33) % 26) :
+				(char)pool[(y >> 33) % sizeof(pool)];
+			if (!str[i])
+				str[i] = 'x';
+		}
+		str[n] = '\0';
+		sbuf_reset(&a);
+		sbuf_reset(&b);
+		sbuf_addstr(&a, "pre");  /* not at the start of the buffer */
+		sbuf_addstr(&b, "pre");
+		json_string(&a, str);
+		ref_string(&b, str);
+		bad += strcmp(sbuf_str(&a), sbuf_str(&b)) != 0;
+	}
+	sbuf_release(&a);
+	sbuf_release(&b);
+	return bad;
+}
 
 static cJSON *parse_line(const struct sbuf *sb)
 {
@@ -13,7 +118,7 @@ int main(void)
 {
 	struct sbuf sb = SBUF_INIT;
 
-	plan(21);
+	plan(22);
 
 	json_string(&sb, "a\"b\\c\n\x01");
 	is(sbuf_str(&sb), "\"a\\\"b\\\\c\\n\\u0001\"", "escapes quotes, backslash, control");
@@ -83,5 +188,8 @@ int main(void)
 	cJSON_Delete(o);
 	stats_release(&st);
 	sbuf_release(&sb);
+	long bad = differential(200000);
+	if (!ok(bad == 0, "escaping equals the reference on 200000 random strings"))
+		printf("#   %ld differ\n", bad);
 	return done_testing();
 }
