@@ -423,18 +423,20 @@ static __attribute__((noinline)) void emit_remote_pid(struct rctx *rc,
 static int render_fast(struct rctx *rc, int depth)
 {
 	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
-	int64_t v;
+	int64_t v = 0;
 	switch (p[0]) {
 	case 'a':
 	case 'b':
-		etf_int64(rc->buf, rc->idx, &v);
+		if (!etf_int64(rc->buf, rc->idx, &v))
+			return FAST_NO;
 		emit_long(rc, (long)v);
 		return 0;
 	case 'w': case 'v': case 's': case 'd': {
 		const char *a;
-		size_t n, hdr;
+		size_t n = 0, hdr = 0;
 		/* a bare atom is ASCII in either encoding: no need to look */
-		etf_atom_head(p, &n, &hdr);
+		if (!etf_atom_head(p, &n, &hdr))
+			return FAST_NO;
 		if (n < ETF_ATOM_MAX && atom_is_bare((const char *)p + hdr, n)) {
 			*rc->idx += (int)(hdr + n);
 			emit(rc, (const char *)p + hdr, n);
