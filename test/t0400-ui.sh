@@ -44,6 +44,14 @@ test_expect_success 'a process in focus: its log shows the known messages, in or
 	[ "$g" -lt "$m1" ] && [ "$m1" -lt "$m2" ]
 '
 
+test_expect_success ':focus takes a pid typed in full that has done nothing yet' '
+	ui_keys q && ui_wait "PID +NAME" &&
+	idle=$(node_eval "pid_to_list(spawn(fun bs_work:idle/0))." | tr -d "\"") &&
+	ui_keys ":focus $idle" Enter && ui_wait "^ $idle" &&
+	node_eval "list_to_pid(\"$idle\") ! hello_idle, ok." >/dev/null &&
+	ui_wait "received <-  hello_idle"
+'
+
 test_expect_success 'after the focus, the table still has the exact counts' '
 	sink=$(cat sink.pid) &&
 	ui_keys q && ui_wait "PID +NAME" && sleep 0.6 &&
@@ -159,6 +167,7 @@ test_expect_success 'resizes down to 80x24 and redraws' '
 test_expect_success 'a lost target: the view says so and keeps what it had' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	sink=$(node_eval "bs_work:sink_ready()." | tr -d "\"") &&
+	ui_keys / bs_sink Enter && ui_wait "^$sink +bs_sink" &&
 	ui_keys ":focus bs_sink" Enter && ui_wait "^ $sink bs_sink" &&
 	node_eval "bs_work:sink_run(20, 2)." >/dev/null && ui_wait "received <-  stop" &&
 	kill -KILL "$NODE_PID" && ui_wait "LOST" 5 && ui_wait "lost the connection" &&

@@ -124,6 +124,40 @@ static int c_off(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/*
+ * A pid typed in full that has done nothing we have seen yet (or whose
+ * events are still on their way): watch it all the same; the target knows.
+ */
+static struct proc *pid_not_seen(struct app *a, const char *what)
+{
+	char node[256];
+	unsigned num, serial;
+	char end;
+	int k = 0;
+	if (sscanf(what, "<%255[^.>].%u.%u%c", node, &num, &serial, &end) != 4 ||
+	    end != '>' || what[strlen(what) - 1] != '>')
+		return NULL;
+	if (a->multi) {
+		for (k = 0; k < a->nnodes; k++)
+			if (!strcmp(app_node_name(a, k), node))
+				break;
+		if (k == a->nnodes)
+			return NULL;
+	} else if (strcmp(node, "0")) {
+		return NULL;
+	}
+	if (!a->nodes[k].present)
+		return NULL;
+	struct bs_pid pid = { .node = (uint32_t)k, .num = num, .serial = serial };
+	char text[600];
+	if (a->multi)
+		snprintf(text, sizeof(text), "<%s.%u.%u>", node, num, serial);
+	else
+		app_local_pid(pid, text, sizeof(text));
+	store_set_info(&a->store, pid, text, NULL, NULL, -1);
+	return store_proc(&a->store, pid);
+}
+
 static struct proc *find_proc(struct app *a, const char *what)
 {
 	for (size_t i = 0; i < a->store.nprocs; i++) {
@@ -153,7 +187,7 @@ static struct proc *find_proc(struct app *a, const char *what)
 			}
 		}
 	}
-	return NULL;
+	return pid_not_seen(a, what);
 }
 
 static int c_focus(struct app *a, const struct cmd_line *cl)

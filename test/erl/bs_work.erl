@@ -38,7 +38,7 @@ sink_ready() ->
                         From ! {done, self(), Kids},
                         receive stop -> ok end
                 end),
-    wait_registered(bs_sink, Pid),
+    wait_registered(bs_sink, Pid, 5000),
     pid_to_list(Pid).
 
 sink_run(N, K) ->
@@ -50,10 +50,12 @@ sink_run(N, K) ->
     Sink ! stop,
     ok.
 
-wait_registered(Name, Pid) ->
+%% a sink left registered by a test that failed makes this one fail, not hang
+wait_registered(Name, Pid, Ms) ->
     case whereis(Name) of
         Pid -> ok;
-        _ -> timer:sleep(1), wait_registered(Name, Pid)
+        _ when Ms =< 0 -> erlang:error({not_registered, Name});
+        _ -> timer:sleep(1), wait_registered(Name, Pid, Ms - 1)
     end.
 
 sink_loop(I, N) when I > N -> ok;
