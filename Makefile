@@ -123,7 +123,12 @@ fuzz: $(BUILD)/fuzz-decode
 	scripts/fuzz-seeds $(BUILD)/fuzz-corpus
 	$(BUILD)/fuzz-decode -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
 
-bench: all $(BUILD)/bench-decode
+# the floor under any tracer, for scripts/bench
+$(BUILD)/bench_floor.so: scripts/bench_floor.c $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $<
+
+bench: all $(BUILD)/bench-decode $(BUILD)/bench_floor.so
 	scripts/bench
 
 # Tests: C unit tests, then shell tests against real nodes.
