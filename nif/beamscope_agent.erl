@@ -36,6 +36,7 @@
 -define(MAX_PAYLOAD, 16#4000000).
 -define(MAX_HIGH_WATER, 16#40000000).
 -define(STATE, '$beamscope_state').
+-define(LEAVING, '$beamscope_leaving').
 
 %% event kinds as in the NIF; register is always on (PROTOCOL.md)
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
@@ -774,19 +775,37 @@ trace_one(P, TFlags) ->
 
 %%% Cleanup -------------------------------------------------------------------
 
-cleanup(_Why, StopRef, St) ->
+cleanup(Why, StopRef, St) ->
+    %% leaving unasked, the Owner may not be reading: what is left to say
+    %% must not keep us here on a busy link
+    _ = StopRef =:= none andalso put(?LEAVING, true),
     untrace(St#st.session),
     clear_patterns(St#st.patterns),
     Results = stop_workers(St#st.workers),
     final_counts(St),
     _ = tell_limits(St#st{told = {none, -1}}, true),
     case StopRef of
-        none -> ok;
+        none -> tell_exit(Why, St);
         Ref -> reply(St#st.owner, Ref, {ok, #{workers => Results}})
     end,
     _ = (catch unload_tracer()),
     unregister(?NAME),
     unload_self(undefined).
+
+%% Leaving unasked: the Owner, if it is still there, learns why after the
+%% workers' last batches (PROTOCOL.md, beamscope_exit).
+tell_exit(Why, St) when Why =:= nodedown; Why =:= owner_down ->
+    _ = St,
+    ok;
+tell_exit(Why, #st{owner = Owner, dep_ms = DepMs}) ->
+    Tag = case Why of
+              owner_silent -> owner_silent;
+              aborted -> aborted;
+              {worker_down, _, _} -> worker_down;
+              {crash, _, _, _} -> crash;
+              _ -> unknown
+          end,
+    send(Owner, {beamscope_exit, Tag, DepMs}).
 
 %% Tracing is off and the workers have drained: no tracee is counting any
 %% more, so all three tables can be read; three takes visit each once.
@@ -955,5 +974,9 @@ finish(#w{index = W, session = S, seq = Seq, agent = Agent} = Ws) ->
     ok.
 
 send(Owner, Msg) ->
-    _ = erlang:send(Owner, Msg, [noconnect]),
+    Opts = case get(?LEAVING) of
+               true -> [noconnect, nosuspend];
+               _ -> [noconnect]
+           end,
+    _ = erlang:send(Owner, Msg, Opts),
     ok.

@@ -111,6 +111,11 @@ static void dispatch(struct agent *a)
 		if (a->stream.limit)
 			a->stream.limit(a->stream.arg, &m);
 		break;
+	case WIRE_EXIT:
+		a->gone = true;
+		snprintf(a->gone_why, sizeof(a->gone_why), "%s", m.limit);
+		a->gone_dep_ms = m.seq;
+		break;
 	default:
 		a->unknown++;
 		break;
@@ -393,6 +398,7 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 	snprintf(a->node, sizeof(a->node), "%s", a->pid.node);
 	read_info(a, buf, &idx);
 	a->started = true;
+	a->gone = false;
 	if (a->workers <= 0) {
 		sbuf_addstr(err, "the agent reported no workers");
 		return EXIT_REFUSED;
@@ -861,4 +867,37 @@ int agent_visible_nodes(struct agent *a, char ***out)
 	}
 	*out = names;
 	return n;
+}
+
+void agent_gone_text(const struct agent *a, struct sbuf *out)
+{
+	const char *node = a->node[0] ? a->node : a->conn->target;
+	if (!strcmp(a->gone_why, "owner_silent"))
+		sbuf_addf(out, "the agent on \"%s\" heard nothing from beamscope "
+			  "for %ld s (--dependency-timeout) and cleaned up",
+			  node, (a->gone_dep_ms + 999) / 1000);
+	else if (!strcmp(a->gone_why, "aborted"))
+		sbuf_addf(out, "the agent on \"%s\" was stopped from the target "
+			  "and cleaned up", node);
+	else
+		sbuf_addf(out, "the agent on \"%s\" went away (%s) and cleaned up",
+			  node, a->gone_why[0] ? a->gone_why : "unknown");
+}
+
+int agent_alive(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_pid(&args, &a->pid);
+	ei_x_encode_empty_list(&args);
+	int r = rpc(a, "erlang", "is_process_alive", &args);
+	ei_x_free(&args);
+	if (r != RPC_OK)
+		return -1;
+	int idx = 1;
+	char word[MAXATOMLEN];
+	if (ei_decode_atom(a->rpc_reply.buff, &idx, word) < 0)
+		return -1;
+	return !strcmp(word, "true");
 }

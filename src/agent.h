@@ -55,6 +55,11 @@ struct agent {
 	ei_x_buff req_reply;
 
 	unsigned long unknown;   /* messages of unknown shape */
+	/* the agent left by itself (beamscope_exit): why, and the dependency
+	 * timeout it had, when that was the reason */
+	bool gone;
+	char gone_why[32];
+	long gone_dep_ms;
 	int rpc_tmo_ms;          /* how long to wait for an answer; 0: 15 s */
 };
 
@@ -124,6 +129,10 @@ int agent_clock(struct agent *a, int samples, long long *offset_us,
 /* The visible nodes the target is connected to, as a NULL-ended array
  * (free with node_names_free); their number, or -1. */
 int agent_visible_nodes(struct agent *a, char ***out);
+/* Is the agent process still there?  1, 0, or -1 (no answer). */
+int agent_alive(struct agent *a);
+/* Why the agent left by itself, in one line for the user (gone only). */
+void agent_gone_text(const struct agent *a, struct sbuf *out);
 /* Has the reply to the last request arrived? */
 bool agent_reply_arrived(const struct agent *a);
 

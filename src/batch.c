@@ -70,6 +70,9 @@ struct tnode {
 	bool tracing;           /* the trace request was accepted */
 	bool lost;              /* the connection went away (maybe for now) */
 	bool ever_lost;
+	char left[32];          /* its agent left by itself: the summary's
+				 * ended (agent_timeout, agent_lost), else "" */
+	bool ever_left;
 	bool stopped;           /* asked to stop */
 	int sessions;
 	long long clock_offset_us, clock_error_us;
@@ -458,6 +461,7 @@ static int node_trace(struct run *r, struct tnode *n, struct sbuf *err)
 		return rc;
 	n->tracing = true;
 	n->lost = false;
+	n->left[0] = '\0';
 	n->last_rx_ms = mono_ms();
 	char kt[128], clk[96] = "";
 	kinds_text(cfg->kinds, kt, sizeof(kt));
@@ -480,13 +484,40 @@ static int node_trace(struct run *r, struct tnode *n, struct sbuf *err)
 	return EXIT_OK;
 }
 
+static void mark_lost(struct tnode *n)
+{
+	n->lost = n->ever_lost = true;
+	conn_close(&n->conn);
+	n->next_retry_ms = mono_ms() + RETRY_EVERY_MS;
+}
+
+/*
+ * The agent left by itself and said why (it heard nothing from us for
+ * --dependency-timeout, or failed): the target is clean, what it sent is
+ * in, and the node counts as lost.
+ */
+static void node_agent_left(struct run *r, struct tnode *n)
+{
+	struct sbuf why = SBUF_INIT;
+	agent_gone_text(&n->agent, &why);
+	snprintf(n->left, sizeof(n->left), "%s",
+		 !strcmp(n->agent.gone_why, "owner_silent") ?
+		 "agent_timeout" : "agent_lost");
+	n->ever_left = true;
+	fprintf(stderr, "beamscope: %s; %s\n", sbuf_str(&why),
+		r->multi ? (r->cfg->reconnect ? "the others go on; attaching "
+			    "again" : "the others go on") :
+		r->cfg->reconnect ? "attaching again" :
+		"the events received up to then are kept");
+	sbuf_release(&why);
+	mark_lost(n);
+}
+
 static void node_lost(struct run *r, struct tnode *n)
 {
 	if (n->lost)
 		return;
-	n->lost = n->ever_lost = true;
-	conn_close(&n->conn);
-	n->next_retry_ms = mono_ms() + RETRY_EVERY_MS;
+	mark_lost(n);
 	if (r->multi)
 		fprintf(stderr, "beamscope: lost node \"%s\"; the others go on%s\n",
 			node_name(n), r->cfg->reconnect ?
@@ -570,8 +601,33 @@ static enum pump_result pump_all(struct run *r, int ms)
 		struct tnode *n = &r->nodes[who[k]];
 		if (agent_read(&n->agent, READ_BUDGET) == PUMP_LOST)
 			node_lost(r, n);
+		else if (n->agent.gone && !n->lost)
+			node_agent_left(r, n);
 	}
 	return PUMP_OK;
+}
+
+/*
+ * After beamscope itself was stopped (SIGSTOP, a suspended machine) for
+ * longer than --dependency-timeout: an agent that cleaned up meanwhile may
+ * not have been able to say so (its last words wait on a busy link), so ask
+ * whether it is still there.
+ */
+static void check_agents(struct run *r)
+{
+	for (int i = 0; i < r->nnodes; i++) {
+		struct tnode *n = &r->nodes[i];
+		if (n->lost || !n->tracing)
+			continue;
+		if (!n->agent.gone && agent_alive(&n->agent) == 0) {
+			n->agent.gone = true;
+			snprintf(n->agent.gone_why, sizeof(n->agent.gone_why),
+				 "owner_silent");
+			n->agent.gone_dep_ms = (long)(r->cfg->dep_timeout * 1000);
+		}
+		if (n->agent.gone && !n->lost)
+			node_agent_left(r, n);
+	}
 }
 
 static bool all_lost(const struct run *r)
@@ -635,7 +691,7 @@ static void node_summary(struct run *r, struct tnode *n, const char *ended,
 	struct summary_info si = {
 		.type = r->multi ? "node_summary" : NULL,
 		.node = node_name(n),
-		.ended = n->lost ? "target_lost" : ended,
+		.ended = n->left[0] ? n->left : n->lost ? "target_lost" : ended,
 		.started_us = started,
 		.duration_ms = mono_ms() - t0,
 		.limit_duration = cfg->duration,
@@ -786,6 +842,7 @@ int batch_run(const struct config *cfg)
 	for (int i = 0; i < r.nnodes; i++)
 		if (cfg->counts)
 			r.nodes[i].count_overflow = 0;
+	long long last_turn = t0, recheck_at = 0;
 	while (!ended) {
 		long long now = mono_ms();
 		long long wait = next_ping - now;
@@ -799,6 +856,16 @@ int batch_run(const struct config *cfg)
 			wait = 0;
 		enum pump_result pr = pump_all(&r, (int)wait);
 		now = mono_ms();
+		if (now - last_turn > (long long)(cfg->dep_timeout * 1000)) {
+			/* we were stopped: ask now, and once more when the
+			 * agents have had time to finish cleaning up */
+			check_agents(&r);
+			recheck_at = now + 3000;
+		} else if (recheck_at && now >= recheck_at) {
+			check_agents(&r);
+			recheck_at = 0;
+		}
+		last_turn = now;
 		release_merged(&r, watermark(&r));
 		const char *tripped = NULL;
 		for (int i = 0; i < r.nnodes; i++)
@@ -873,11 +940,16 @@ int batch_run(const struct config *cfg)
 	} else if (any_lost) {
 		struct sbuf which = SBUF_INIT;
 		for (int i = 0; i < r.nnodes; i++)
-			if (r.nodes[i].ever_lost)
+			if (r.nodes[i].ever_lost && !r.nodes[i].ever_left)
 				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
 					  node_name(&r.nodes[i]));
-		fprintf(stderr, "beamscope: lost the connection to %s mid-run; "
-			"kept the %lu events received\n", which.buf, r.written);
+		if (which.len)
+			fprintf(stderr, "beamscope: lost the connection to %s "
+				"mid-run; kept the %lu events received\n",
+				which.buf, r.written);
+		else
+			fprintf(stderr, "beamscope: ended early; kept the %lu "
+				"events received\n", r.written);
 		sbuf_release(&which);
 		rc = EXIT_LOST;
 	} else {

@@ -60,6 +60,13 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 		    ei_decode_long(buf, &idx, &m->dropped) < 0)
 			return m->kind;
 		m->kind = WIRE_LIMIT;
+	} else if (arity == 3 && !strcmp(tag, "beamscope_exit")) {
+		/* why, and the dependency timeout in ms */
+		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
+				      ERLANG_UTF8, NULL, NULL) < 0 ||
+		    ei_decode_long(buf, &idx, &m->seq) < 0)
+			return m->kind;
+		m->kind = WIRE_EXIT;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
 		m->body = idx;
 		m->kind = WIRE_INFO;

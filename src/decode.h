@@ -32,6 +32,7 @@ enum wire_kind {
 	WIRE_COUNTS,
 	WIRE_INFO,
 	WIRE_LIMIT,
+	WIRE_EXIT,
 };
 
 struct msg {
@@ -41,7 +42,8 @@ struct msg {
 	long worker;         /* WIRE_BATCH, WIRE_EOS */
 	long seq;            /* batch sequence number, or batch count at eos */
 	long dropped;        /* cumulative drops of that worker; overflow; shed */
-	char limit[32];      /* WIRE_LIMIT: none, max_events, rate, duration */
+	char limit[32];      /* WIRE_LIMIT: none, max_events, rate, duration;
+			      * WIRE_EXIT: why the agent left */
 };
 
 /* Classify the message in buf (starting with the version byte). */

@@ -337,6 +337,38 @@ static void node_lost(struct app *a, struct unode *n)
 		":reconnect tries again", app_node_name(a, n->idx));
 }
 
+/* The agent left by itself (it heard nothing from us for too long, or
+ * failed): the target is clean; the connection stays for :on. */
+static void agent_left(struct app *a, struct unode *n)
+{
+	struct sbuf why = SBUF_INIT;
+	agent_gone_text(&n->agent, &why);
+	n->attached = false;
+	n->opened = false;
+	if (!app_attached(a))
+		snprintf(a->stopped_why, sizeof(a->stopped_why), "agent left");
+	app_msg(a, true, "%s; what was captured stays; :on traces again",
+		sbuf_str(&why));
+	sbuf_release(&why);
+}
+
+/* After the view itself was stopped for longer than --dependency-timeout:
+ * an agent that left meanwhile may not have been able to say so. */
+static void check_agents(struct app *a)
+{
+	for (int i = 0; i < a->nnodes; i++) {
+		struct unode *n = &a->nodes[i];
+		if (!n->present || !n->attached || n->lost || n->agent.gone)
+			continue;
+		if (agent_alive(&n->agent) == 0) {
+			n->agent.gone = true;
+			snprintf(n->agent.gone_why, sizeof(n->agent.gone_why),
+				 "owner_silent");
+			n->agent.gone_dep_ms = (long)(a->cfg->dep_timeout * 1000);
+		}
+	}
+}
+
 /* Read what has arrived on any node until all of them are done or the
  * deadline passes; done(n) says whether node n is. */
 static void pump_until(struct app *a, bool (*done)(struct unode *), int ms)
@@ -848,6 +880,7 @@ static int loop(struct app *a)
 {
 	long long next_ping = now_ms() + PING_MS, next_tick = now_ms() + TICK_MS;
 	long long last_draw = 0;
+	long long last_turn = now_ms(), recheck_at = 0;
 
 	for (;;) {
 		long long now = now_ms();
@@ -889,6 +922,20 @@ static int loop(struct app *a)
 			if ((pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) &&
 			    agent_read(&n->agent, READ_SLICE) == PUMP_LOST)
 				node_lost(a, n);
+		}
+		now = now_ms();
+		if (now - last_turn > (long long)(a->cfg->dep_timeout * 1000)) {
+			check_agents(a);
+			recheck_at = now + 3000;
+		} else if (recheck_at && now >= recheck_at) {
+			check_agents(a);
+			recheck_at = 0;
+		}
+		last_turn = now;
+		for (int i = 0; i < a->nnodes; i++) {
+			struct unode *n = &a->nodes[i];
+			if (n->present && n->attached && !n->lost && n->agent.gone)
+				agent_left(a, n);
 		}
 		release_merged(a, false);
 		/* keys: everything waiting, so typing never lags behind */

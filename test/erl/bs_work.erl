@@ -5,6 +5,7 @@
 %% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
 -module(bs_work).
 -export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
+         mem_watch/0, mem_peak/0,
          gc_proc/0, hold_tree/0]).
 
 sink(N, K) ->
@@ -121,3 +122,21 @@ hold() ->
         stop -> ok;
         _ -> hold()
     end.
+
+%% mem_watch() samples erlang:memory(total) every 50 ms from now on;
+%% mem_peak() returns the largest growth over the first sample, in MB.
+mem_watch() ->
+    Base = erlang:memory(total),
+    register(bs_memwatch, spawn(fun() -> mem_loop(Base, 0) end)),
+    ok.
+
+mem_loop(Base, Peak) ->
+    receive
+        {peak, From} -> From ! {peak, Peak}
+    after 50 ->
+        mem_loop(Base, max(Peak, erlang:memory(total) - Base))
+    end.
+
+mem_peak() ->
+    bs_memwatch ! {peak, self()},
+    receive {peak, P} -> P div 1048576 end.
