@@ -179,6 +179,9 @@ static enum pump_result wait_for(struct agent *a, const bool *flag, int tmo_ms)
 	return PUMP_OK;
 }
 
+/* how long an attach waits for the session of a beamscope that died */
+#define GONE_WAIT_MS 4000
+
 enum { RPC_OK = 0, RPC_TIMEOUT = -1, RPC_LOST = -2, RPC_SIGNAL = -3 };
 
 static int rpc(struct agent *a, const char *mod, const char *fun,
@@ -330,11 +333,20 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 		erlang_pid other;
 		if ((type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) &&
 		    ei_decode_pid(a->rpc_reply.buff, &idx, &other) == 0) {
-			sbuf_addf(err, "node \"%s\" is already being traced by "
-				  "another beamscope (agent <0.%u.%u>); wait for "
-				  "it to end, it cleans up by itself",
-				  a->conn->target, other.num, other.serial);
-			return EXIT_REFUSED;
+			/* a session whose beamscope died is already cleaning
+			 * up (its agent saw the connection go): let it finish */
+			if (agent_wait_gone(a, GONE_WAIT_MS) < 0) {
+				sbuf_addf(err, "node \"%s\" is already being "
+					  "traced by another beamscope (agent "
+					  "<0.%u.%u>), which is still there; wait "
+					  "for it to end, it cleans up by itself",
+					  a->conn->target, other.num, other.serial);
+				return EXIT_REFUSED;
+			}
+			snprintf(a->notice, sizeof(a->notice), "the session of a "
+				 "beamscope that went away (agent <0.%u.%u>) was "
+				 "still cleaning up; it is gone now",
+				 other.num, other.serial);
 		}
 	}
 

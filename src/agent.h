@@ -58,6 +58,7 @@ struct agent {
 	/* the agent left by itself (beamscope_exit): why, and the dependency
 	 * timeout it had, when that was the reason */
 	bool gone;
+	char notice[160];        /* said once attached, if not empty */
 	char gone_why[32];
 	long gone_dep_ms;
 	int rpc_tmo_ms;          /* how long to wait for an answer; 0: 15 s */

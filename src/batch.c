@@ -422,6 +422,8 @@ static int node_attach(struct run *r, struct tnode *n, struct sbuf *err)
 	int rc = attach_open_node(r->cfg, n->arg, &n->conn, &n->agent, err);
 	if (rc != EXIT_OK)
 		return rc;
+	if (n->agent.notice[0])
+		note(r->cfg, "%s", n->agent.notice);
 	if (!n->stats_ready) {
 		stats_init(&n->st, n->agent.workers);
 		decoder_init(&n->dec, r->multi ? NULL : n->agent.node,

@@ -532,6 +532,8 @@ static int node_open_fresh(struct app *a, struct unode *n, struct sbuf *err)
 		int rc = attach_open_node(a->cfg, n->arg, &n->conn, &n->agent, err);
 		if (rc == EXIT_OK)
 			n->lost = false;
+		if (rc == EXIT_OK && n->agent.notice[0])
+			app_msg(a, false, "%s", n->agent.notice);
 		return rc;
 	}
 	node_agent_init(n);
@@ -541,7 +543,10 @@ static int node_open_fresh(struct app *a, struct unode *n, struct sbuf *err)
 		.high_water = a->cfg->high_water,
 		.batch_max = 500, .batch_ms = 5,
 	};
-	return agent_attach(&n->agent, &ao, err);
+	int rc = agent_attach(&n->agent, &ao, err);
+	if (rc == EXIT_OK && n->agent.notice[0])
+		app_msg(a, false, "%s", n->agent.notice);
+	return rc;
 }
 
 /* Attach every node that is in the session and trace with the current

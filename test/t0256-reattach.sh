@@ -1,0 +1,37 @@
+#!/bin/sh
+# Attaching again: after a beamscope was killed, the next one waits for the
+# old session to finish cleaning up and attaches; while another beamscope
+# is still there (even stopped), the next one is refused and neither
+# disturbs the other.
+. "$(dirname "$0")/lib.sh"
+
+start_node bsreat || exit 1
+
+flood() {
+	node_eval "spawn(fun() -> bs_work:flood(4, $1) end), ok." >/dev/null
+}
+
+test_expect_success 'killed during a flood, then attached again at once: the new one traces' '
+	flood 3 && bs_start --duration 0 --max-events 0 && bs_wait_attached && sleep 0.5 &&
+	kill -KILL "$BS_PID" && bs_wait &&
+	bs_start --duration 1 && bs_wait && echo "exit $BS_RC" && cat "$TRASH/bs.err" &&
+	[ "$BS_RC" -eq 0 ] && grep -q "attached to" "$TRASH/bs.err" &&
+	grep -q "the session of a beamscope that went away (agent <0[.][0-9]*[.][0-9]*>) was still cleaning up; it is gone now" "$TRASH/bs.err" &&
+	jqs -e ".[-1].type == \"summary\" and .[-1].events > 0" && target_clean 2
+'
+
+test_expect_success 'a second beamscope while the first is stopped: refused; the first goes on' '
+	sleep 3 && bs_start --duration 0 --max-events 0 && bs_wait_attached &&
+	kill -STOP "$BS_PID" &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -o second.json 2>err2; rc=$?
+	kill -CONT "$BS_PID"
+	cat err2; [ "$rc" -eq 6 ] && [ "$(wc -l <err2)" -eq 1 ] &&
+	grep -q "already being traced by another beamscope (agent <0[.][0-9]*[.][0-9]*>), which is still there" err2 &&
+	[ ! -s second.json ] &&
+	node_eval "bs_work:sink(100, 0), ok." >/dev/null && sleep 0.5 &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e ".[-1].type == \"summary\" and .[-1].ended == \"interrupted\" and .[-1].dropped == 0" &&
+	jqs -e "[.[:-1][] | select(.type == \"receive\" and (.payload // \"\" | startswith(\"{msg,\")))] | length == 100" &&
+	target_clean 2
+'
+test_done
