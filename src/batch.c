@@ -95,7 +95,8 @@ struct run {
 	int nnodes;
 	struct merge merge;
 	struct sbuf out;        /* JSON waiting to be written */
-	FILE *fp;
+	FILE *fp;               /* written with write(2) only: no stdio buffer */
+	unsigned long long out_good; /* bytes of whole lines written */
 	const char *out_name;
 	int write_errno;        /* first write error, 0 if none */
 	bool limit_hit;
@@ -132,13 +133,37 @@ static void note(const struct config *cfg, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Write what is waiting, whole lines only: the buffer holds whole lines,
+ * and if the disk fills halfway through it, the file is cut back to the
+ * end of the last line that made it, so what is there stays valid NDJSON.
+ */
 static void flush_out(struct run *r)
 {
 	if (!r->out.len || r->write_errno)
 		goto done;
-	if (fwrite(r->out.buf, 1, r->out.len, r->fp) != r->out.len ||
-	    fflush(r->fp) != 0)
-		r->write_errno = errno ? errno : EIO;
+	int fd = fileno(r->fp);
+	size_t off = 0;
+	while (off < r->out.len) {
+		ssize_t w = write(fd, r->out.buf + off, r->out.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			r->write_errno = w < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (r->write_errno) {
+		size_t whole = off;
+		while (whole && r->out.buf[whole - 1] != '\n')
+			whole--;
+		/* a pipe or a terminal cannot be cut: nothing to do there */
+		if (whole < off && ftruncate(fd, (off_t)(r->out_good + whole)) == 0)
+			(void)lseek(fd, 0, SEEK_END);
+		off = whole;
+	}
+	r->out_good += off;
 done:
 	sbuf_reset(&r->out);
 }
@@ -935,9 +960,10 @@ int batch_run(const struct config *cfg)
 	flush_out(&r);
 
 	if (r.write_errno) {
-		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the lines "
-			"written so far are complete\n", r.out_name,
-			strerror(r.write_errno));
+		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+			"bytes written so far are whole lines; make room or "
+			"choose another -o FILE\n", r.out_name,
+			strerror(r.write_errno), r.out_good);
 		rc = EXIT_FAIL;
 	} else if (any_lost) {
 		struct sbuf which = SBUF_INIT;

@@ -102,12 +102,21 @@ static int read_cookie_file(const char *path, char *out, size_t outsz,
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		if (!(quiet_enoent && errno == ENOENT))
-			sbuf_addf(err, "cannot read cookie file \"%s\": %s",
-				  path, strerror(errno));
+			sbuf_addf(err, "cannot read cookie file \"%s\": %s; "
+				  "pass the target's with --cookie-file FILE "
+				  "(erl keeps it in ~/.erlang.cookie of the user "
+				  "running the node)", path, strerror(errno));
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077) && warn)
+	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+		fclose(f);
+		sbuf_addf(err, "cookie file \"%s\" is not a file; pass the "
+			  "file that holds the target's cookie with "
+			  "--cookie-file FILE", path);
+		return -1;
+	}
+	if ((st.st_mode & 077) && warn)
 		sbuf_addf(warn, "cookie file \"%s\" is readable by others; "
 			  "erl insists on 'chmod 400 %s'", path, path);
 	char line[1024];
@@ -122,17 +131,18 @@ static int read_cookie_file(const char *path, char *out, size_t outsz,
 	size_t n = strlen(s);
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		s[--n] = '\0';
-	if (!n) {
+	int rc = -1;
+	if (!n)
 		sbuf_addf(err, "cookie file \"%s\" is empty; put the target's "
 			  "cookie on its first line", path);
-		return -1;
-	}
-	if (n >= outsz) {
+	else if (n >= outsz)
 		sbuf_addf(err, "cookie in \"%s\" is too long", path);
-		return -1;
+	else {
+		memcpy(out, s, n + 1);
+		rc = 0;
 	}
-	memcpy(out, s, n + 1);
-	return 0;
+	explicit_bzero(line, sizeof(line));
+	return rc;
 }
 
 static int cookie_from_file(const char *path, char *out, size_t outsz,

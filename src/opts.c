@@ -301,7 +301,20 @@ static int collect(int argc, char **argv, struct config *cfg,
 		}
 		pids |= id == OPT_PIDS;
 		follow |= id == OPT_FOLLOW;
-		uses[(*nuses)++] = (struct opt_use){ (enum opt_id)id, optarg };
+		const char *arg = optarg;
+		if (id == OPT_COOKIE && optarg) {
+			/* keep a copy, and blank the original so that ps and
+			 * /proc/PID/cmdline no longer show the cookie */
+			if (cfg->cookie_owned) {
+				explicit_bzero(cfg->cookie_owned,
+					       strlen(cfg->cookie_owned));
+				free(cfg->cookie_owned);
+			}
+			cfg->cookie_owned = xstrdup(optarg);
+			memset(optarg, 'x', strlen(optarg));
+			arg = cfg->cookie_owned;
+		}
+		uses[(*nuses)++] = (struct opt_use){ (enum opt_id)id, arg };
 	}
 	if (follow && pids) {
 		sbuf_addstr(err, "--follow and --pids cannot be used together: "
@@ -379,6 +392,12 @@ void opts_release(struct config *cfg)
 	free(cfg->conf_text);
 	free(cfg->conf_file_arg);
 	cfg->conf_text = cfg->conf_file_arg = NULL;
+	if (cfg->cookie_owned) {
+		explicit_bzero(cfg->cookie_owned, strlen(cfg->cookie_owned));
+		free(cfg->cookie_owned);
+		cfg->cookie_owned = NULL;
+		cfg->cookie = NULL;
+	}
 }
 
 void opts_help(FILE *f)

@@ -31,7 +31,7 @@
 	X(COUNTS,      "counts",             0,   NULL,      0, "batch: per-process counts instead of events (count tier)") \
 	X(INTERVAL,    "interval",           0,   "SECONDS", 1, "batch --counts: write counts every SECONDS (default: 1)") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
-	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (visible in ps; prefer --cookie-file)") \
+	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      1, "NODE is a long name (name@host.domain)") \
 	X(LIST,        "list",               0,   NULL,      0, "list the nodes epmd knows on HOST (default: this host)") \
 	X(CLUSTER,     "cluster",            0,   NULL,      0, "also attach to every visible node the given nodes are connected to") \
@@ -85,6 +85,7 @@ struct config {
 	unsigned long rate;       /* events/s; 0: none */
 	bool shed;                /* --on-limit shed */
 	const char *cookie_file, *cookie;
+	char *cookie_owned;     /* --cookie's copy; wiped when released */
 	int workers;
 	unsigned high_water;
 	double dep_timeout;
