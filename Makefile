@@ -7,6 +7,9 @@
 #   make V=1              show full commands
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   binary, man page, completions
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=...]
+#   make lint             cppcheck and clang-tidy on src/ and ui/
+#   make valgrind         the C unit tests under valgrind
+#   make bench | soak | fuzz   benchmarks, soak run, libFuzzer run
 
 PREFIX ?= /usr/local
 BUILD  ?= build
@@ -69,7 +72,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check unit clean install uninstall demo bench fuzz
+.PHONY: all check unit clean install uninstall demo bench fuzz lint valgrind soak
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -122,6 +125,27 @@ $(BUILD)/fuzz-decode: test/fuzz/fuzz_decode.c $(FUZZ_SRC) $(BUILD)/config.mk
 fuzz: $(BUILD)/fuzz-decode
 	scripts/fuzz-seeds $(BUILD)/fuzz-corpus
 	$(BUILD)/fuzz-decode -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
+
+# static checks: cppcheck, and clang-tidy with the checks in .clang-tidy
+lint: $(BUILD)/config.mk
+	cppcheck --enable=warning,performance,portability --inline-suppr --quiet \
+		--error-exitcode=1 -D_GNU_SOURCE -Isrc -Iui \
+		--suppress=missingIncludeSystem \
+		--template='{file}:{line}: {severity}: {message} [{id}]' src ui
+	clang-tidy --quiet $(wildcard src/*.c ui/*.c) -- -std=c11 -D_GNU_SOURCE \
+		-D_REENTRANT -Isrc -Iui -I$(EI_INCLUDE)
+
+# the C unit tests under valgrind (in a build without SANITIZE)
+valgrind: unit
+	@set -e; for t in $(UNIT_BIN); do \
+		echo "valgrind $$t"; \
+		valgrind -q --error-exitcode=1 --leak-check=full \
+			--errors-for-leak-kinds=definite,indirect $$t >/dev/null; \
+	done
+
+# ten minutes at 100 000 events/s: beamscope's and the target's memory over time
+soak: all
+	scripts/soak
 
 # the floor under any tracer, for scripts/bench
 $(BUILD)/bench_floor.so: scripts/bench_floor.c $(BUILD)/config.mk

@@ -13,11 +13,12 @@ const struct cmd_info cmd_table[CMD__COUNT] = {
 int cmd_parse(const char *line, struct cmd_line *cl, struct sbuf *err)
 {
 	memset(cl, 0, sizeof(*cl));
-	if (strlen(line) >= sizeof(cl->buf)) {
+	size_t linelen = strlen(line);
+	if (linelen >= sizeof(cl->buf)) {
 		sbuf_addstr(err, "command too long");
 		return -1;
 	}
-	strcpy(cl->buf, line);
+	memcpy(cl->buf, line, linelen + 1);
 
 	char *words[CMD_MAX_ARGS + 1];
 	int n = 0;

@@ -5,10 +5,13 @@
 #ifndef BS_EMBED_H
 #define BS_EMBED_H
 
+#include <stdint.h>
+
 extern const unsigned char bs_agent_beam[], bs_agent_beam_end[];
 extern const unsigned char bs_tracer_beam[], bs_tracer_beam_end[];
 extern const unsigned char bs_tracer_so[], bs_tracer_so_end[];
 
-#define EMBED_SIZE(sym) ((long)(sym##_end - sym))
+/* by address: the two symbols are not one C object */
+#define EMBED_SIZE(sym) ((long)((uintptr_t)sym##_end - (uintptr_t)(sym))) // NOLINT(bugprone-macro-parentheses): pasted, not an expression
 
 #endif

@@ -23,7 +23,7 @@
 	X(RUNNING,  "running",  256)
 
 enum event_kind {
-#define X(id, name, bit) KIND_##id = bit,
+#define X(id, name, bit) KIND_##id = (bit),
 	EVENT_KINDS(X)
 #undef X
 };

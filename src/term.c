@@ -290,7 +290,7 @@ static void emit_double(struct rctx *rc, double d)
 			break;
 	}
 	if (!strpbrk(tmp, ".eEn"))
-		strcat(tmp, ".0");
+		memcpy(tmp + strlen(tmp), ".0", 3);   /* at most 24 + 3 of 40 */
 	else if (!strchr(tmp, '.') && strpbrk(tmp, "eE")) {
 		/* Erlang wants 1.0e10, not 1e10 */
 		char *e = strpbrk(tmp, "eE");

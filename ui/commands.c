@@ -528,6 +528,7 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 			return words[fixed++];
 	for (; i < a->store.nprocs * 2; i++) {
 		struct proc *p = a->store.procs[i / 2];
+		// NOLINTNEXTLINE(clang-analyzer-core.NullDereference): procs[0..nprocs) are set
 		const char *s = i % 2 ? p->name : p->pid_text;
 		if (s && !strncmp(s, prefix, len)) {
 			i++;

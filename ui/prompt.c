@@ -189,10 +189,10 @@ static void show_matches(char **matches, int n, int maxlen)
 {
 	(void)maxlen;
 	char line[512] = "";
-	for (int i = 1; i <= n && strlen(line) < sizeof(line) - 64; i++) {
-		strncat(line, matches[i], 60);
-		strcat(line, " ");
-	}
+	size_t len = 0;
+	for (int i = 1; i <= n && len < sizeof(line) - 64; i++)
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%.60s ",
+					matches[i]);
 	app_msg(app, false, "%s", line);
 }
 

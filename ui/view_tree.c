@@ -74,6 +74,7 @@ void tree_draw(struct app *a, int y, int h)
 					  draw_attr(a, ROLE_DIM));
 			continue;
 		}
+		// NOLINTNEXTLINE(clang-analyzer-core.NullDereference): i < n, and v holds n
 		const struct proc *p = v[i].p;
 		char text[1024];
 		int ind = v[i].depth * 2 < 40 ? v[i].depth * 2 : 40;
