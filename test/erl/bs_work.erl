@@ -5,7 +5,7 @@
 %% exit normally.  Returns {SinkPid, SenderPid} once all of it has happened.
 -module(bs_work).
 -export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
-         mem_watch/0, mem_peak/0,
+         mem_watch/0, mem_peak/0, victim/0, hostile/0,
          gc_proc/0, hold_tree/0]).
 
 sink(N, K) ->
@@ -140,3 +140,29 @@ mem_loop(Base, Peak) ->
 mem_peak() ->
     bs_memwatch ! {peak, self()},
     receive {peak, P} -> P div 1048576 end.
+
+%% victim() starts bs_victim, which receives anything and lives on;
+%% hostile() sends it terms that are hard to show and to cut, one of each,
+%% and returns how many.
+victim() ->
+    Pid = spawn(fun idle/0),
+    register(bs_victim, Pid),
+    ok.
+
+hostile() ->
+    Deep = lists:foldl(fun(_, A) -> [A] end, [], lists:seq(1, 100000)),
+    DeepT = lists:foldl(fun(_, A) -> {A} end, {}, lists:seq(1, 100000)),
+    Terms = [<<255, 254, 0, 1, 27, "[2J">>,
+             "\e]2;PWNED\a",
+             [27, $[, $2, $J, $\r, $\n, 0, 127, 16#9b, $x],
+             list_to_atom([$a, 27, $[, $3, $1, $m, $b]),
+             'ünïcødé',
+             binary:copy(<<"x">>, 10 * 1024 * 1024),
+             lists:seq(1, 1000000),
+             maps:from_list([{I, I} || I <- lists:seq(1, 100000)]),
+             Deep, DeepT,
+             [1, 2 | 3],
+             fun idle/0, make_ref(), hd(erlang:ports()),
+             1 bsl 200, 3.14, <<1:3>>],
+    [bs_victim ! T || T <- Terms],
+    length(Terms).
