@@ -26,10 +26,14 @@ for sig in INT TERM HUP; do
 	'
 done
 
-test_expect_success 'SIGKILL during a flood: the agent cleans up by itself' '
+test_expect_success 'SIGKILL during a flood: the agent cleans up by itself, memory back to where it was' '
+	base=$(node_eval "erlang:memory(total).") &&
 	flood_start && bs_start --duration 0 --max-events 0 && bs_wait_attached &&
 	sleep 0.5 && kill -KILL "$BS_PID" && bs_wait &&
-	target_clean 2
+	target_clean 2 &&
+	after=$(node_eval "[erlang:garbage_collect(P) || P <- processes()], erlang:memory(total).") &&
+	echo "memory before $base, after $after" &&
+	[ $(( (after - base) / 1048576 )) -lt 10 ]
 '
 
 test_expect_success 'network gone (the target drops the connection)' '
