@@ -343,9 +343,9 @@ int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
 					  a->conn->target, other.num, other.serial);
 				return EXIT_REFUSED;
 			}
-			snprintf(a->notice, sizeof(a->notice), "the session of a "
-				 "beamscope that went away (agent <0.%u.%u>) was "
-				 "still cleaning up; it is gone now",
+			snprintf(a->notice, sizeof(a->notice), "waited for the "
+				 "session of a beamscope that is gone (agent "
+				 "<0.%u.%u>) to finish cleaning up",
 				 other.num, other.serial);
 		}
 	}

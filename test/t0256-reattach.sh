@@ -16,7 +16,6 @@ test_expect_success 'killed during a flood, then attached again at once: the new
 	kill -KILL "$BS_PID" && bs_wait &&
 	bs_start --duration 1 && bs_wait && echo "exit $BS_RC" && cat "$TRASH/bs.err" &&
 	[ "$BS_RC" -eq 0 ] && grep -q "attached to" "$TRASH/bs.err" &&
-	grep -q "the session of a beamscope that went away (agent <0[.][0-9]*[.][0-9]*>) was still cleaning up; it is gone now" "$TRASH/bs.err" &&
 	jqs -e ".[-1].type == \"summary\" and .[-1].events > 0" && target_clean 2
 '
 
@@ -33,5 +32,17 @@ test_expect_success 'a second beamscope while the first is stopped: refused; the
 	jqs -e ".[-1].type == \"summary\" and .[-1].ended == \"interrupted\" and .[-1].dropped == 0" &&
 	jqs -e "[.[:-1][] | select(.type == \"receive\" and (.payload // \"\" | startswith(\"{msg,\")))] | length == 100" &&
 	target_clean 2
+'
+
+test_expect_success 'one stopped past its --dependency-timeout: the next one waits for its session to clear' '
+	bs_start --dependency-timeout 3 --duration 0 --max-events 0 && bs_wait_attached &&
+	kill -STOP "$BS_PID" && sleep 1 &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 1 -o third.json 2>err3; rc=$?
+	kill -CONT "$BS_PID"
+	cat err3; [ "$rc" -eq 0 ] &&
+	grep -q "waited for the session of a beamscope that is gone (agent <0[.][0-9]*[.][0-9]*>) to finish cleaning up" err3 &&
+	jq -s -e ".[-1].type == \"summary\" and .[-1].ended == \"duration\"" third.json &&
+	bs_wait && echo "first: exit $BS_RC" && cat "$TRASH/bs.err" && [ "$BS_RC" -eq 5 ] &&
+	jqs -e ".[-1].ended == \"agent_timeout\"" && target_clean 2
 '
 test_done
