@@ -881,6 +881,15 @@ int agent_visible_nodes(struct agent *a, char ***out)
 	return n;
 }
 
+void agent_check_gone(struct agent *a, long dep_ms)
+{
+	if (a->gone || agent_alive(a) != 0)
+		return;
+	a->gone = true;
+	snprintf(a->gone_why, sizeof(a->gone_why), "owner_silent");
+	a->gone_dep_ms = dep_ms;
+}
+
 void agent_gone_text(const struct agent *a, struct sbuf *out)
 {
 	const char *node = a->node[0] ? a->node : a->conn->target;

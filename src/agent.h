@@ -132,6 +132,10 @@ int agent_clock(struct agent *a, int samples, long long *offset_us,
 int agent_visible_nodes(struct agent *a, char ***out);
 /* Is the agent process still there?  1, 0, or -1 (no answer). */
 int agent_alive(struct agent *a);
+/* After beamscope itself stalled for longer than the dependency timeout
+ * dep_ms: if the agent is no longer there, it is gone as one that heard
+ * nothing (its own word may not have made it through a busy link). */
+void agent_check_gone(struct agent *a, long dep_ms);
 /* Why the agent left by itself, in one line for the user (gone only). */
 void agent_gone_text(const struct agent *a, struct sbuf *out);
 /* Has the reply to the last request arrived? */

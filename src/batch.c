@@ -646,12 +646,7 @@ static void check_agents(struct run *r)
 		struct tnode *n = &r->nodes[i];
 		if (n->lost || !n->tracing)
 			continue;
-		if (!n->agent.gone && agent_alive(&n->agent) == 0) {
-			n->agent.gone = true;
-			snprintf(n->agent.gone_why, sizeof(n->agent.gone_why),
-				 "owner_silent");
-			n->agent.gone_dep_ms = (long)(r->cfg->dep_timeout * 1000);
-		}
+		agent_check_gone(&n->agent, (long)(r->cfg->dep_timeout * 1000));
 		if (n->agent.gone && !n->lost)
 			node_agent_left(r, n);
 	}

@@ -358,14 +358,9 @@ static void check_agents(struct app *a)
 {
 	for (int i = 0; i < a->nnodes; i++) {
 		struct unode *n = &a->nodes[i];
-		if (!n->present || !n->attached || n->lost || n->agent.gone)
-			continue;
-		if (agent_alive(&n->agent) == 0) {
-			n->agent.gone = true;
-			snprintf(n->agent.gone_why, sizeof(n->agent.gone_why),
-				 "owner_silent");
-			n->agent.gone_dep_ms = (long)(a->cfg->dep_timeout * 1000);
-		}
+		if (n->present && n->attached && !n->lost)
+			agent_check_gone(&n->agent,
+					 (long)(a->cfg->dep_timeout * 1000));
 	}
 }
 
