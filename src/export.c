@@ -116,20 +116,25 @@ int export_write(const char *path, const struct store *st,
 	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
-		sbuf_addf(err, "cannot write \"%s\": %s", path, strerror(errno));
+		sbuf_addf(err, "cannot write \"%s\": %s; choose another file",
+			  path, strerror(errno));
 		return -1;
 	}
 	export_json(&doc, st, nodes, nnodes);
-	int bad = fwrite(doc.buf, 1, doc.len, f) != doc.len;
-	bad |= fflush(f) != 0;
-	int e = errno;
-	bad |= fclose(f) != 0;
+	/* the first failure names the reason */
+	int e = 0;
+	if (fwrite(doc.buf, 1, doc.len, f) != doc.len || fflush(f) != 0)
+		e = errno ? errno : EIO;
+	if (fclose(f) != 0 && !e)
+		e = errno ? errno : EIO;
 	sbuf_release(&doc);
-	if (bad || rename(tmp, path) != 0) {
-		if (!bad)
-			e = errno;
+	if (!e && rename(tmp, path) != 0)
+		e = errno;
+	if (e) {
 		unlink(tmp);
-		sbuf_addf(err, "cannot write \"%s\": %s", path, strerror(e));
+		sbuf_addf(err, "cannot write \"%s\": %s; nothing was written "
+			  "there; make room or choose another file", path,
+			  strerror(e));
 		return -1;
 	}
 	return 0;

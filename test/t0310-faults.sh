@@ -75,4 +75,19 @@ test_expect_success 'disk full under -o FILE: one clear line, whole lines kept, 
 		$ok
 	} && target_clean 2
 '
+
+test_expect_success 'disk full on :export: one clear line, no half file left' '
+	mkdir -p tiny && mount -t tmpfs -o size=64k tmpfs tiny &&
+	{
+		dd if=/dev/zero of=tiny/filler bs=1k 2>/dev/null
+		ok=true
+		ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+		ui_keys ":export $TRASH/tiny/view.json" Enter &&
+		ui_wait "cannot write \".*tiny/view.json\": No space left on device; nothing was wri" || ok=false
+		ls -a tiny; [ "$(ls tiny)" = filler ] || ok=false
+		ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] || ok=false
+		umount tiny
+		$ok
+	} && target_clean 2
+'
 test_done
