@@ -6,15 +6,28 @@
 
 start_node bsfollow || exit 1
 
+# ours_is N: within 5 s, exactly N processes are traced by beamscope
+ours_is() {
+	for _ in $(seq 1 50); do
+		n=$(node_eval "$OURS") && [ "$n" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "traced by beamscope: $n, want $1"
+	return 1
+}
+
 OURS='length([P || P <- processes(), element(2, erlang:trace_info(P, tracer)) =/= [], element(1, element(2, erlang:trace_info(P, tracer))) =:= beamscope_tracer]).'
 
 test_expect_success ':follow traces the root and every process it spawns' '
 	root=$(node_eval "bs_work:hold_tree()." | tr -d "\"") && echo "$root" >root &&
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":follow $root" Enter && ui_wait "tracing 1 processes" &&
-	node_eval "list_to_pid(\"$root\") ! go, ok." >/dev/null && sleep 0.3 &&
-	[ "$(node_eval "$OURS")" = 10 ] &&
-	ui_keys t && ui_wait "^$root" && sleep 0.3 &&
+	node_eval "list_to_pid(\"$root\") ! go, ok." >/dev/null &&
+	ours_is 10 &&
+	ui_keys t && ui_wait "^$root" &&
+	for _ in $(seq 1 50); do
+		[ "$(ui_screen | grep -c "\`- <0")" -eq 9 ] && break; sleep 0.1
+	done &&
 	[ "$(ui_screen | grep -c "\`- <0")" -eq 9 ]
 '
 
@@ -24,8 +37,7 @@ test_expect_success ':follow traces the root and every process it spawns' '
 test_expect_success ':unfollow: the followers drop their flags by themselves' '
 	ui_keys q ":unfollow" Enter && ui_wait "unfollowed" &&
 	[ "$(node_eval "length([P ! ping || P <- processes(), process_info(P, current_function) =:= {current_function, {bs_work, hold, 0}}]).")" = 10 ] &&
-	sleep 0.3 &&
-	[ "$(node_eval "$OURS")" = 0 ] &&
+	ours_is 0 &&
 	[ "$(node_eval "{whereis(beamscope_agent) =/= undefined, code:is_loaded(beamscope_tracer) =/= false}." | tr -d " ")" = "{true,true}" ]
 '
 
