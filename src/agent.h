@@ -29,6 +29,8 @@ struct agent_opts {
 	unsigned batch_ms;       /* longest wait before a partial batch ships */
 };
 
+struct trace_result;
+
 struct agent_stream {
 	void (*batch)(void *arg, const char *buf, const struct msg *m);
 	void (*eos)(void *arg, const struct msg *m);
@@ -62,6 +64,27 @@ struct agent {
 	char gone_why[32];
 	long gone_dep_ms;
 	int rpc_tmo_ms;          /* how long to wait for an answer; 0: 15 s */
+
+	/* the operation in progress (agent_*_begin), at most one at a time */
+	struct agent_op_state {
+		enum agent_op {
+			AOP_NONE, AOP_ATTACH, AOP_CLOCK, AOP_TRACE, AOP_GONE,
+			AOP_NODES, AOP_ALIVE
+		} kind;
+		int step;               /* where in its sequence it is */
+		bool done;              /* finished: rc and err say how */
+		int rc;                 /* EXIT_* once done */
+		struct sbuf err;        /* one line for the user when rc != 0 */
+		long long deadline_ms;  /* monotonic; the step's answer is late */
+		long long until_ms;     /* AOP_GONE: give up at this time */
+		struct agent_opts opts; /* AOP_ATTACH */
+		int samples, taken;     /* AOP_CLOCK */
+		long long t0_us, best_rtt_us;
+		long long offset_us, error_us;
+		struct trace_result *trace; /* AOP_TRACE: filled when done */
+		char **nodes;           /* AOP_NODES: owned until taken */
+		int alive;              /* AOP_ALIVE: 1, 0, or -1 */
+	} op;
 };
 
 enum pump_result { PUMP_OK, PUMP_SIGNAL, PUMP_LOST };
@@ -140,5 +163,41 @@ void agent_check_gone(struct agent *a, long dep_ms);
 void agent_gone_text(const struct agent *a, struct sbuf *out);
 /* Has the reply to the last request arrived? */
 bool agent_reply_arrived(const struct agent *a);
+
+/*
+ * Asynchronous operations.  agent_*_begin() sends the first message and
+ * returns at once; the replies are handled as agent_read() dispatches them,
+ * and agent_op_step() advances the operation (call it after every read and
+ * on every tick, so that a late answer times out).  Once a->op.done, a->op.rc
+ * is an EXIT_* code and a->op.err says what went wrong; agent_op_end() then
+ * frees the state (the caller takes the results it wants first).  A begin
+ * while another operation is in progress fails that begin at once.
+ *
+ * The blocking calls above (agent_attach, agent_trace, agent_clock,
+ * agent_wait_gone, agent_visible_nodes, agent_alive) are these operations
+ * run to completion by pumping this one agent; they are for start-up and
+ * batch mode, never for a key handler.
+ */
+void agent_attach_begin(struct agent *a, const struct agent_opts *o);
+/* res is filled when the operation is done with EXIT_OK; the caller owns it. */
+void agent_trace_begin(struct agent *a, const struct trace_spec *spec,
+		       struct trace_result *res);
+/* Done with op.offset_us and op.error_us as agent_clock() gives them. */
+void agent_clock_begin(struct agent *a, int samples);
+/* Done (EXIT_OK) once the agent's code is gone from the target, so that a
+ * new session can start; EXIT_CONNECT when that takes longer than ms. */
+void agent_gone_begin(struct agent *a, int ms);
+/* Done with op.nodes, a NULL-ended array: take it (set it NULL) or it is
+ * freed by agent_op_end. */
+void agent_nodes_begin(struct agent *a);
+/* Done with op.alive: 1, 0, or -1 (no answer). */
+void agent_alive_begin(struct agent *a);
+/* Advance the operation in progress; true when there is none or it is done. */
+bool agent_op_step(struct agent *a);
+/* Forget a finished (or abandoned) operation. */
+void agent_op_end(struct agent *a);
+/* What the operation in progress waits for, for people ("starting the
+ * agent", "setting trace flags"); "" when none. */
+const char *agent_op_text(const struct agent *a);
 
 #endif
