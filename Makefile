@@ -53,13 +53,16 @@ LIBS := -L$(EI_LIB) -lei -lcjson -lpthread
 UI_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lreadline
 UI_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -Iui
 
+# src/: the core (no curses, no mode); batch/ and ui/: the two front ends
 CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+BATCH_SRC := $(wildcard batch/*.c)
+BATCH_OBJ := $(BATCH_SRC:%.c=$(BUILD)/%.o)
 UI_SRC   := $(wildcard ui/*.c)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
-UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/batch.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
+UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/session.o $(BUILD)/src/jsonsink.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
 BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam
@@ -74,14 +77,16 @@ UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 all: $(BUILD)/beamscope
 .PHONY: all check unit clean install uninstall demo bench fuzz lint valgrind soak
 
-$(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(UI_OBJ)
+$(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(BATCH_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
 
 $(BUILD)/ui/%.o: ui/%.c $(BUILD)/config.mk Makefile
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) $(UI_CFLAGS) -c -o $@ $<
 
-$(MAIN_OBJ): CFLAGS_ALL += -Iui
+$(BUILD)/batch/%.o: batch/%.c $(BUILD)/config.mk Makefile
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/src/%.o: src/%.c $(BUILD)/config.mk Makefile
 	@mkdir -p $(dir $@)
@@ -131,8 +136,8 @@ lint: $(BUILD)/config.mk
 	cppcheck --enable=warning,performance,portability --inline-suppr --quiet \
 		--error-exitcode=1 -D_GNU_SOURCE -Isrc -Iui \
 		--suppress=missingIncludeSystem \
-		--template='{file}:{line}: {severity}: {message} [{id}]' src ui
-	clang-tidy --quiet $(wildcard src/*.c ui/*.c) -- -std=c11 -D_GNU_SOURCE \
+		--template='{file}:{line}: {severity}: {message} [{id}]' src batch ui
+	clang-tidy --quiet $(wildcard src/*.c batch/*.c ui/*.c) -- -std=c11 -D_GNU_SOURCE \
 		-D_REENTRANT -Isrc -Iui -I$(EI_INCLUDE)
 
 # the C unit tests under valgrind (in a build without SANITIZE)
@@ -186,4 +191,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/src/*.d $(BUILD)/ui/*.d $(BUILD)/test/*.d)
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/batch/*.d $(BUILD)/ui/*.d $(BUILD)/test/*.d)

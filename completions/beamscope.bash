@@ -6,7 +6,7 @@
 # `beamscope --list`, and host names after --list.  Needs nothing from the
 # bash-completion package.
 
-_beamscope_options='--batch --output --events --pids --call --follow
+_beamscope_options='--batch --output --open --record --events --pids --call --follow
 	--duration --max-events --payload-bytes --rate --on-limit --counts
 	--interval --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
@@ -16,7 +16,7 @@ _beamscope_options='--batch --output --events --pids --call --follow
 _beamscope_takes_arg()
 {
 	case $1 in
-	--output|-o|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
+	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--interval|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
@@ -81,7 +81,7 @@ _beamscope()
 			COMPREPLY=($(compgen -P "$pre" -W 'stop shed' -- "$cur")) ;;
 		--pids|-p)
 			COMPREPLY=($(compgen -P "$pre" -W 'all new existing' -- "$cur")) ;;
-		--output|-o|--cookie-file)
+		--output|-o|--open|--record|--cookie-file)
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur")) ;;
 		esac

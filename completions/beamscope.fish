@@ -19,7 +19,7 @@ end
 
 # Options that take an argument: their values are not NODE.
 function __beamscope_takes_arg
-    contains -- $argv[1] -o --output -e --events -p --pids -c --call \
+    contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
         --on-limit --interval --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
@@ -56,6 +56,8 @@ complete -c beamscope -n '__beamscope_wants_word; and __beamscope_listing' -a '(
 
 complete -c beamscope -l batch -d 'write events as JSON lines instead of opening the interactive view'
 complete -c beamscope -s o -l output -r -F -d 'write to FILE instead of standard output'
+complete -c beamscope -l open -r -F -d 'reopen a recording instead of a node'
+complete -c beamscope -l record -r -F -d 'the view: record everything it receives to FILE'
 complete -c beamscope -s e -l events -x -a '(__beamscope_kinds)' -d 'kinds of events to trace'
 complete -c beamscope -s p -l pids -x -a 'all new existing' -d 'processes to trace'
 complete -c beamscope -s c -l call -x -d 'trace the calls a pattern names (mod:fun/arity)'

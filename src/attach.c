@@ -1,7 +1,6 @@
-/* attach: from a node name on the command line to a running agent. */
+/* attach: from a node name on the command line to a connection. */
 #include "attach.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "exitcode.h"
@@ -21,24 +20,19 @@ static void list_known(struct sbuf *err, const char *host, char **names)
 }
 
 /* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
-static int connect_target(const struct config *cfg, const char *node,
-			  struct conn *c, struct sbuf *err)
+int attach_connect(const struct config *cfg, const char *node, struct conn *c,
+		   struct sbuf *err, struct sbuf *warn)
 {
 	struct node_name nn;
 	char cookie[1024];
-	struct sbuf warn = SBUF_INIT, from = SBUF_INIT;
+	struct sbuf from = SBUF_INIT;
 	char **names = NULL;
 
 	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
 		return EXIT_USAGE;
 	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
-			err, &warn, &from) < 0) {
-		sbuf_release(&warn);
+			err, warn, &from) < 0)
 		return EXIT_USAGE;
-	}
-	if (warn.len)
-		fprintf(stderr, "beamscope: warning: %s\n", warn.buf);
-	sbuf_release(&warn);
 
 	if (epmd_names(nn.host, &names, err) < 0) {
 		sbuf_release(&from);
@@ -69,26 +63,4 @@ static int connect_target(const struct config *cfg, const char *node,
 	if (cs != CONN_OK)
 		return EXIT_CONNECT;
 	return EXIT_OK;
-}
-
-int attach_open(const struct config *cfg, struct conn *c, struct agent *a,
-		struct sbuf *err)
-{
-	return attach_open_node(cfg, cfg->node, c, a, err);
-}
-
-int attach_open_node(const struct config *cfg, const char *node,
-		     struct conn *c, struct agent *a, struct sbuf *err)
-{
-	int rc = connect_target(cfg, node, c, err);
-	if (rc != EXIT_OK)
-		return rc;
-	struct agent_opts ao = {
-		.workers = cfg->workers,
-		.dep_timeout_ms = (unsigned)(cfg->dep_timeout * 1000),
-		.high_water = cfg->high_water,
-		.batch_max = 2000,
-		.batch_ms = 5,
-	};
-	return agent_attach(a, &ao, err);
 }

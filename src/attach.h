@@ -1,21 +1,18 @@
 /*
- * attach: everything between a node name and a running agent: name and
- * cookie checks, epmd, the connection, the bootstrap.  Shared by batch mode
- * and the UI.
+ * attach: everything between a node name and a connection: name and cookie
+ * checks, epmd, the handshake.  The agent's bootstrap follows on that
+ * connection (agent_attach_begin).
  */
 #ifndef BS_ATTACH_H
 #define BS_ATTACH_H
 
-#include "agent.h"
 #include "conn.h"
 #include "opts.h"
 #include "sbuf.h"
 
-/* Returns an EXIT_* code; on failure err holds one line for the user. */
-int attach_open(const struct config *cfg, struct conn *c, struct agent *a,
-		struct sbuf *err);
-/* The same for one of several nodes. */
-int attach_open_node(const struct config *cfg, const char *node,
-		     struct conn *c, struct agent *a, struct sbuf *err);
+/* Returns an EXIT_* code; on failure err holds one line for the user.  A
+ * warning about the cookie (say, a file others may read) goes to warn. */
+int attach_connect(const struct config *cfg, const char *node, struct conn *c,
+		   struct sbuf *err, struct sbuf *warn);
 
 #endif

@@ -30,6 +30,7 @@
 	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq") \
 	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)") \
 	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON") \
+	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops") \
 	X(TREE,     "tree",     "",                     "show the spawn tree") \
 	X(CALLS,    "calls",    "",                     "show the traced functions") \
 	X(PROCS,    "procs",    "",                     "show the process table") \

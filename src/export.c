@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "json.h"
 
 /* node: the process's node when several are traced, else NULL */
@@ -55,8 +55,6 @@ static void proc_json(struct sbuf *out, const struct proc *p, const char *node)
 void export_json(struct sbuf *out, const struct store *st,
 		 const char *const *nodes, int nnodes)
 {
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
 	sbuf_addstr(out, "{\"type\":\"export\",\"node\":");
 	json_string(out, nodes[0]);
 	if (nnodes > 1) {
@@ -69,7 +67,7 @@ void export_json(struct sbuf *out, const struct store *st,
 		sbuf_addch(out, ']');
 	}
 	sbuf_addf(out, ",\"exported_ts\":%lld,\"evicted_events\":%llu,\"processes\":[",
-		  (long long)tv.tv_sec * 1000000 + tv.tv_usec,
+		  (long long)clock_wall_us(),
 		  (unsigned long long)st->evicted);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		if (i)

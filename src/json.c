@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pidtext.h"
 #include "xalloc.h"
 
 /* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
@@ -380,16 +381,11 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 /* "<name@host.N.S>": its node into out (empty if there is none). */
 static void pid_node(const char *pid, char *out, size_t outsz)
 {
-	const char *end = strrchr(pid, '.');
+	struct pidtext pt;
 	out[0] = '\0';
-	if (pid[0] != '<' || !end)
-		return;
-	while (end > pid && end[-1] != '.')
-		end--;
-	size_t n = end > pid + 1 ? (size_t)(end - 1 - (pid + 1)) : 0;
-	if (n && n < outsz) {
-		memcpy(out, pid + 1, n);
-		out[n] = '\0';
+	if (pidtext_parse(pid, &pt) == 0 && pt.node_len && pt.node_len < outsz) {
+		memcpy(out, pt.node, pt.node_len);
+		out[pt.node_len] = '\0';
 	}
 }
 
@@ -399,7 +395,7 @@ void json_event_paired(struct sbuf *out, const struct event *ev,
 	json_event(out, ev, node);
 	if (!ev->from)
 		return;
-	char from_node[600];
+	char from_node[PIDTEXT_NODE_MAX + 1];
 	pid_node(ev->from, from_node, sizeof(from_node));
 	sbuf_truncate(out, out->len - 2);   /* reopen "}\n" */
 	sbuf_addstr(out, ",\"from\":");

@@ -3,13 +3,12 @@
 #include <string.h>
 
 #include "agent.h"
-#include "batch.h"
 #include "conffile.h"
 #include "exitcode.h"
 #include "node.h"
 #include "opts.h"
 #include "sig.h"
-#include "ui.h"
+#include "frontend.h"
 
 #ifndef BS_VERSION
 #define BS_VERSION "0.1.0"
@@ -97,7 +96,7 @@ int main(int argc, char **argv)
 		rc = EXIT_OK;
 	} else if (cfg.list) {
 		rc = list_nodes(cfg.node);
-	} else if (!cfg.node) {
+	} else if (!cfg.node && !cfg.open) {
 		rc = no_node();
 	} else if (!cfg.batch) {
 		sig_setup();

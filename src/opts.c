@@ -79,6 +79,8 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 
 	switch (id) {
 	case OPT_OUTPUT: cfg->output = arg; break;
+	case OPT_OPEN: cfg->open = arg; break;
+	case OPT_RECORD: cfg->record = arg; break;
 	case OPT_EVENTS: {
 		char bad[64];
 		int k = event_kinds_parse(arg, bad, sizeof(bad));
@@ -373,6 +375,21 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	if (cfg->list && cfg->nnodes > 1) {
 		sbuf_addf(err, "unexpected argument \"%s\": --list takes one "
 			  "host", cfg->nodes[1]);
+		goto out;
+	}
+	if (cfg->open && cfg->nnodes) {
+		sbuf_addf(err, "unexpected argument \"%s\": --open replays a "
+			  "file; give no node with it", cfg->nodes[0]);
+		goto out;
+	}
+	if (cfg->open && (cfg->record || cfg->cluster)) {
+		sbuf_addf(err, "--%s needs a live node; --open replays a file",
+			  cfg->record ? "record" : "cluster");
+		goto out;
+	}
+	if (cfg->record && cfg->batch) {
+		sbuf_addstr(err, "--record is for the view; in batch mode -o FILE "
+			    "writes the same recording");
 		goto out;
 	}
 	if (cfg->cluster && !cfg->nnodes) {

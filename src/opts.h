@@ -19,6 +19,8 @@
 #define OPTIONS(X) \
 	X(BATCH,       "batch",              0,   NULL,      0, "write events as JSON lines instead of opening the interactive view") \
 	X(OUTPUT,      "output",             'o', "FILE",    0, "write to FILE instead of standard output") \
+	X(OPEN,        "open",               0,   "FILE",    0, "reopen a recording (batch output, :record or :export) instead of a node") \
+	X(RECORD,      "record",             0,   "FILE",    0, "the view: record everything it receives to FILE as JSON lines") \
 	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
@@ -71,6 +73,8 @@ struct config {
 	bool batch, list, longnames, quiet, help, version, counts, no_config;
 	double interval;          /* --counts period, seconds */
 	const char *output;
+	const char *open;         /* --open: a recording instead of nodes */
+	const char *record;       /* --record: the view writes NDJSON there */
 	int kinds;
 	struct pidsel pids;
 	const char *pids_arg;     /* --pids as given, NULL: all */

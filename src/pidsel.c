@@ -6,25 +6,26 @@
 #include <string.h>
 
 #include "names.h"
+#include "pidtext.h"
 #include "xalloc.h"
 
 static int parse_pid(const char *s, size_t n, struct pidsel_item *it)
 {
-	char tmp[64];
-	unsigned a, b, c;
-	char end;
-	if (n >= sizeof(tmp))
+	struct pidtext pt;
+	if (pidtext_parse_n(s, n, &pt) < 0) {
+		/* "<1.2.3>": well formed, but a pid of another node */
+		unsigned a, b, c;
+		char end;
+		if (n < 64 && sscanf(s, "<%u.%u.%u%c", &a, &b, &c, &end) == 4 &&
+		    end == '>' && a != 0)
+			return -2;
 		return -1;
-	memcpy(tmp, s, n);
-	tmp[n] = '\0';
-	if (sscanf(tmp, "<%u.%u.%u%c", &a, &b, &c, &end) != 4 || end != '>' ||
-	    tmp[n - 1] != '>' || strchr(tmp, ' '))
-		return -1;
-	if (a != 0)
+	}
+	if (pt.node_len)
 		return -2;
 	it->is_pid = true;
-	it->num = b;
-	it->serial = c;
+	it->num = pt.num;
+	it->serial = pt.serial;
 	return 0;
 }
 

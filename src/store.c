@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pidtext.h"
 #include "xalloc.h"
 
 void store_init(struct store *st, size_t ring_cap)
@@ -166,18 +167,11 @@ static void set_str(char **dst, const char *s)
  * false for anything else. */
 static bool pid_of_text(const char *s, struct bs_pid *out)
 {
-	unsigned n, sr;
-	char end;
-	const char *dot;
-	if (!s || s[0] != '<' || !(dot = strrchr(s, '.')))
+	struct pidtext pt;
+	if (!s || pidtext_parse(s, &pt) < 0)
 		return false;
-	while (dot > s && dot[-1] != '.')
-		dot--;
-	if (dot <= s + 1 || sscanf(dot, "%u.%u%c", &n, &sr, &end) != 3 ||
-	    end != '>')
-		return false;
-	out->num = n;
-	out->serial = sr;
+	out->num = pt.num;
+	out->serial = pt.serial;
 	return true;
 }
 
@@ -365,6 +359,25 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 	if (current)
 		set_str(&p->current, current);
 	p->mqlen = mqlen;
+	st->generation++;
+}
+
+void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
+			 bool has_parent, struct bs_pid parent, bool exited,
+			 const char *reason)
+{
+	if (initial && !p->initial)
+		p->initial = xstrdup(initial);
+	if (has_parent && !p->has_parent) {
+		p->has_parent = true;
+		p->parent = parent;
+	}
+	if (exited && !p->exited) {
+		p->exited = true;
+		st->nexited++;
+		if (reason && !p->reason)
+			p->reason = xstrdup(reason);
+	}
 	st->generation++;
 }
 

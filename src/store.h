@@ -101,6 +101,11 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 /* A sample of process_info for one process. */
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
+/* What an export knew of a process that its events may not tell: its
+ * initial call, parent, and how it ended (fields already known stay). */
+void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
+			 bool has_parent, struct bs_pid parent, bool exited,
+			 const char *reason);
 /* Close the per-second window: rates become the last second's counts;
  * forget the oldest exited processes beyond max_exited. */
 void store_tick(struct store *st);

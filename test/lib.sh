@@ -257,3 +257,14 @@ ui_exit_status() {
 	echo "still running"
 	return 1
 }
+
+# ui_open FILE [beamscope args...]: the view on a recording, in tmux as
+# ui_start does.
+ui_open() {
+	tm kill-session -t ui 2>/dev/null
+	rm -f "$TRASH/ui.rc"
+	_f=$1
+	shift
+	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' --open '$_f' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
+}

@@ -122,7 +122,7 @@ test_expect_success '--reconnect: a node that comes back is traced again' '
 	kill -9 $ospid &&
 	ui_wait "$BACK@[^ ]*:LOST" 10 &&
 	start_back &&
-	ui_wait "attached to $BACK@[^ ]* again" 20 &&
+	ui_wait "attached to \"?$BACK@[^ ]* again" 20 &&
 	! ui_screen | tail -2 | head -1 | grep -q ":LOST" &&
 	[ "$( (NODE=$BACK; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ] &&
 	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] &&

@@ -11,14 +11,10 @@
 
 #include <stdbool.h>
 
-#include "agent.h"
-#include "callstack.h"
-#include "conn.h"
-#include "decode.h"
-#include "merge.h"
+#include "jsonsink.h"
 #include "opts.h"
-#include "pidsel.h"
-#include "stats.h"
+#include "recording.h"
+#include "session.h"
 #include "store.h"
 
 enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS };
@@ -59,51 +55,26 @@ extern const struct col_info proc_cols[COL__COUNT];
 
 struct app;
 
-/* One target node and its agent session. */
-struct unode {
-	struct app *app;
-	int idx;
-	char arg[520];          /* the name as given, or as its peers know it */
-	bool present;           /* in the session (:detach takes it out) */
-	struct conn conn;
-	struct agent agent;
-	bool attached;          /* the agent is running and tracing */
-	bool lost;              /* the connection went away */
-	struct decoder dec;
-	bool dec_ready;
-	struct trace_stats stats;
-	char node[MAXATOMLEN_UTF8];
-	long long clock_offset_us, clock_error_us;
-	int64_t last_ts;        /* newest event, our clock (merging) */
-	long long last_rx_ms;
-	long count_overflow;    /* count-tier events that found no slot */
-	char limit_tripped[32]; /* a limit the target enforced, "" if none */
-	long shed;              /* events shed over --rate */
-	bool stopped_ask;       /* asked to stop, reply awaited */
-	bool opened;            /* our agent runs there, not yet tracing */
-	int rpc_tmo_ms;         /* its agent's answer timeout; 0: default */
-};
-
 struct app {
 	const struct config *cfg;
 
-	/* the targets: one, or several on one timeline */
-	struct unode *nodes;    /* BS_MAX_NODES slots */
-	int nnodes;
-	bool multi;
-	struct merge merge;     /* several nodes: ordering and pairing */
+	/* the engine: the targets (or a recording), what is traced, call
+	 * pairing; this view is its store sink */
+	struct session s;
+	bool multi;             /* several nodes on one timeline */
 	int node_filter;        /* -1, or the only node the table shows */
+	bool refocused[BS_MAX_NODES]; /* the focus was sent to a traced node */
+	bool call_trial;        /* the last :call pattern awaits its start */
+	bool call_refused;      /* ... and was refused: its message stays */
+	int attaching;          /* :attach: the node whose start is awaited */
+	bool stop_pending;      /* :off: say so once every node has stopped */
+	unsigned long started_traced; /* the last start: what it traced */
+	int started_nodes;
+	bool started_skipped;
 
-	/* what is traced */
-	int kinds;
-	char pids_arg[256];     /* --pids vocabulary */
-	bool follow;            /* pids_arg and everything it spawns */
-	double duration;        /* 0: none */
-	unsigned long max_events;
-	unsigned payload;
-	long long trace_start_ms;
-	unsigned long trace_events;  /* stored in this trace session */
-	char stopped_why[128];  /* why tracing stopped, "" while tracing */
+	/* :record, --record: what the view receives, as NDJSON */
+	struct json_sink rec;
+	bool rec_failed_said;
 
 	struct store store;
 
@@ -131,16 +102,10 @@ struct app {
 	int tree_top, help_top;
 	int calls_sel, calls_top;
 
-	/* call patterns (--call, :call, :uncall) and call pairing */
-	char *calls[32];
-	int ncalls;
-	struct callstacks callstacks;
-
 	/* status */
 	long long start_ms;
 	unsigned long rate;     /* events/s over the last second */
 	unsigned long rate_base;
-	unsigned long counted;  /* count-tier events, all sessions */
 	char message[300];
 	bool message_is_error;
 	char last_error[300];
@@ -189,8 +154,10 @@ int app_stop_tracing(struct app *a, const char *why);
 /* Is any node tracing?  Is any node lost? */
 bool app_attached(const struct app *a);
 bool app_lost(const struct app *a);
-/* The node a process lives on. */
-struct unode *app_node_of(struct app *a, struct bs_pid pid);
+/* A live session (true), or a recording: what needs a node says so. */
+bool app_live(struct app *a, const char *what);
+/* :record FILE starts writing what the view receives; NULL stops. */
+int app_record(struct app *a, const char *path);
 /* The name of node i, as it calls itself once attached. */
 const char *app_node_name(const struct app *a, int i);
 /* Several nodes: attach one more, or leave one (ACT_*). */

@@ -11,6 +11,7 @@
 #include "event.h"
 #include "export.h"
 #include "pidsel.h"
+#include "pidtext.h"
 #include "xalloc.h"
 
 typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);
@@ -36,8 +37,10 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 			"spawn, exit, link, register, gc, running", bad);
 		return ACT_REDRAW;
 	}
-	a->kinds = k;
-	app_stop_tracing(a, "reconfiguring");
+	if (!app_live(a, ":events"))
+		return ACT_REDRAW;
+	/* call patterns keep their kind */
+	a->s.spec.kinds = k | (a->s.spec.ncalls ? KIND_CALL : 0);
 	return app_retrace(a);
 }
 
@@ -53,8 +56,10 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
-	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cl->argv[0]);
-	app_stop_tracing(a, "reconfiguring");
+	if (!app_live(a, ":pids"))
+		return ACT_REDRAW;
+	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
+	a->s.spec.follow = false;
 	return app_retrace(a);
 }
 
@@ -74,9 +79,10 @@ static int c_follow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
-	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cl->argv[0]);
-	a->follow = true;
-	app_stop_tracing(a, "reconfiguring");
+	if (!app_live(a, ":follow"))
+		return ACT_REDRAW;
+	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
+	a->s.spec.follow = true;
 	return app_retrace(a);
 }
 
@@ -84,16 +90,16 @@ static int c_unfollow(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (!a->follow || !app_attached(a)) {
+	if (!app_live(a, ":unfollow"))
+		return ACT_REDRAW;
+	if (!a->s.spec.follow || !app_attached(a)) {
 		app_msg(a, true, "not following anything; :follow PID|NAME");
 		return ACT_REDRAW;
 	}
-	for (int i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].present && a->nodes[i].attached)
-			agent_unfollow(&a->nodes[i].agent);
-	a->follow = false;
-	snprintf(a->pids_arg, sizeof(a->pids_arg), "all");
-	snprintf(a->stopped_why, sizeof(a->stopped_why), "unfollowed");
+	session_unfollow(&a->s);
+	a->s.spec.follow = false;
+	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "all");
+	snprintf(a->s.stopped_why, sizeof(a->s.stopped_why), "unfollowed");
 	app_msg(a, false, "unfollowed: each follower drops its flags at its next "
 		"event; :on traces all processes");
 	return ACT_REDRAW;
@@ -103,11 +109,10 @@ static int c_on(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (app_attached(a) && !a->stopped_why[0]) {
+	if (app_attached(a) && !a->s.stopped_why[0]) {
 		app_msg(a, false, "already tracing");
 		return ACT_REDRAW;
 	}
-	app_stop_tracing(a, "reconfiguring");
 	return app_retrace(a);
 }
 
@@ -115,12 +120,15 @@ static int c_off(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (!app_attached(a)) {
+	if (!app_live(a, ":off"))
+		return ACT_REDRAW;
+	if (!app_attached(a) && !a->s.want_tracing) {
 		app_msg(a, false, "not tracing");
 		return ACT_REDRAW;
 	}
 	app_stop_tracing(a, "stopped with :off");
-	app_msg(a, false, "tracing stopped, the target is clean; :on starts again");
+	a->stop_pending = true;   /* told when every node has stopped */
+	app_msg(a, false, "stopping; the status line shows what is pending");
 	return ACT_REDRAW;
 }
 
@@ -130,30 +138,28 @@ static int c_off(struct app *a, const struct cmd_line *cl)
  */
 static struct proc *pid_not_seen(struct app *a, const char *what)
 {
-	char node[256];
-	unsigned num, serial;
-	char end;
+	struct pidtext pt;
 	int k = 0;
-	if (sscanf(what, "<%255[^.>].%u.%u%c", node, &num, &serial, &end) != 4 ||
-	    end != '>' || what[strlen(what) - 1] != '>')
+	if (pidtext_parse(what, &pt) < 0)
 		return NULL;
+	unsigned num = pt.num, serial = pt.serial;
+	char node[PIDTEXT_NODE_MAX + 1];
+	memcpy(node, pt.node, pt.node_len);
+	node[pt.node_len] = '\0';
 	if (a->multi) {
-		for (k = 0; k < a->nnodes; k++)
+		for (k = 0; k < a->s.nnodes; k++)
 			if (!strcmp(app_node_name(a, k), node))
 				break;
-		if (k == a->nnodes)
+		if (k == a->s.nnodes)
 			return NULL;
-	} else if (strcmp(node, "0")) {
+	} else if (pt.node_len) {
 		return NULL;
 	}
-	if (!a->nodes[k].present)
+	if (k >= a->s.nnodes || !a->s.nodes[k].present)
 		return NULL;
 	struct bs_pid pid = { .node = (uint32_t)k, .num = num, .serial = serial };
-	char text[600];
-	if (a->multi)
-		snprintf(text, sizeof(text), "<%s.%u.%u>", node, num, serial);
-	else
-		app_local_pid(pid, text, sizeof(text));
+	char text[PIDTEXT_MAX];
+	pidtext_format(text, sizeof(text), a->multi ? node : NULL, num, serial);
 	store_set_info(&a->store, pid, text, NULL, NULL, -1);
 	return store_proc(&a->store, pid);
 }
@@ -166,9 +172,9 @@ static struct proc *find_proc(struct app *a, const char *what)
 			return p;
 	}
 	/* a registered process that has not done anything yet */
-	for (int k = 0; k < a->nnodes; k++) {
-		const struct names *nt = &a->nodes[k].agent.names;
-		if (!a->nodes[k].present)
+	for (int k = 0; k < a->s.nnodes; k++) {
+		const struct names *nt = &a->s.nodes[k].agent.names;
+		if (!a->s.nodes[k].present)
 			continue;
 		for (size_t i = 0; i < nt->cap; i++) {
 			struct bs_pid pid;
@@ -276,23 +282,21 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 	}
 	const char *what = cl->argv[0];
 	if (!strncmp("duration", what, strlen(what))) {
-		a->duration = v;
+		a->s.spec.duration = v;
 		app_msg(a, false, "duration limit %gs from the start of tracing%s",
 			v, v == 0 ? " (none)" : "");
 	} else if (!strncmp("events", what, strlen(what))) {
-		a->max_events = (unsigned long)v;
-		app_msg(a, false, "event limit %lu%s", a->max_events,
+		a->s.spec.max_events = (unsigned long)v;
+		app_msg(a, false, "event limit %lu%s", a->s.spec.max_events,
 			v == 0 ? " (none)" : "");
 	} else if (!strncmp("payload", what, strlen(what))) {
 		if (v > 65536) {
 			app_msg(a, true, "payload limit is at most 65536 bytes");
 			return ACT_REDRAW;
 		}
-		a->payload = (unsigned)v;
-		if (app_attached(a)) {
-			app_stop_tracing(a, "reconfiguring");
+		a->s.spec.payload = (unsigned)v;
+		if (app_attached(a))
 			return app_retrace(a);
-		}
 	} else {
 		app_msg(a, true, "limit: duration, events or payload");
 	}
@@ -305,9 +309,9 @@ static int c_export(struct app *a, const struct cmd_line *cl)
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
 	const char *names[BS_MAX_NODES];
-	for (int i = 0; i < a->nnodes; i++)
+	for (int i = 0; i < a->s.nnodes; i++)
 		names[i] = app_node_name(a, i);
-	if (export_write(cl->argv[0], &a->store, names, a->nnodes, &err) < 0)
+	if (export_write(cl->argv[0], &a->store, names, a->s.nnodes, &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
@@ -342,7 +346,6 @@ static int c_help(struct app *a, const struct cmd_line *cl)
 static int c_reconnect(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	app_stop_tracing(a, "reconnecting");
 	return app_retrace(a);
 }
 
@@ -369,11 +372,11 @@ static int c_node(struct app *a, const struct cmd_line *cl)
 		app_msg(a, false, "showing every node");
 		return ACT_REDRAW;
 	}
-	for (int i = 0; i < a->nnodes; i++) {
+	for (int i = 0; i < a->s.nnodes; i++) {
 		const char *nm = app_node_name(a, i);
 		const char *at = strchr(nm, '@');
 		size_t l = strlen(cl->argv[0]);
-		if (a->nodes[i].present && (!strcmp(nm, cl->argv[0]) ||
+		if (a->s.nodes[i].present && (!strcmp(nm, cl->argv[0]) ||
 		    (at && (size_t)(at - nm) == l && !strncmp(nm, cl->argv[0], l)))) {
 			a->node_filter = i;
 			app_msg(a, false, "showing the processes of %s; :node shows "
@@ -390,25 +393,31 @@ static int c_nodes(struct app *a, const struct cmd_line *cl)
 	char line[sizeof(a->message)] = "";
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	for (int i = 0; i < a->nnodes; i++) {
-		const struct unode *n = &a->nodes[i];
+	for (int i = 0; i < a->s.nnodes; i++) {
+		const struct snode *n = &a->s.nodes[i];
 		size_t l = strlen(line);
 		if (!n->present)
 			continue;
 		snprintf(line + l, sizeof(line) - l, "%s%s %s", l ? "; " : "",
-			 app_node_name(a, i), n->lost ? "lost" :
-			 n->attached ? "tracing" : "stopped");
+			 app_node_name(a, i), session_state_name(n));
 		l = strlen(line);
 		if (n->clock_error_us >= 0)
 			snprintf(line + l, sizeof(line) - l, ", clock %+lld us +-%lld",
 				 n->clock_offset_us, n->clock_error_us);
 		l = strlen(line);
-		if (n->dec_ready)
+		if (n->stats_ready)
 			snprintf(line + l, sizeof(line) - l, ", %lu dropped",
-				 stats_dropped(&n->stats));
+				 stats_dropped(&n->st));
 	}
 	app_msg(a, false, "%s", line);
 	return ACT_REDRAW;
+}
+
+static int c_record(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	return app_record(a, cl->argc ? cl->argv[0] : NULL);
 }
 
 static int c_quit(struct app *a, const struct cmd_line *cl)
@@ -439,22 +448,18 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 	char pat[1024];
 	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
 		return ACT_REDRAW;
-	if (a->ncalls == 32) {
+	struct session_spec *sp = &a->s.spec;
+	if (!app_live(a, ":call"))
+		return ACT_REDRAW;
+	if (sp->ncalls == 32) {
 		app_msg(a, true, "at most 32 call patterns; :uncall one first");
 		return ACT_REDRAW;
 	}
-	a->calls[a->ncalls++] = xstrdup(pat);
-	app_stop_tracing(a, "reconfiguring");
-	app_retrace(a);
-	if (!app_attached(a)) {
-		/* the pattern was refused: say why, trace without it */
-		char why[300];
-		snprintf(why, sizeof(why), "%s", a->message);
-		free(a->calls[--a->ncalls]);
-		app_retrace(a);
-		app_msg(a, true, "%s", why);
-	}
-	return ACT_REDRAW;
+	sp->calls[sp->ncalls++] = xstrdup(pat);
+	sp->kinds |= KIND_CALL;
+	/* refused: the view says why and traces without it */
+	a->call_trial = true;
+	return app_retrace(a);
 }
 
 static int c_uncall(struct app *a, const struct cmd_line *cl)
@@ -462,17 +467,20 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
 	char pat[1024];
 	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
 		return ACT_REDRAW;
-	for (int i = 0; i < a->ncalls; i++)
-		if (!strcmp(a->calls[i], pat)) {
-			free(a->calls[i]);
-			memmove(a->calls + i, a->calls + i + 1,
-				sizeof(a->calls[0]) * (size_t)(a->ncalls - i - 1));
-			a->ncalls--;
-			app_stop_tracing(a, "reconfiguring");
+	struct session_spec *sp = &a->s.spec;
+	if (!app_live(a, ":uncall"))
+		return ACT_REDRAW;
+	for (int i = 0; i < sp->ncalls; i++)
+		if (!strcmp(sp->calls[i], pat)) {
+			free(sp->calls[i]);
+			memmove(sp->calls + i, sp->calls + i + 1,
+				sizeof(sp->calls[0]) * (size_t)(sp->ncalls - i - 1));
+			if (!--sp->ncalls)
+				sp->kinds &= ~KIND_CALL;
 			return app_retrace(a);
 		}
 	app_msg(a, true, "no call pattern \"%s\"; :call gave these: %s%s", pat,
-		a->ncalls ? a->calls[0] : "none", a->ncalls > 1 ? ", ..." : "");
+		sp->ncalls ? sp->calls[0] : "none", sp->ncalls > 1 ? ", ..." : "");
 	return ACT_REDRAW;
 }
 
@@ -494,7 +502,7 @@ static const cmd_fn handlers[CMD__COUNT] = {
 	[CMD_EXPORT] = c_export, [CMD_TREE] = c_tree, [CMD_PROCS] = c_procs,
 	[CMD_HELP] = c_help, [CMD_RECONNECT] = c_reconnect, [CMD_QUIT] = c_quit,
 	[CMD_ATTACH] = c_attach, [CMD_DETACH] = c_detach, [CMD_NODE] = c_node,
-	[CMD_NODES] = c_nodes,
+	[CMD_NODES] = c_nodes, [CMD_RECORD] = c_record,
 };
 
 int cmd_run(struct app *a, const char *line)
@@ -537,8 +545,8 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 	}
 	/* then every registered name the targets have, busy or not */
 	size_t base = a->store.nprocs * 2;
-	for (int k = 0; k < a->nnodes; k++) {
-		const struct names *nt = &a->nodes[k].agent.names;
+	for (int k = 0; k < a->s.nnodes; k++) {
+		const struct names *nt = &a->s.nodes[k].agent.names;
 		for (; i < base + nt->cap; i++) {
 			const char *s = names_slot(nt, i - base, NULL);
 			if (s && !strncmp(s, prefix, len)) {

@@ -5,46 +5,68 @@
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "event.h"
 
-static long long now_ms(void)
+/* A recording: its file, time span and nodes. */
+static void recording_status(struct app *a, int y)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	const struct session *s = &a->s;
+	char line[2400], span[64] = "";
+	struct sbuf nodes = SBUF_INIT;
+	for (int i = 0; i < s->nnodes; i++)
+		sbuf_addf(&nodes, "%s%s%s", i ? " " : "", app_node_name(a, i),
+			  a->node_filter == i ? "*" : "");
+	if (s->rec && s->rec->stats.has_ts) {
+		char t0[32], t1[32];
+		draw_time(t0, sizeof(t0), s->rec->stats.first_ts);
+		draw_time(t1, sizeof(t1), s->rec->stats.last_ts);
+		snprintf(span, sizeof(span), "%s-%s", t0, t1);
+	}
+	if (!s->rec_done)
+		snprintf(line, sizeof(line), " recording %s  loading %d%%  %s",
+			 s->rec_path, session_replay_percent(s), sbuf_str(&nodes));
+	else
+		snprintf(line, sizeof(line), " recording %s  %s  %s  %zu "
+			 "processes%s%s", s->rec_path, span, sbuf_str(&nodes),
+			 a->store.nprocs, a->last_error[0] ? "  last error: " : "",
+			 a->last_error);
+	sbuf_release(&nodes);
+	draw_text(y, 0, COLS, line, draw_attr(a, ROLE_STATUS));
 }
 
 void status_draw(struct app *a, int y)
 {
 	char line[2400], kinds[128] = "", lim[96];
-	long long up = (now_ms() - a->start_ms) / 1000;
+	long long up = (clock_mono_ms() - a->start_ms) / 1000;
+	const struct session_spec *sp = &a->s.spec;
 
+	if (session_is_recording(&a->s)) {
+		recording_status(a, y);
+		return;
+	}
 	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
-		if ((a->kinds & bit) && event_kind_name(bit)) {
+		if ((sp->kinds & bit) && event_kind_name(bit)) {
 			size_t n = strlen(kinds);
 			snprintf(kinds + n, sizeof(kinds) - n, "%s%s", n ? "," : "",
 				 event_kind_name(bit));
 		}
 	char tl[32], el[32];
-	if (a->duration > 0)
-		snprintf(tl, sizeof(tl), "%gs", a->duration);
+	if (sp->duration > 0)
+		snprintf(tl, sizeof(tl), "%gs", sp->duration);
 	else
 		snprintf(tl, sizeof(tl), "no time limit");
-	if (a->max_events)
-		snprintf(el, sizeof(el), "%lu events", a->max_events);
+	if (sp->max_events)
+		snprintf(el, sizeof(el), "%lu events", sp->max_events);
 	else
 		snprintf(el, sizeof(el), "no event limit");
-	snprintf(lim, sizeof(lim), "%s, %s, %uB", tl, el, a->payload);
+	snprintf(lim, sizeof(lim), "%s, %s, %uB", tl, el, sp->payload);
 	long shed = 0;
-	unsigned long dropped = 0;
-	for (int i = 0; i < a->nnodes; i++) {
-		const struct unode *n = &a->nodes[i];
-		shed += n->shed;
-		dropped += n->dec_ready ? stats_dropped(&n->stats) : 0;
-	}
+	unsigned long dropped = session_dropped(&a->s);
+	for (int i = 0; i < a->s.nnodes; i++)
+		shed += a->s.nodes[i].shed;
 	if (a->cfg->rate) {
 		size_t n = strlen(lim);
 		snprintf(lim + n, sizeof(lim) - n, ", %lu/s (%ld shed)",
@@ -56,29 +78,40 @@ void status_draw(struct app *a, int y)
 	if (!a->multi) {
 		snprintf(who, sizeof(who), "%s", app_node_name(a, 0));
 	} else {
-		for (int i = 0; i < a->nnodes; i++) {
-			const struct unode *n = &a->nodes[i];
+		for (int i = 0; i < a->s.nnodes; i++) {
+			const struct snode *n = &a->s.nodes[i];
 			size_t l = strlen(who);
 			if (!n->present || l + 2 >= sizeof(who))
 				continue;
 			snprintf(who + l, sizeof(who) - l, "%s%s%s%s",
 				 l ? " " : "", app_node_name(a, i),
-				 n->lost ? ":LOST" : n->attached ? "" : ":off",
+				 n->state == SN_LOST ? ":LOST" :
+				 n->state == SN_TRACING ? "" :
+				 n->state == SN_IDLE ? ":off" : ":...",
 				 a->node_filter == i ? "*" : "");
-			if (n->dec_ready && stats_dropped(&n->stats)) {
+			if (n->stats_ready && stats_dropped(&n->st)) {
 				l = strlen(who);
 				snprintf(who + l, sizeof(who) - l, "(%lu dropped)",
-					 stats_dropped(&n->stats));
+					 stats_dropped(&n->st));
 			}
 		}
 	}
 	bool lost = app_lost(a);
-	const char *state = lost && !app_attached(a) ? "LOST" :
-		a->stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
+	struct sbuf pending = SBUF_INIT;
+	/* a request waiting for its answer comes first: it says why the
+	 * rest may not change yet */
+	sbuf_addstr(&pending, "pending: ");
+	session_pending_text(&a->s, &pending);
+	if (pending.len == strlen("pending: "))
+		sbuf_reset(&pending);
+	const char *state = pending.len ? pending.buf :
+		lost && !app_attached(a) ? "LOST" :
+		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
 	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %lu ev/s  "
 		 "%lu dropped  %s %s  limits %s%s%s",
 		 who, state, up / 3600, (up / 60) % 60, up % 60, a->rate,
-		 dropped, kinds, a->pids_arg,
+		 dropped, kinds, sp->pids[0] ? sp->pids : "all",
 		 lim, a->last_error[0] ? "  last error: " : "", a->last_error);
+	sbuf_release(&pending);
 	draw_text(y, 0, COLS, line, draw_attr(a, lost ? ROLE_ERROR : ROLE_STATUS));
 }

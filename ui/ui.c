@@ -9,7 +9,7 @@
  * The terminal is restored on every way out: normal exit, the signals we
  * handle, and fatal signals (restore_terminal is async-signal-safe).
  */
-#include "ui.h"
+#include "frontend.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -25,24 +25,20 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "attach.h"
+#include "clock.h"
 #include "exitcode.h"
 #include "prompt.h"
 #include "sig.h"
 #include "xalloc.h"
 
 #define REDRAW_MS 100
-/* messages (batches of up to 500 events) per turn: a key waits at most for
- * this much decoding */
-#define READ_SLICE 4
-#define PING_MS 1000
 #define TICK_MS 1000
-#define STOP_TMO_MS 2000
 #define UI_DEFAULT_DURATION 600   /* without --duration: ten minutes */
 #define UI_RING_DEFAULT 200000
 
 static struct termios saved_tio;
 static bool have_tio;
+static bool screen_up;
 
 static void restore_terminal(void)
 {
@@ -58,13 +54,6 @@ static void on_fatal(int sig)
 	restore_terminal();
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void app_msg(struct app *a, bool error, const char *fmt, ...)
@@ -90,31 +79,17 @@ void app_push(struct app *a, enum view_id v)
 
 bool app_attached(const struct app *a)
 {
-	for (int i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].present && a->nodes[i].attached)
-			return true;
-	return false;
+	return session_tracing(&a->s);
 }
 
 bool app_lost(const struct app *a)
 {
-	for (int i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].present && a->nodes[i].lost)
-			return true;
-	return false;
-}
-
-struct unode *app_node_of(struct app *a, struct bs_pid pid)
-{
-	return (int)pid.node < a->nnodes ? &a->nodes[pid.node] : &a->nodes[0];
+	return session_any_lost(&a->s);
 }
 
 const char *app_node_name(const struct app *a, int i)
 {
-	if (i < 0 || i >= a->nnodes)
-		return "?";
-	const struct unode *n = &a->nodes[i];
-	return n->node[0] ? n->node : n->agent.node[0] ? n->agent.node : n->arg;
+	return session_node_name(&a->s, i);
 }
 
 void app_local_pid(struct bs_pid pid, char *out, size_t outsz)
@@ -122,13 +97,18 @@ void app_local_pid(struct bs_pid pid, char *out, size_t outsz)
 	snprintf(out, outsz, "<0.%u.%u>", pid.num, pid.serial);
 }
 
+bool app_live(struct app *a, const char *what)
+{
+	if (!session_is_recording(&a->s))
+		return true;
+	app_msg(a, true, "%s needs a live node; this is a recording (%s); "
+		"run beamscope NODE to trace one", what, a->s.rec_path);
+	return false;
+}
+
 static void node_focus(struct app *a, struct bs_pid pid, bool on)
 {
-	struct unode *n = app_node_of(a, pid);
-	char text[48];
-	app_local_pid(pid, text, sizeof(text));
-	if (n->present && n->attached)
-		agent_focus(&n->agent, text, on);
+	session_focus(&a->s, pid, on);
 }
 
 /* Leaving the process log takes its process out of focus. */
@@ -169,589 +149,241 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	return ACT_REDRAW;
 }
 
-/* ---- the stream ---- */
-
-static void keep_event(struct app *a, struct event *e)
+static bool focus_open(const struct app *a)
 {
-	store_add_event(&a->store, e);
+	for (int i = 0; i < a->depth; i++)
+		if (a->stack[i] == VIEW_PROC)
+			return true;
+	return false;
+}
+
+/* ---- the store sink: what the session reports ---- */
+
+static void on_event(void *arg, int node, const struct event *ev)
+{
+	struct app *a = arg;
+	(void)node;
+	store_add_event(&a->store, ev);
+	if (json_sink_is_open(&a->rec))
+		json_sink_event(&a->rec, node, ev);
 	if (!a->paused)
 		a->dirty = true;
 }
 
-static void on_event(void *arg, const struct event *ev)
+static void on_counts(void *arg, int node, struct bs_pid pid,
+		      const char *pid_text, unsigned long sends,
+		      unsigned long receives, unsigned long spawns)
 {
-	struct unode *n = arg;
-	struct app *a = n->app;
-	struct event e = *ev;
-	e.pid.node = (uint32_t)n->idx;
-	if (a->multi) {
-		e.ts -= n->clock_offset_us;
-		if (e.ts > n->last_ts)
-			n->last_ts = e.ts;
+	struct app *a = arg;
+	store_add_counts(&a->store, pid, pid_text, sends, receives, spawns);
+	if (json_sink_is_open(&a->rec))
+		json_sink_counts(&a->rec, node, pid, pid_text, sends, receives,
+				 spawns);
+	if (!a->paused)
+		a->dirty = true;
+}
+
+static void on_info(void *arg, int node, struct bs_pid pid,
+		    const char *pid_text, const char *name, const char *current,
+		    long mqlen)
+{
+	struct app *a = arg;
+	(void)node;
+	/* a name alone (a registration) keeps what was sampled */
+	const struct proc *p = store_proc(&a->store, pid);
+	if (!current && mqlen < 0 && p)
+		mqlen = p->mqlen;
+	store_set_info(&a->store, pid, pid_text, name, current, mqlen);
+	if (json_sink_is_open(&a->rec))
+		json_sink_name(&a->rec, pid, pid_text, name);
+}
+
+/* An export reopened: the process as it was, totals included. */
+static void on_proc(void *arg, int node, const struct recording_proc *rp)
+{
+	struct app *a = arg;
+	(void)node;
+	store_set_info(&a->store, rp->pid, rp->pid_text, rp->name,
+		       rp->current_function, rp->mqlen);
+	struct proc *p = store_proc(&a->store, rp->pid);
+	if (!p)
+		return;
+	/* the events kept counted some of it already */
+	unsigned long s = rp->sends > p->sends ? rp->sends - p->sends : 0,
+		r = rp->receives > p->receives ? rp->receives - p->receives : 0,
+		sp = rp->spawns > p->spawns ? rp->spawns - p->spawns : 0;
+	if (s || r || sp)
+		store_add_counts(&a->store, rp->pid, rp->pid_text, s, r, sp);
+	store_recorded_proc(&a->store, p, rp->initial_call, rp->has_parent,
+			    rp->parent, rp->exited, rp->reason);
+}
+
+static void on_node_state(void *arg, int node)
+{
+	struct app *a = arg;
+	const struct snode *n = &a->s.nodes[node];
+	/* a node traced afresh (again, or attached later): the process in
+	 * focus there is in focus again */
+	if (n->state == SN_TRACING && !a->refocused[node]) {
+		a->refocused[node] = true;
+		if (focus_open(a) && (int)a->focus.node == node)
+			node_focus(a, a->focus, true);
+	} else if (n->state != SN_TRACING) {
+		a->refocused[node] = false;
 	}
-	if (!(event_types[e.type].kind & a->kinds)) {
-		n->stats.filtered++;
-		/* registrations still name processes */
-		if (e.type != EV_REGISTER && e.type != EV_UNREGISTER)
+	a->dirty = true;
+}
+
+static void on_notice(void *arg, enum session_level level, const char *text)
+{
+	struct app *a = arg;
+	if (level == SESSION_INFO)
+		return;
+	if (!screen_up) {
+		fprintf(stderr, "beamscope: %s\n", text);
+		return;
+	}
+	if (level == SESSION_ERROR && a->call_trial) {
+		/* the new call pattern was refused: say why, trace without it */
+		a->call_trial = false;
+		struct session_spec *sp = &a->s.spec;
+		free(sp->calls[--sp->ncalls]);
+		if (!sp->ncalls)
+			sp->kinds &= ~KIND_CALL;
+		app_msg(a, true, "%s", text);
+		a->call_refused = true;   /* the message stays when it restarts */
+		session_start(&a->s);
+		return;
+	}
+	app_msg(a, level >= SESSION_WARN, "%s", text);
+}
+
+static void on_started(void *arg, unsigned long traced, int nodes,
+		       bool skipped)
+{
+	struct app *a = arg;
+	const char *also = skipped ? " (some skipped: traced by another tracer)" :
+		"";
+	a->call_trial = false;
+	a->started_traced = traced;
+	a->started_nodes = nodes;
+	a->started_skipped = skipped;
+	if (!screen_up || a->call_refused) {
+		a->call_refused = false;
+		return;
+	}
+	if (a->attaching >= 0) {
+		const struct snode *n = &a->s.nodes[a->attaching];
+		a->attaching = -1;
+		if (n->state == SN_TRACING) {
+			app_msg(a, false, "attached to %s (clock %+lld us +-%lld)",
+				app_node_name(a, n->idx), n->clock_offset_us,
+				n->clock_error_us);
 			return;
-		if (e.type == EV_REGISTER)
-			store_set_info(&a->store, e.pid, e.pid_text, e.name,
-				       NULL, store_proc(&a->store, e.pid) ?
-				       store_proc(&a->store, e.pid)->mqlen : -1);
-		return;
+		}
 	}
-	if (a->max_events && a->trace_events >= a->max_events) {
-		n->stats.over_limit++;
-		return;
-	}
-	callstacks_event(&a->callstacks, &e);
-	if (EVENT_IS_GC_START(e.type))
-		return;   /* shown with its end */
-	n->stats.counts[e.type]++;
-	a->trace_events++;
 	if (a->multi)
-		merge_add(&a->merge, n->idx, &e);   /* out in time order */
+		app_msg(a, false, "tracing %lu processes on %d nodes%s; ? for help",
+			traced, nodes, also);
 	else
-		keep_event(a, &e);
-}
-
-static void from_merge(void *arg, const struct mitem *it)
-{
-	struct event e = it->ev;
-	keep_event(arg, &e);
-}
-
-/* Several nodes: how far every node's stream has got (see batch.c). */
-#define MERGE_SLACK_US 100000
-#define MERGE_QUIET_MS 250
-static void release_merged(struct app *a, bool all)
-{
-	if (!a->multi)
-		return;
-	long long now = now_ms();
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	int64_t quiet = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 -
-		MERGE_QUIET_MS * 1000LL, wm = INT64_MAX;
-	for (int i = 0; i < a->nnodes && !all; i++) {
-		struct unode *n = &a->nodes[i];
-		if (!n->present || !n->attached || n->lost)
-			continue;
-		int64_t w = now - n->last_rx_ms > MERGE_QUIET_MS ? quiet :
-			n->last_ts - MERGE_SLACK_US;
-		if (w < wm)
-			wm = w;
-	}
-	if (!all && wm == INT64_MAX)
-		wm = quiet;
-	merge_flush(&a->merge, wm, from_merge, a);
-}
-
-static void on_batch(void *arg, const char *buf, const struct msg *m)
-{
-	struct unode *n = arg;
-	if (!n->dec_ready)
-		return;
-	int idx = m->body;
-	long k = decode_events(&n->dec, buf, &idx, (int)m->worker, on_event, n);
-	n->last_rx_ms = now_ms();
-	stats_batch(&n->stats, m->worker, m->seq, m->dropped, k < 0 ? 0 : k);
-}
-
-static void on_eos(void *arg, const struct msg *m)
-{
-	struct unode *n = arg;
-	if (n->dec_ready)
-		stats_eos(&n->stats, m->worker, m->seq, m->dropped);
-}
-
-static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
-		      unsigned long sends, unsigned long receives)
-{
-	struct unode *n = arg;
-	pid.node = (uint32_t)n->idx;
-	store_add_counts(&n->app->store, pid, pid_text, sends, receives, 0);
-	n->app->counted += sends + receives;
-}
-
-static void on_counts(void *arg, const char *buf, const struct msg *m)
-{
-	struct unode *n = arg;
-	if (!n->dec_ready)
-		return;
-	int idx = m->body;
-	n->count_overflow = m->dropped;
-	decode_counts(&n->dec, buf, &idx, count_one, n);
-	if (!n->app->paused)
-		n->app->dirty = true;
-}
-
-static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
-		     const char *name, const char *current, long mqlen)
-{
-	struct unode *n = arg;
-	pid.node = (uint32_t)n->idx;
-	store_set_info(&n->app->store, pid, pid_text, name, current, mqlen);
-}
-
-static void on_info(void *arg, const char *buf, const struct msg *m)
-{
-	struct unode *n = arg;
-	if (!n->dec_ready)
-		return;
-	int idx = m->body;
-	decode_info(&n->dec, buf, &idx, info_one, n);
-}
-
-static void on_limit(void *arg, const struct msg *m)
-{
-	struct unode *n = arg;
-	n->shed = m->dropped;
-	if (strcmp(m->limit, "none") && !n->limit_tripped[0])
-		snprintf(n->limit_tripped, sizeof(n->limit_tripped), "%s", m->limit);
-	n->app->dirty = true;
-}
-
-static void node_agent_init(struct unode *n)
-{
-	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
-				       on_limit, n };
-	agent_init(&n->agent, &n->conn, &stream);
-	n->agent.rpc_tmo_ms = n->rpc_tmo_ms;
+		app_msg(a, false, "tracing %lu processes on %s%s; ? for help",
+			traced, app_node_name(a, 0), also);
 }
 
 /* ---- tracing control ---- */
 
-static void node_lost(struct app *a, struct unode *n)
-{
-	n->lost = true;
-	n->opened = false;
-	conn_close(&n->conn);
-	if (n->attached) {
-		n->attached = false;
-		if (!app_attached(a))
-			snprintf(a->stopped_why, sizeof(a->stopped_why),
-				 "target lost");
-	}
-	app_msg(a, true, "lost the connection to %s; what was captured stays; "
-		":reconnect tries again", app_node_name(a, n->idx));
-}
-
-/* The agent left by itself (it heard nothing from us for too long, or
- * failed): the target is clean; the connection stays for :on. */
-static void agent_left(struct app *a, struct unode *n)
-{
-	struct sbuf why = SBUF_INIT;
-	agent_gone_text(&n->agent, &why);
-	n->attached = false;
-	n->opened = false;
-	if (!app_attached(a))
-		snprintf(a->stopped_why, sizeof(a->stopped_why), "agent left");
-	app_msg(a, true, "%s; what was captured stays; :on traces again",
-		sbuf_str(&why));
-	sbuf_release(&why);
-}
-
-/* After the view itself was stopped for longer than --dependency-timeout:
- * an agent that left meanwhile may not have been able to say so. */
-static void check_agents(struct app *a)
-{
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		if (n->present && n->attached && !n->lost)
-			agent_check_gone(&n->agent,
-					 (long)(a->cfg->dep_timeout * 1000));
-	}
-}
-
-/* Read what has arrived on any node until all of them are done or the
- * deadline passes; done(n) says whether node n is. */
-static void pump_until(struct app *a, bool (*done)(struct unode *), int ms)
-{
-	long long deadline = now_ms() + ms;
-	for (;;) {
-		struct pollfd pfd[BS_MAX_NODES];
-		int who[BS_MAX_NODES], np = 0;
-		for (int i = 0; i < a->nnodes; i++) {
-			struct unode *n = &a->nodes[i];
-			if (n->conn.fd >= 0 && !n->lost && !done(n)) {
-				pfd[np].fd = n->conn.fd;
-				pfd[np].events = POLLIN;
-				who[np++] = i;
-			}
-		}
-		long long left = deadline - now_ms();
-		if (!np || left <= 0)
-			return;
-		int r = poll(pfd, (nfds_t)np, (int)left);
-		if (r < 0 && errno != EINTR)
-			return;
-		for (int k = 0; k < np && r > 0; k++)
-			if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) {
-				struct unode *n = &a->nodes[who[k]];
-				if (agent_read(&n->agent, 256) == PUMP_LOST)
-					n->lost = true;
-			}
-	}
-}
-
-static bool stop_done(struct unode *n)
-{
-	return agent_reply_arrived(&n->agent) && stats_all_eos(&n->stats);
-}
-
-/* Stop one node's session, if it has one; its agent cleans up. */
-static void node_stop(struct app *a, struct unode *n)
-{
-	if (!n->attached)
-		return;
-	n->attached = false;
-	n->opened = false;   /* the agent leaves */
-	if (n->lost || agent_stop_send(&n->agent) < 0)
-		return;
-	pump_until(a, stop_done, STOP_TMO_MS);
-	/* a new session may follow at once: let the old one finish leaving */
-	if (!n->lost && agent_reply_arrived(&n->agent))
-		agent_wait_gone(&n->agent, STOP_TMO_MS);
-}
-
 int app_stop_tracing(struct app *a, const char *why)
 {
-	if (!app_attached(a))
-		return ACT_NONE;
-	snprintf(a->stopped_why, sizeof(a->stopped_why), "%s", why);
-	bool asked = false;
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		if (!n->present || !n->attached)
-			continue;
-		n->attached = false;
-		n->opened = false;   /* the agent leaves */
-		n->stopped_ask = !n->lost && agent_stop_send(&n->agent) == 0;
-		asked |= n->stopped_ask;
-	}
-	if (asked)
-		pump_until(a, stop_done, STOP_TMO_MS);
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		if (n->stopped_ask && !n->lost && agent_reply_arrived(&n->agent))
-			agent_wait_gone(&n->agent, STOP_TMO_MS);
-		n->stopped_ask = false;
-	}
-	release_merged(a, true);
+	session_stop(&a->s, why);
 	return ACT_REDRAW;
 }
 
-static void release_session(struct unode *n)
-{
-	if (n->dec_ready) {
-		decoder_release(&n->dec);
-		stats_release(&n->stats);
-		n->dec_ready = false;
-	}
-}
-
-/* The agent is up: set the flags, in the count tier, and refocus. */
-static int start_trace(struct app *a, struct unode *n, const struct pidsel *sel,
-		       struct sbuf *err, unsigned long *traced, bool *skipped)
-{
-	struct trace_result tr = { 0 };
-	snprintf(n->node, sizeof(n->node), "%s", n->agent.node);
-	stats_init(&n->stats, n->agent.workers);
-	decoder_init(&n->dec, a->multi ? NULL : n->node, a->payload,
-		     &n->agent.names);
-	n->dec_ready = true;
-	if (a->multi &&
-	    agent_clock(&n->agent, 8, &n->clock_offset_us, &n->clock_error_us) < 0) {
-		sbuf_addf(err, "node \"%s\" did not answer the clock requests",
-			  n->node);
-		return EXIT_CONNECT;
-	}
-	n->last_rx_ms = now_ms();
-	n->last_ts = 0;
-	/* several nodes: each traces the names registered there */
-	struct pidsel here;
-	pidsel_on_node(sel, &n->agent.names, &here);
-	struct trace_spec spec = {
-		.kinds = a->kinds, .sel = a->multi ? &here : sel,
-		.payload_bytes = a->payload,
-		/* processes named one by one ship every event; the rest are
-		 * counted */
-		.count_tier = sel->mode != SEL_LIST || a->follow,
-		.interval_ms = 250,
-		.max_events = a->max_events,
-		.duration_ms = (unsigned long)(a->duration * 1000),
-		.rate = a->cfg->rate, .shed = a->cfg->shed,
-		.calls = (const char *const *)a->calls, .ncalls = a->ncalls,
-		.follow = a->follow,
-	};
-	int rc = agent_trace(&n->agent, &spec, &tr, err);
-	pidsel_release(&here);
-	if (rc != EXIT_OK) {
-		trace_result_release(&tr);
-		return rc;
-	}
-	n->attached = true;
-	n->opened = false;
-	n->limit_tripped[0] = '\0';
-	n->shed = 0;
-	for (int i = 0; i < a->depth; i++)
-		if (a->stack[i] == VIEW_PROC && (int)a->focus.node == n->idx)
-			node_focus(a, a->focus, true);
-	*traced += tr.traced;
-	*skipped |= tr.nskipped > 0;
-	trace_result_release(&tr);
-	return EXIT_OK;
-}
-
-static int node_open_fresh(struct app *a, struct unode *n, struct sbuf *err);
-
-/* Connect and bootstrap node n (again, if need be).  EXIT_* code. */
-static int node_open(struct app *a, struct unode *n, struct sbuf *err)
-{
-	if (n->opened && !n->lost && n->conn.fd >= 0)
-		return EXIT_OK;
-	int rc = node_open_fresh(a, n, err);
-	n->opened = rc == EXIT_OK;
-	return rc;
-}
-
-static int node_open_fresh(struct app *a, struct unode *n, struct sbuf *err)
-{
-	release_session(n);
-	agent_release(&n->agent);
-	if (n->lost || n->conn.fd < 0) {
-		conn_release(&n->conn);
-		conn_init(&n->conn);
-		node_agent_init(n);
-		int rc = attach_open_node(a->cfg, n->arg, &n->conn, &n->agent, err);
-		if (rc == EXIT_OK)
-			n->lost = false;
-		if (rc == EXIT_OK && n->agent.notice[0])
-			app_msg(a, false, "%s", n->agent.notice);
-		return rc;
-	}
-	node_agent_init(n);
-	struct agent_opts ao = {
-		.workers = a->cfg->workers,
-		.dep_timeout_ms = (unsigned)(a->cfg->dep_timeout * 1000),
-		.high_water = a->cfg->high_water,
-		.batch_max = 500, .batch_ms = 5,
-	};
-	int rc = agent_attach(&n->agent, &ao, err);
-	if (rc == EXIT_OK && n->agent.notice[0])
-		app_msg(a, false, "%s", n->agent.notice);
-	return rc;
-}
-
-/* Attach every node that is in the session and trace with the current
- * settings.  EXIT_* of the first failure; err says which node. */
-static int trace_all(struct app *a, struct sbuf *err)
-{
-	struct pidsel sel;
-	unsigned long traced = 0;
-	bool skipped = false;
-	int rc = EXIT_USAGE, nodes = 0;
-
-	if (pidsel_parse(a->pids_arg, &sel, err) < 0)
-		return EXIT_USAGE;
-	if (a->multi && sel.mode == SEL_LIST)
-		for (int i = 0; i < sel.n; i++)
-			if (sel.items[i].is_pid) {
-				sbuf_addstr(err, "with several nodes, name processes by "
-					    "their registered name; a pid <0.N.S> means "
-					    "a different process on each node");
-				goto out;
-			}
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		if (!n->present || n->attached)
-			continue;
-		if ((rc = node_open(a, n, err)) != EXIT_OK) {
-			if (rc == EXIT_LOST || rc == EXIT_CONNECT)
-				n->lost = true;
-			goto out;
-		}
-	}
-	if (a->multi) {
-		const struct names *tables[BS_MAX_NODES];
-		for (int i = 0; i < a->nnodes; i++)
-			tables[i] = a->nodes[i].present && !a->nodes[i].lost ?
-				&a->nodes[i].agent.names : NULL;
-		const char *missing = pidsel_missing(&sel, tables, a->nnodes);
-		if (missing) {
-			sbuf_addf(err, "no process is registered as %s on any of the "
-				  "nodes; list names with erlang:registered() there",
-				  missing);
-			rc = EXIT_REFUSED;
-			goto out;
-		}
-	}
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		if (!n->present || n->attached)
-			continue;
-		if ((rc = start_trace(a, n, &sel, err, &traced, &skipped)) != EXIT_OK) {
-			/* the agent is up but refused the trace: send it away,
-			 * so that the next attempt finds the node free */
-			n->attached = true;
-			node_stop(a, n);
-			goto out;
-		}
-		nodes++;
-	}
-	rc = EXIT_OK;
-	a->stopped_why[0] = '\0';
-	a->trace_start_ms = now_ms();
-	a->trace_events = 0;
-	if (a->multi)
-		app_msg(a, false, "tracing %lu processes on %d nodes%s; ? for help",
-			traced, nodes, skipped ?
-			" (some skipped: traced by another tracer)" : "");
-	else
-		app_msg(a, false, "tracing %lu processes on %s%s; ? for help",
-			traced, app_node_name(a, 0), skipped ?
-			" (some skipped: traced by another tracer)" : "");
-out:
-	pidsel_release(&sel);
-	return rc;
-}
-
-/* --reconnect: try the lost nodes again, briefly, while the others trace. */
-static void reconnect_lost(struct app *a)
-{
-	struct pidsel sel;
-	struct sbuf err = SBUF_INIT;
-	if (pidsel_parse(a->pids_arg, &sel, &err) < 0)
-		goto out;
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		unsigned long traced = 0;
-		bool skipped = false;
-		if (!n->present || !n->lost)
-			continue;
-		/* a node still booting does not answer: next second, then */
-		n->rpc_tmo_ms = PING_MS;
-		if (node_open(a, n, &err) == EXIT_OK) {
-			if (start_trace(a, n, &sel, &err, &traced, &skipped) == EXIT_OK)
-				app_msg(a, false, "attached to %s again",
-					app_node_name(a, i));
-			else
-				node_stop(a, n);
-		}
-		n->rpc_tmo_ms = n->agent.rpc_tmo_ms = 0;
-		if (!n->attached) {
-			n->lost = true;
-			n->opened = false;
-			conn_close(&n->conn);
-		}
-		sbuf_reset(&err);
-	}
-	pidsel_release(&sel);
-out:
-	sbuf_release(&err);
-}
-
-/* Attach (again, if need be) and trace with the current settings. */
 int app_retrace(struct app *a)
 {
-	struct sbuf err = SBUF_INIT;
-	if (trace_all(a, &err) != EXIT_OK) {
-		app_msg(a, true, "%s", err.len ? err.buf : "cannot trace");
-		/* what did start is not left half-traced */
-		app_stop_tracing(a, "refused");
-	}
-	sbuf_release(&err);
+	if (!app_live(a, "tracing"))
+		return ACT_REDRAW;
+	session_start(&a->s);
+	app_msg(a, false, "starting: %s", "waiting for the target");
 	return ACT_REDRAW;
-}
-
-static struct unode *node_add(struct app *a, const char *name)
-{
-	struct unode *n = &a->nodes[a->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->app = a;
-	n->idx = a->nnodes++;
-	n->present = true;
-	snprintf(n->arg, sizeof(n->arg), "%s", name);
-	n->clock_error_us = -1;
-	conn_init(&n->conn);
-	node_agent_init(n);
-	return n;
-}
-
-static struct unode *node_find(struct app *a, const char *name)
-{
-	for (int i = 0; i < a->nnodes; i++) {
-		struct unode *n = &a->nodes[i];
-		const char *at = strchr(n->node, '@');
-		if (!strcmp(n->arg, name) || !strcmp(n->node, name) ||
-		    (at && !strchr(name, '@') &&
-		     strlen(name) == (size_t)(at - n->node) &&
-		     !strncmp(n->node, name, strlen(name))))
-			return n;
-	}
-	return NULL;
 }
 
 int app_attach_node(struct app *a, const char *name)
 {
+	if (!app_live(a, ":attach"))
+		return ACT_REDRAW;
 	if (!a->multi) {
 		app_msg(a, true, "this view was opened on one node; open it on "
 			"several (beamscope A B, or --cluster) to add nodes");
 		return ACT_REDRAW;
 	}
-	struct unode *n = node_find(a, name);
-	if (n && n->present && (n->attached || !n->lost)) {
+	struct snode *n = session_find_node(&a->s, name);
+	if (n && n->present && n->state != SN_LOST) {
 		app_msg(a, true, "%s is already in this session", name);
 		return ACT_REDRAW;
 	}
-	if (!n) {
-		if (a->nnodes == BS_MAX_NODES) {
-			app_msg(a, true, "at most %d nodes at once", BS_MAX_NODES);
-			return ACT_REDRAW;
-		}
-		n = node_add(a, name);
+	if (!n && !(n = session_add_node(&a->s, name, false))) {
+		app_msg(a, true, "at most %d nodes at once", BS_MAX_NODES);
+		return ACT_REDRAW;
 	}
 	n->present = true;
-	n->lost = true;   /* connect afresh */
-	struct sbuf err = SBUF_INIT;
-	int rc = trace_all(a, &err);
-	if (rc != EXIT_OK) {
-		app_msg(a, true, "%s", err.len ? err.buf : "cannot trace");
-		node_stop(a, n);
-		conn_close(&n->conn);
-		n->present = false;
-	} else {
-		app_msg(a, false, "attached to %s (clock %+lld us +-%lld)",
-			app_node_name(a, n->idx), n->clock_offset_us,
-			n->clock_error_us);
-	}
-	sbuf_release(&err);
+	n->required = false;
+	a->attaching = n->idx;
+	session_start(&a->s);
+	app_msg(a, false, "attaching to %s", name);
 	return ACT_REDRAW;
 }
 
 int app_detach_node(struct app *a, const char *name)
 {
-	struct unode *n = node_find(a, name);
+	if (!app_live(a, ":detach"))
+		return ACT_REDRAW;
+	struct snode *n = session_find_node(&a->s, name);
 	if (!n || !n->present) {
 		app_msg(a, true, "%s is not in this session", name);
 		return ACT_REDRAW;
 	}
 	int present = 0;
-	for (int i = 0; i < a->nnodes; i++)
-		present += a->nodes[i].present;
+	for (int i = 0; i < a->s.nnodes; i++)
+		present += a->s.nodes[i].present;
 	if (present == 1) {
 		app_msg(a, true, "%s is the last node; q quits", name);
 		return ACT_REDRAW;
 	}
 	if (a->node_filter == n->idx)
 		a->node_filter = -1;
-	node_stop(a, n);
-	conn_close(&n->conn);
-	n->present = false;
-	release_merged(a, false);
+	session_drop_node(&a->s, n);
 	app_msg(a, false, "detached from %s; it is clean; what was captured "
 		"stays", app_node_name(a, n->idx));
+	return ACT_REDRAW;
+}
+
+int app_record(struct app *a, const char *path)
+{
+	struct sbuf err = SBUF_INIT;
+	if (!path) {
+		if (!json_sink_is_open(&a->rec)) {
+			app_msg(a, true, "not recording; :record FILE starts");
+			return ACT_REDRAW;
+		}
+		json_sink_tick(&a->rec, true);
+		json_sink_close(&a->rec);
+		if (a->rec.write_errno)
+			app_msg(a, true, "recording to %s stopped: %s; the %llu "
+				"bytes written are whole lines", a->rec.name,
+				strerror(a->rec.write_errno), a->rec.good);
+		else
+			app_msg(a, false, "recorded %lu events to %s; beamscope "
+				"--open %s reopens it", a->rec.events,
+				a->rec.name, a->rec.name);
+		return ACT_REDRAW;
+	}
+	if (!app_live(a, ":record"))
+		return ACT_REDRAW;
+	if (json_sink_open(&a->rec, path, &err) < 0)
+		app_msg(a, true, "%s; choose another file", err.buf);
+	else
+		app_msg(a, false, "recording to %s; :record alone stops", path);
+	sbuf_release(&err);
 	return ACT_REDRAW;
 }
 
@@ -850,43 +482,53 @@ static int on_key(struct app *a, int ch)
 	return ACT_NONE;
 }
 
+
 /* ---- the loop ---- */
 
-static void check_limits(struct app *a, long long now)
+static void check_limits(struct app *a)
 {
 	char why[96];
-	const char *tripped = NULL;
-	if (!app_attached(a))
+	const char *tripped = session_tripped(&a->s);
+	if (!tripped || !app_attached(a))
 		return;
-	for (int i = 0; i < a->nnodes; i++)
-		if (a->nodes[i].present && a->nodes[i].limit_tripped[0])
-			tripped = a->nodes[i].limit_tripped;
-	if (tripped) {
+	if (!strcmp(tripped, "duration") && !a->s.nodes[0].tripped[0])
+		snprintf(why, sizeof(why), "duration limit (%gs) reached",
+			 a->s.spec.duration);
+	else if (!strcmp(tripped, "max_events") && a->s.limit_hit)
+		snprintf(why, sizeof(why), "event limit (%lu) reached",
+			 a->s.spec.max_events);
+	else
 		snprintf(why, sizeof(why), "%s limit reached on the target",
 			 tripped);
-	} else if (a->duration > 0 && now - a->trace_start_ms >= (long long)(a->duration * 1000)) {
-		snprintf(why, sizeof(why), "duration limit (%gs) reached", a->duration);
-	} else if (a->max_events && a->trace_events >= a->max_events) {
-		snprintf(why, sizeof(why), "event limit (%lu) reached", a->max_events);
-	} else {
-		return;
-	}
 	app_stop_tracing(a, why);
 	app_msg(a, false, "tracing stopped: %s; the target is clean; :on traces "
 		"again, :limit changes limits", why);
 }
 
+/* What the record sink could not write is said once. */
+static void check_record(struct app *a)
+{
+	if (!json_sink_is_open(&a->rec))
+		return;
+	json_sink_tick(&a->rec, false);
+	if (a->rec.write_errno && !a->rec_failed_said) {
+		a->rec_failed_said = true;
+		app_msg(a, true, "cannot write to \"%s\": %s; recording stopped, "
+			"the %llu bytes written are whole lines; make room and "
+			":record FILE again", a->rec.name,
+			strerror(a->rec.write_errno), a->rec.good);
+		json_sink_close(&a->rec);
+	}
+}
+
 static int loop(struct app *a)
 {
-	long long next_ping = now_ms() + PING_MS, next_tick = now_ms() + TICK_MS;
+	long long next_tick = clock_mono_ms() + TICK_MS;
 	long long last_draw = 0;
-	long long last_turn = now_ms(), recheck_at = 0;
 
 	for (;;) {
-		long long now = now_ms();
+		long long now = clock_mono_ms();
 		long long wait = next_tick - now;
-		if (next_ping - now < wait)
-			wait = next_ping - now;
 		if (a->dirty) {
 			long long d = last_draw + REDRAW_MS - now;
 			if (d < wait)
@@ -899,45 +541,31 @@ static int loop(struct app *a)
 			{ .fd = STDIN_FILENO, .events = POLLIN },
 			{ .fd = sig_fd(), .events = POLLIN },
 		};
-		int who[2 + BS_MAX_NODES], np = 2;
-		for (int i = 0; i < a->nnodes; i++)
-			if (a->nodes[i].present && a->nodes[i].conn.fd >= 0) {
-				pfd[np].fd = a->nodes[i].conn.fd;
-				pfd[np].events = POLLIN;
-				who[np++] = i;
-			}
-		if (a->multi && wait > 50)
-			wait = 50;   /* the merged timeline moves on */
-		int r = poll(pfd, (nfds_t)np, (int)wait);
+		int np = 2 + session_pollfds(&a->s, pfd + 2, BS_MAX_NODES);
+		int r = poll(pfd, (nfds_t)np, session_wait_ms(&a->s, (int)wait));
 		if (r < 0 && errno != EINTR)
 			return EXIT_FAIL;
 
 		if (r > 0 && (pfd[1].revents & POLLIN)) {
 			int s = sig_take();
 			if (s == SIGINT || s == SIGTERM || s == SIGHUP)
-				return s == SIGHUP ? EXIT_OK : EXIT_OK;
+				return EXIT_OK;
 		}
-		for (int k = 2; r > 0 && k < np; k++) {
-			struct unode *n = &a->nodes[who[k]];
-			if ((pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) &&
-			    agent_read(&n->agent, READ_SLICE) == PUMP_LOST)
-				node_lost(a, n);
+		session_poll_done(&a->s, pfd + 2, r > 0 ? np - 2 : 0,
+				  SESSION_READ_VIEW);
+		if (session_is_recording(&a->s) && !a->s.rec_done) {
+			session_replay(&a->s, SESSION_REPLAY_SLICE);
+			a->dirty = true;
+			if (a->s.rec_done)
+				app_msg(a, a->s.rec->stats.malformed > 0, "%s",
+					a->s.rec_summary);
 		}
-		now = now_ms();
-		if (now - last_turn > (long long)(a->cfg->dep_timeout * 1000)) {
-			check_agents(a);
-			recheck_at = now + 3000;
-		} else if (recheck_at && now >= recheck_at) {
-			check_agents(a);
-			recheck_at = 0;
+		check_record(a);
+		if (a->stop_pending && session_settled(&a->s)) {
+			a->stop_pending = false;
+			app_msg(a, false, "tracing stopped, the target is clean; "
+				":on starts again");
 		}
-		last_turn = now;
-		for (int i = 0; i < a->nnodes; i++) {
-			struct unode *n = &a->nodes[i];
-			if (n->present && n->attached && !n->lost && n->agent.gone)
-				agent_left(a, n);
-		}
-		release_merged(a, false);
 		/* keys: everything waiting, so typing never lags behind */
 		if (r < 0 || (r > 0 && (pfd[0].revents & POLLIN))) {
 			int ch;
@@ -949,35 +577,21 @@ static int loop(struct app *a)
 					a->dirty = true;
 				/* a key is shown at once, not at the next slot */
 				draw(a);
-				last_draw = now_ms();
+				last_draw = clock_mono_ms();
 			}
 		}
 
-		now = now_ms();
-		check_limits(a, now);
+		now = clock_mono_ms();
+		check_limits(a);
 		if (now >= next_tick) {
-			store_tick(&a->store);
+			if (!session_is_recording(&a->s))
+				store_tick(&a->store);
 			/* what the targets traced: shipped events and counted ones */
-			unsigned long d = a->counted;
-			for (int i = 0; i < a->nnodes; i++)
-				if (a->nodes[i].dec_ready)
-					d += stats_delivered(&a->nodes[i].stats);
+			unsigned long d = a->s.counted + session_delivered(&a->s);
 			a->rate = d >= a->rate_base ? d - a->rate_base : d;
 			a->rate_base = d;
 			next_tick = now + TICK_MS;
-			if (!a->paused)
-				a->dirty = true;
-		}
-		if (now >= next_ping) {
-			for (int i = 0; i < a->nnodes; i++) {
-				struct unode *n = &a->nodes[i];
-				if (n->present && n->attached && agent_ping(&n->agent) < 0)
-					node_lost(a, n);
-			}
-			if (a->cfg->reconnect && a->multi && !a->stopped_why[0])
-				reconnect_lost(a);
-			next_ping = now + PING_MS;
-			a->dirty = true;   /* the clock in the status line */
+			a->dirty = true;   /* the clock and what is pending */
 		}
 		if (a->dirty && now - last_draw >= REDRAW_MS) {
 			draw(a);
@@ -986,50 +600,23 @@ static int loop(struct app *a)
 	}
 }
 
-/* merge's lookup: the node a "<name@host.N.S>" pid lives on */
-static int merge_node_of(void *arg, const char *pid_text)
+/* Attach every node and start tracing, before the screen is taken, so
+ * that errors read like batch mode's.  EXIT_* code. */
+static int open_live(struct app *a, struct sbuf *err)
 {
-	struct app *a = arg;
-	const char *dot = strrchr(pid_text, '.');
-	if (pid_text[0] != '<' || !dot)
-		return -1;
-	while (dot > pid_text && dot[-1] != '.')
-		dot--;
-	if (dot <= pid_text + 1)
-		return -1;
-	size_t len = (size_t)(dot - 1 - (pid_text + 1));
-	for (int i = 0; i < a->nnodes; i++) {
-		const char *nm = a->nodes[i].agent.node;
-		if (a->nodes[i].present && strlen(nm) == len &&
-		    !memcmp(nm, pid_text + 1, len))
-			return i;
+	const struct config *cfg = a->cfg;
+	for (int i = 0; i < cfg->nnodes; i++)
+		session_add_node(&a->s, cfg->nodes[i], true);
+	int rc = session_attach_wait(&a->s, err);
+	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
+		session_discover(&a->s);
+		rc = session_attach_wait(&a->s, err);
 	}
-	return -1;
-}
-
-/* --cluster: the visible nodes of the ones opened, opened too. */
-static void discover(struct app *a)
-{
-	int known = a->nnodes;
-	for (int i = 0; i < known; i++) {
-		char **names = NULL;
-		if (agent_visible_nodes(&a->nodes[i].agent, &names) < 0)
-			continue;
-		for (char **p = names; *p && a->nnodes < BS_MAX_NODES; p++) {
-			if (node_find(a, *p))
-				continue;
-			struct unode *n = node_add(a, *p);
-			struct sbuf err = SBUF_INIT;
-			if (node_open(a, n, &err) != EXIT_OK) {
-				fprintf(stderr, "beamscope: warning: leaving out "
-					"\"%s\": %s\n", *p, err.buf);
-				conn_close(&n->conn);
-				n->present = false;
-			}
-			sbuf_release(&err);
-		}
-		node_names_free(names);
-	}
+	if (rc == EXIT_OK && !sig_count())
+		rc = session_start_wait(&a->s, err);
+	if (rc == EXIT_OK && sig_count())
+		return EXIT_USAGE;   /* interrupted: nothing to show */
+	return rc;
 }
 
 int ui_run(const struct config *cfg)
@@ -1039,27 +626,31 @@ int ui_run(const struct config *cfg)
 	int rc;
 
 	a->cfg = cfg;
-	a->kinds = cfg->kinds;
-	a->follow = cfg->follow;
-	snprintf(a->pids_arg, sizeof(a->pids_arg), "%s", cfg->pids_arg ?
+	struct session_spec spec = {
+		.kinds = cfg->kinds, .follow = cfg->follow,
+		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
+		.max_events = cfg->max_events_set ? cfg->max_events : 0,
+		.payload = cfg->payload_bytes,
+	};
+	snprintf(spec.pids, sizeof(spec.pids), "%s", cfg->pids_arg ?
 		 cfg->pids_arg : "all");
-	a->duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION;
-	a->max_events = cfg->max_events_set ? cfg->max_events : 0;
-	a->payload = cfg->payload_bytes;
+	for (int i = 0; i < cfg->ncalls; i++)
+		spec.calls[spec.ncalls++] = (char *)cfg->calls[i];
+	struct session_sink sink = {
+		.event = on_event, .counts = on_counts, .info = on_info,
+		.proc = on_proc, .node_state = on_node_state,
+		.notice = on_notice, .started = on_started, .arg = a,
+	};
+	session_init(&a->s, cfg, &spec, &sink);
+	json_sink_init(&a->rec, &a->s, false, SESSION_INTERVAL_MS * 4);
 	a->sort_col = COL_RPS;
 	a->stack[0] = VIEW_PROCS;
 	a->depth = 1;
-	a->start_ms = now_ms();
+	a->start_ms = clock_mono_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
-	callstacks_init(&a->callstacks);
-	for (int i = 0; i < cfg->ncalls; i++)
-		a->calls[a->ncalls++] = xstrdup(cfg->calls[i]);
-	a->nodes = xcalloc(BS_MAX_NODES, sizeof(*a->nodes));
-	a->multi = cfg->nnodes > 1 || cfg->cluster;
+	a->multi = a->s.multi;
 	a->node_filter = -1;
-	merge_init(&a->merge, 500000, merge_node_of, a);
-	for (int i = 0; i < cfg->nnodes; i++)
-		node_add(a, cfg->nodes[i]);
+	a->attaching = -1;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "beamscope: the interactive view needs a terminal; "
@@ -1068,17 +659,25 @@ int ui_run(const struct config *cfg)
 		goto out;
 	}
 
-	/* attach before the screen is taken, so errors read like batch mode's */
-	for (int i = 0; i < a->nnodes; i++)
-		if ((rc = node_open(a, &a->nodes[i], &err)) != EXIT_OK) {
+	if (cfg->open) {
+		if (session_open_recording(&a->s, cfg->open, &err) < 0) {
 			fprintf(stderr, "beamscope: %s\n", err.buf);
+			rc = EXIT_USAGE;
 			goto out;
 		}
-	if (cfg->cluster)
-		discover(a);
-	rc = trace_all(a, &err);
-	if (rc != EXIT_OK) {
-		fprintf(stderr, "beamscope: %s\n", err.buf);
+		/* the recording says how many nodes it has */
+		a->multi = a->s.multi;
+	} else if ((rc = open_live(a, &err)) != EXIT_OK) {
+		if (err.len)
+			fprintf(stderr, "beamscope: %s\n", err.buf);
+		session_drain(&a->s);
+		goto out;
+	}
+	if (cfg->record && json_sink_open(&a->rec, cfg->record, &err) < 0) {
+		fprintf(stderr, "beamscope: %s; choose another --record FILE\n",
+			err.buf);
+		session_drain(&a->s);
+		rc = EXIT_FAIL;
 		goto out;
 	}
 
@@ -1100,6 +699,15 @@ int ui_run(const struct config *cfg)
 	curs_set(0);
 	draw_init_colors(a);
 	prompt_init(a);
+	screen_up = true;
+	if (cfg->open)
+		app_msg(a, false, "loading %s", cfg->open);
+	else
+		on_started(a, a->started_traced, a->started_nodes,
+			   a->started_skipped);
+	if (cfg->record)
+		app_msg(a, false, "recording to %s; :record alone stops",
+			cfg->record);
 	a->dirty = true;
 	draw(a);
 
@@ -1107,20 +715,15 @@ int ui_run(const struct config *cfg)
 
 	prompt_done();
 	endwin();
+	screen_up = false;
 	restore_terminal();
-	app_stop_tracing(a, "quit");
+	session_drain(&a->s);
 out:
-	for (int i = 0; i < a->nnodes; i++) {
-		release_session(&a->nodes[i]);
-		conn_release(&a->nodes[i].conn);
-		agent_release(&a->nodes[i].agent);
-	}
-	free(a->nodes);
-	merge_release(&a->merge);
+	if (json_sink_is_open(&a->rec))
+		json_sink_tick(&a->rec, true);
+	json_sink_release(&a->rec);
+	session_release(&a->s);
 	store_release(&a->store);
-	callstacks_release(&a->callstacks);
-	for (int i = 0; i < a->ncalls; i++)
-		free(a->calls[i]);
 	free(a->rows);
 	sbuf_release(&err);
 	free(a);

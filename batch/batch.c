@@ -1,0 +1,334 @@
+/*
+ * batch: batch mode, a front end of the session engine: the JSON sink,
+ * progress lines on standard error, and the summaries.
+ *
+ * Life of a run: the session attaches to every node (and, with --cluster,
+ * to their peers), starts tracing, and this loop reads until a limit, a
+ * signal, a write error or every target going away; then the session
+ * drains (the agents stop, the workers send what they hold) and the
+ * summaries are written.  Events past --max-events are counted, not
+ * written.  The source may also be a recording (--open): it is replayed
+ * through the same filters into the same sink.
+ */
+#include "frontend.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "exitcode.h"
+#include "json.h"
+#include "jsonsink.h"
+#include "session.h"
+#include "sig.h"
+#include "xalloc.h"
+
+struct run {
+	const struct config *cfg;
+	struct session s;
+	struct json_sink js;
+};
+
+static void on_event(void *arg, int node, const struct event *ev)
+{
+	struct run *r = arg;
+	json_sink_event(&r->js, node, ev);
+}
+
+static void on_counts(void *arg, int node, struct bs_pid pid,
+		      const char *pid_text, unsigned long sends,
+		      unsigned long receives, unsigned long spawns)
+{
+	struct run *r = arg;
+	json_sink_counts(&r->js, node, pid, pid_text, sends, receives, spawns);
+}
+
+static void on_info(void *arg, int node, struct bs_pid pid,
+		    const char *pid_text, const char *name, const char *current,
+		    long mqlen)
+{
+	struct run *r = arg;
+	(void)node;
+	(void)current;
+	(void)mqlen;
+	json_sink_name(&r->js, pid, pid_text, name);
+}
+
+static void on_notice(void *arg, enum session_level level, const char *text)
+{
+	struct run *r = arg;
+	if (level <= SESSION_NOTE && r->cfg->quiet)
+		return;
+	fprintf(stderr, "beamscope: %s\n", text);
+}
+
+static const char *tripped_why(const char *t)
+{
+	return !strcmp(t, "max_events") ? "max_events" :
+		!strcmp(t, "rate") ? "rate" : "duration";
+}
+
+static void node_summary(struct run *r, struct snode *n, const char *ended,
+			 long long started, long long t0)
+{
+	const struct config *cfg = r->cfg;
+	struct session *s = &r->s;
+	struct summary_info si = {
+		.type = s->multi ? "node_summary" : NULL,
+		.node = session_node_name(s, n->idx),
+		.ended = n->left[0] ? n->left : n->ever_lost &&
+			n->state == SN_LOST ? "target_lost" : ended,
+		.started_us = started,
+		.duration_ms = clock_mono_ms() - t0,
+		.limit_duration = cfg->duration,
+		.limit_events = cfg->max_events,
+		.payload_bytes = cfg->payload_bytes,
+		.traced = n->tr.traced,
+		.skipped = (const char *const *)n->tr.skipped,
+		.nskipped = n->tr.nskipped,
+		.malformed = n->dec.malformed,
+		.count_overflow = cfg->counts ? (n->count_overflow < 0 ? 0 :
+						 n->count_overflow) : -1,
+		.count_lines = r->js.count_lines,
+		.calls = cfg->calls,
+		.pattern_functions = n->tr.pattern_functions,
+		.npatterns = n->tr.npatterns < cfg->ncalls ? n->tr.npatterns :
+			cfg->ncalls,
+		.skipped_functions = (const char *const *)n->tr.skipped_functions,
+		.nskipped_functions = n->tr.nskipped_functions,
+		.shed = n->shed,
+		.clock_offset_us = n->clock_offset_us,
+		.clock_error_us = s->multi ? n->clock_error_us : -1,
+		.sessions = n->sessions,
+	};
+	n->st.unknown = n->agent.unknown;
+	json_summary(json_sink_buf(&r->js), &si, &n->st);
+}
+
+static void cluster_summary(struct run *r, const char *ended,
+			    long long started, long long t0)
+{
+	struct session *s = &r->s;
+	const char *names[BS_MAX_NODES];
+	bool lost[BS_MAX_NODES];
+	struct cluster_summary cs = {
+		.nodes = names, .lost = lost, .nnodes = s->nnodes,
+		.ended = ended, .started_us = started,
+		.duration_ms = clock_mono_ms() - t0, .events = s->events_all,
+		.paired = s->merge.st.paired, .ambiguous = s->merge.st.ambiguous,
+		.unmatched = s->merge.st.expired, .forced = s->merge.st.forced,
+		.delivered = session_delivered(s), .dropped = session_dropped(s),
+	};
+	for (int i = 0; i < s->nnodes; i++) {
+		names[i] = session_node_name(s, i);
+		lost[i] = s->nodes[i].ever_lost;
+	}
+	json_cluster_summary(json_sink_buf(&r->js), &cs);
+}
+
+/* Several nodes: a pid means a different process on each of them. */
+static int check_pids(const struct config *cfg)
+{
+	if (!(cfg->nnodes > 1 || cfg->cluster) || cfg->pids.mode != SEL_LIST)
+		return EXIT_OK;
+	for (int i = 0; i < cfg->pids.n; i++)
+		if (cfg->pids.items[i].is_pid) {
+			fprintf(stderr, "beamscope: --pids/--follow: with several "
+				"nodes, name processes by their registered name; "
+				"a pid <0.N.S> means a different process on each "
+				"node\n");
+			return EXIT_USAGE;
+		}
+	return EXIT_OK;
+}
+
+static void batch_spec(const struct config *cfg, struct session_spec *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->kinds = cfg->kinds;
+	snprintf(sp->pids, sizeof(sp->pids), "%s", cfg->pids_arg ?
+		 cfg->pids_arg : "all");
+	sp->follow = cfg->follow;
+	for (int i = 0; i < cfg->ncalls; i++)
+		sp->calls[sp->ncalls++] = (char *)cfg->calls[i];
+	sp->duration = cfg->duration;
+	sp->max_events = cfg->counts ? 0 : cfg->max_events;
+	sp->payload = cfg->payload_bytes;
+	sp->counts_only = cfg->counts;
+	sp->ship_all = !cfg->counts;
+}
+
+/* A recording in, NDJSON out: the same filters as a live run. */
+static int replay(struct run *r)
+{
+	struct sbuf err = SBUF_INIT;
+	int rc = EXIT_OK;
+	if (session_open_recording(&r->s, r->cfg->open, &err) < 0) {
+		fprintf(stderr, "beamscope: %s\n", err.buf);
+		sbuf_release(&err);
+		return EXIT_USAGE;
+	}
+	while (session_replay(&r->s, SESSION_REPLAY_SLICE)) {
+		json_sink_flush(&r->js);
+		if (r->js.write_errno || sig_count())
+			break;
+	}
+	json_sink_tick(&r->js, true);
+	if (r->js.write_errno) {
+		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+			"bytes written so far are whole lines; make room or "
+			"choose another -o FILE\n", r->js.name,
+			strerror(r->js.write_errno), r->js.good);
+		rc = EXIT_FAIL;
+	} else if (!r->cfg->quiet) {
+		fprintf(stderr, "beamscope: %lu events written from \"%s\"\n",
+			r->js.events, r->cfg->open);
+	}
+	sbuf_release(&err);
+	return rc;
+}
+
+int batch_run(const struct config *cfg)
+{
+	struct run r;
+	struct sbuf err = SBUF_INIT;
+	struct session_spec spec;
+	int rc;
+	const char *ended = NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	batch_spec(cfg, &spec);
+	struct session_sink sink = {
+		.event = on_event, .counts = on_counts, .info = on_info,
+		.notice = on_notice, .arg = &r,
+	};
+	session_init(&r.s, cfg, &spec, &sink);
+	json_sink_init(&r.js, &r.s, cfg->counts,
+		       (long long)(cfg->interval * 1000));
+	if (json_sink_open(&r.js, cfg->output, &err) < 0) {
+		fprintf(stderr, "beamscope: %s; choose another -o FILE\n", err.buf);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (cfg->open) {
+		rc = replay(&r);
+		goto out;
+	}
+	if ((rc = check_pids(cfg)) != EXIT_OK)
+		goto out;
+	for (int i = 0; i < cfg->nnodes; i++)
+		session_add_node(&r.s, cfg->nodes[i], true);
+
+	long long t0 = clock_mono_ms();
+	long long started = clock_wall_us();
+	rc = session_attach_wait(&r.s, &err);
+	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
+		session_discover(&r.s);
+		rc = session_attach_wait(&r.s, &err);
+	}
+	if (rc == EXIT_OK && !sig_count())
+		rc = session_start_wait(&r.s, &err);
+	if (rc != EXIT_OK || sig_count())
+		goto fail;
+
+	long long deadline = cfg->duration > 0 ?
+		t0 + (long long)(cfg->duration * 1000) : 0;
+	while (!ended) {
+		struct pollfd pfd[BS_MAX_NODES + 1];
+		pfd[0].fd = sig_fd();
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		int np = 1 + session_pollfds(&r.s, pfd + 1, BS_MAX_NODES);
+		long long now = clock_mono_ms();
+		long long wait = 1000;
+		if (deadline && deadline - now < wait)
+			wait = deadline - now;
+		if (r.js.next_counts_ms - now < wait && cfg->counts)
+			wait = r.js.next_counts_ms - now;
+		int pr = poll(pfd, (nfds_t)np, session_wait_ms(&r.s, (int)(wait < 0 ? 0 : wait)));
+		bool signalled = pr < 0 || (pfd[0].revents & POLLIN);
+		if (pr > 0)
+			session_poll_done(&r.s, pfd + 1, np - 1, SESSION_READ_BATCH);
+		else
+			session_tick(&r.s);
+		json_sink_tick(&r.js, false);
+		now = clock_mono_ms();
+		const char *tripped = session_tripped(&r.s);
+		if (signalled && sig_count()) {
+			int sg = sig_take();
+			ended = sg == SIGINT ? "interrupted" : "terminated";
+		} else if (session_all_lost(&r.s) && !cfg->reconnect) {
+			ended = "target_lost";
+		} else if (r.js.write_errno) {
+			ended = "write_error";
+		} else if (tripped) {
+			/* a target stopped by itself: what it sent is on its way */
+			ended = tripped_why(tripped);
+		} else if (deadline && now >= deadline) {
+			ended = "duration";
+		}
+	}
+
+	/* drain: the agents stop tracing, workers send what they hold */
+	session_drain(&r.s);
+	json_sink_tick(&r.js, cfg->counts);
+
+	bool any_lost = false;
+	for (int i = 0; i < r.s.nnodes; i++) {
+		struct snode *n = &r.s.nodes[i];
+		if (!n->stats_ready)
+			continue;
+		node_summary(&r, n, ended, started, t0);
+		any_lost |= n->ever_lost;
+	}
+	if (r.s.multi)
+		cluster_summary(&r, ended, started, t0);
+	json_sink_flush(&r.js);
+
+	if (r.js.write_errno) {
+		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+			"bytes written so far are whole lines; make room or "
+			"choose another -o FILE\n", r.js.name,
+			strerror(r.js.write_errno), r.js.good);
+		rc = EXIT_FAIL;
+	} else if (any_lost) {
+		struct sbuf which = SBUF_INIT;
+		for (int i = 0; i < r.s.nnodes; i++)
+			if (r.s.nodes[i].ever_lost && !r.s.nodes[i].ever_left)
+				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
+					  session_node_name(&r.s, i));
+		if (which.len)
+			fprintf(stderr, "beamscope: lost the connection to %s "
+				"mid-run; kept the %lu events received\n",
+				which.buf, r.s.events_all);
+		else
+			fprintf(stderr, "beamscope: ended early; kept the %lu "
+				"events received\n", r.s.events_all);
+		sbuf_release(&which);
+		rc = EXIT_LOST;
+	} else {
+		char line[200];
+		snprintf(line, sizeof(line), "%lu events written, %lu dropped on "
+			 "the target%s; detached (%s)", r.s.events_all,
+			 session_dropped(&r.s), r.s.multi ? " (all nodes)" : "",
+			 ended);
+		on_notice(&r, SESSION_NOTE, line);
+		rc = EXIT_OK;
+	}
+	goto out;
+
+fail:
+	if (err.len)
+		fprintf(stderr, "beamscope: %s\n", err.buf);
+	/* the nodes already tracing are stopped cleanly */
+	session_drain(&r.s);
+out:
+	json_sink_release(&r.js);   /* it names nodes through the session */
+	session_release(&r.s);
+	sbuf_release(&err);
+	return rc;
+}

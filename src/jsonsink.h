@@ -1,0 +1,71 @@
+/*
+ * jsonsink: a session's events as NDJSON in the batch schema, for batch
+ * mode (-o FILE or standard output) and for a recording made from the view
+ * (:record, --record).  What it writes reopens with --open.
+ *
+ * The file only ever holds whole lines: lines are built in a buffer and
+ * written with write(2); if the disk fills halfway through a write, the
+ * file is cut back to the end of the last whole line.  The first write
+ * error stops writing and is kept for the caller to report.
+ *
+ * In counts mode (batch --counts) no event is written: spawns are counted
+ * from their events, sends and receives from the count tier, and every
+ * interval a "counts" line per process with activity gives its totals.
+ * Otherwise count-tier deltas become the same "counts" lines, for the
+ * processes whose totals changed, so that a recording keeps them too.
+ */
+#ifndef BS_JSONSINK_H
+#define BS_JSONSINK_H
+
+#include <stdbool.h>
+
+#include "event.h"
+#include "sbuf.h"
+#include "store.h"
+
+struct session;
+
+struct json_sink {
+	const struct session *s;
+	struct sbuf out;         /* whole lines waiting to be written */
+	int fd;                  /* -1: not open */
+	bool own_fd;
+	char *name;              /* for messages: the file, or "standard output" */
+	unsigned long long good; /* bytes of whole lines written */
+	int write_errno;         /* the first write error, 0 if none */
+	bool counts_mode;
+	struct store counts;     /* count-tier totals per process */
+	unsigned long *sent_sum; /* per counts.procs index: totals last written */
+	size_t nsent;
+	long long interval_ms, next_counts_ms;
+	unsigned long count_lines;
+	unsigned long events;    /* event lines written */
+};
+
+void json_sink_init(struct json_sink *js, const struct session *s,
+		    bool counts_mode, long long interval_ms);
+/* Open path for writing ("-" or NULL: standard output).  0, or -1 with err. */
+int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err);
+/* Write what is waiting (json_sink_tick(js, true) first for the last
+ * counts lines), then close; the sink can be opened again. */
+void json_sink_close(struct json_sink *js);
+void json_sink_release(struct json_sink *js);
+static inline bool json_sink_is_open(const struct json_sink *js)
+{
+	return js->fd >= 0;
+}
+
+void json_sink_event(struct json_sink *js, int node, const struct event *ev);
+void json_sink_counts(struct json_sink *js, int node, struct bs_pid pid,
+		      const char *pid_text, unsigned long sends,
+		      unsigned long receives, unsigned long spawns);
+void json_sink_name(struct json_sink *js, struct bs_pid pid,
+		    const char *pid_text, const char *name);
+/* Append a line built by the caller (a summary); it ends with '\n'. */
+struct sbuf *json_sink_buf(struct json_sink *js);
+/* Counts lines when the interval has passed (or force), then write. */
+void json_sink_tick(struct json_sink *js, bool force);
+/* Write what is waiting. */
+void json_sink_flush(struct json_sink *js);
+
+#endif

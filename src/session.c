@@ -1,0 +1,1596 @@
+/*
+ * session: the engine (see session.h).
+ *
+ * Each node has a state and moves towards the session's goal one answer at
+ * a time: reconcile() looks at every node on every turn and starts what is
+ * due (an attach, a clock measurement, a trace request, a stop), and
+ * node_step() takes the answers as they arrive.  Nothing here waits for an
+ * answer, but session_drain() and the start-up helpers that front ends call
+ * before they have a loop of their own, and those only run the same loop.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "attach.h"
+#include "clock.h"
+#include "exitcode.h"
+#include "names.h"
+#include "node.h"
+#include "pidsel.h"
+#include "pidtext.h"
+#include "recording.h"
+#include "sig.h"
+#include "xalloc.h"
+
+static void notice(struct session *s, enum session_level level,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void notice(struct session *s, enum session_level level,
+		   const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (s->sink.notice)
+		s->sink.notice(s->sink.arg, level, text);
+}
+
+static void set_state(struct snode *n, enum snode_state st)
+{
+	if (n->state == st)
+		return;
+	n->state = st;
+	if (n->s->sink.node_state)
+		n->s->sink.node_state(n->s->sink.arg, n->idx);
+}
+
+const char *session_proc_name(const struct session *s, struct bs_pid pid)
+{
+	if ((int)pid.node >= s->nnodes)
+		return NULL;
+	struct bs_pid local = { pid.num, pid.serial, 0 };
+	return names_get(&s->nodes[pid.node].agent.names, local);
+}
+
+const char *session_node_name(const struct session *s, int i)
+{
+	if (i < 0 || i >= s->nnodes)
+		return "?";
+	const struct snode *n = &s->nodes[i];
+	return n->name[0] ? n->name : n->agent.node[0] ? n->agent.node : n->arg;
+}
+
+const char *session_state_name(const struct snode *n)
+{
+	if (!n->present)
+		return "detached";
+	switch (n->state) {
+	case SN_IDLE: return n->left[0] ? "agent left" : "stopped";
+	case SN_ATTACHING: return "attaching";
+	case SN_CLOCK: return "measuring clock";
+	case SN_READY: return "attached";
+	case SN_STARTING: return "starting";
+	case SN_TRACING: return "tracing";
+	case SN_STOPPING: return "stopping";
+	case SN_LEAVING: return "leaving";
+	case SN_LOST: return n->left[0] ? "agent left" : "lost";
+	case SN_RECORDED: return "recorded";
+	}
+	return "?";
+}
+
+/* ---- the stream ---- */
+
+/* merge's lookup: the node a "<name@host.N.S>" pid lives on */
+static int node_of(void *arg, const char *pid_text)
+{
+	struct session *s = arg;
+	struct pidtext pt;
+	if (pidtext_parse(pid_text, &pt) < 0 || !pt.node_len)
+		return -1;
+	for (int i = 0; i < s->nnodes; i++) {
+		const char *nm = session_node_name(s, i);
+		if (s->nodes[i].present && strlen(nm) == pt.node_len &&
+		    !memcmp(nm, pt.node, pt.node_len))
+			return i;
+	}
+	return -1;
+}
+
+/* The registered name of a pid text of an attached node, or NULL. */
+static const char *name_of(struct session *s, const char *pid_text)
+{
+	struct pidtext pt;
+	int i = node_of(s, pid_text);
+	if (i < 0 || pidtext_parse(pid_text, &pt) < 0)
+		return NULL;
+	struct bs_pid pid = { pt.num, pt.serial, 0 };
+	return names_get(&s->nodes[i].agent.names, pid);
+}
+
+/* An event leaves the engine: to the sink, and counted. */
+static void deliver(struct session *s, int node, const struct event *ev)
+{
+	if (s->sink.event)
+		s->sink.event(s->sink.arg, node, ev);
+}
+
+static void from_merge(void *arg, const struct mitem *it)
+{
+	struct session *s = arg;
+	deliver(s, it->node, &it->ev);
+}
+
+/*
+ * Every event of a node (or of a recording) passes here: the kinds asked
+ * for, the event limit, call pairing, then the merge or the sink.
+ */
+static void take_event(struct session *s, struct snode *n, struct event *e,
+		       bool live)
+{
+	struct trace_stats *st = n->stats_ready ? &n->st : NULL;
+	e->pid.node = (uint32_t)n->idx;
+	if (live && s->multi) {
+		e->ts -= n->clock_offset_us;
+		if (e->ts > n->last_ts)
+			n->last_ts = e->ts;
+	}
+	if (!(event_types[e->type].kind & s->spec.kinds)) {
+		if (st)
+			st->filtered++;
+		/* registrations still name processes */
+		if (e->type == EV_REGISTER && s->sink.info)
+			s->sink.info(s->sink.arg, n->idx, e->pid, e->pid_text,
+				     e->name, NULL, -1);
+		return;
+	}
+	if (s->spec.max_events && s->events >= s->spec.max_events) {
+		if (st)
+			st->over_limit++;
+		s->limit_hit = true;
+		return;
+	}
+	if (live)   /* a recording has its calls paired already */
+		callstacks_event(&s->calls, e);
+	if (EVENT_IS_GC_START(e->type))
+		return;   /* told with its end */
+	if (st) {
+		st->counts[e->type]++;
+		if (!s->spec.counts_only)
+			st->written++;   /* counts mode writes no events */
+	}
+	s->events++;
+	if (!s->spec.counts_only)
+		s->events_all++;
+	if (s->spec.max_events && s->events >= s->spec.max_events)
+		s->limit_hit = true;
+	if (live && s->multi && !s->spec.counts_only) {
+		if (e->peer && !e->peer_name)
+			e->peer_name = name_of(s, e->peer);
+		merge_add(&s->merge, n->idx, e);   /* out in time order */
+	} else {
+		deliver(s, n->idx, e);
+	}
+}
+
+static void on_event(void *arg, const struct event *ev)
+{
+	struct snode *n = arg;
+	struct event e = *ev;
+	take_event(n->s, n, &e, true);
+}
+
+static void on_batch(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (!n->stats_ready)
+		return;
+	int idx = m->body;
+	long k = decode_events(&n->dec, buf, &idx, (int)m->worker, on_event, n);
+	n->last_rx_ms = clock_mono_ms();
+	if (!stats_batch(&n->st, m->worker, m->seq, m->dropped, k < 0 ? 0 : k))
+		return;
+	if (k < 0)
+		n->dec.malformed++;
+}
+
+static void on_eos(void *arg, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (n->stats_ready)
+		stats_eos(&n->st, m->worker, m->seq, m->dropped);
+}
+
+static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
+		      unsigned long sends, unsigned long receives)
+{
+	struct snode *n = arg;
+	struct session *s = n->s;
+	pid.node = (uint32_t)n->idx;
+	s->counted += sends + receives;
+	if (s->sink.counts)
+		s->sink.counts(s->sink.arg, n->idx, pid, pid_text, sends,
+			       receives, 0);
+}
+
+static void on_counts(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (!n->stats_ready)
+		return;
+	int idx = m->body;
+	n->count_overflow = m->dropped;
+	decode_counts(&n->dec, buf, &idx, count_one, n);
+}
+
+static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
+		     const char *name, const char *current, long mqlen)
+{
+	struct snode *n = arg;
+	pid.node = (uint32_t)n->idx;
+	if (n->s->sink.info)
+		n->s->sink.info(n->s->sink.arg, n->idx, pid, pid_text, name,
+				current, mqlen);
+}
+
+static void on_info(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (!n->stats_ready)
+		return;
+	int idx = m->body;
+	decode_info(&n->dec, buf, &idx, info_one, n);
+}
+
+static void on_limit(void *arg, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (strcmp(m->limit, "none") && !n->tripped[0])
+		snprintf(n->tripped, sizeof(n->tripped), "%s", m->limit);
+	if (m->dropped > n->shed)
+		n->shed = m->dropped;
+	if (n->s->sink.node_state)
+		n->s->sink.node_state(n->s->sink.arg, n->idx);
+}
+
+static void agent_fresh(struct snode *n)
+{
+	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
+				       on_limit, n };
+	agent_init(&n->agent, &n->conn, &stream);
+}
+
+/* ---- setting up ---- */
+
+void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
+{
+	*dst = *src;
+	for (int i = 0; i < src->ncalls; i++)
+		dst->calls[i] = xstrdup(src->calls[i]);
+}
+
+void session_spec_release(struct session_spec *sp)
+{
+	for (int i = 0; i < sp->ncalls; i++)
+		free(sp->calls[i]);
+	sp->ncalls = 0;
+}
+
+void session_init(struct session *s, const struct config *cfg,
+		  const struct session_spec *spec, const struct session_sink *sink)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->sink = *sink;
+	session_spec_copy(&s->spec, spec);
+	s->multi = cfg->nnodes > 1 || cfg->cluster;
+	/* allocated once: agents, decoders and streams point into it */
+	s->nodes = xcalloc(BS_MAX_NODES, sizeof(*s->nodes));
+	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
+	callstacks_init(&s->calls);
+	s->start_rc = EXIT_OK;
+	s->last_turn_ms = clock_mono_ms();
+	s->next_ping_ms = s->last_turn_ms + SESSION_PING_MS;
+}
+
+static void node_release_session(struct snode *n)
+{
+	if (n->stats_ready) {
+		decoder_release(&n->dec);
+		stats_release(&n->st);
+		n->stats_ready = false;
+	}
+}
+
+void session_release(struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		conn_release(&n->conn);
+		trace_result_release(&n->tr);
+		node_release_session(n);
+		agent_release(&n->agent);
+	}
+	free(s->nodes);
+	merge_release(&s->merge);
+	callstacks_release(&s->calls);
+	session_spec_release(&s->spec);
+	session_replay_release(s);
+	memset(s, 0, sizeof(*s));
+}
+
+struct snode *session_add_node(struct session *s, const char *name,
+			       bool required)
+{
+	if (s->nnodes == BS_MAX_NODES)
+		return NULL;
+	struct snode *n = &s->nodes[s->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->s = s;
+	n->idx = s->nnodes++;
+	n->present = true;
+	n->required = required;
+	snprintf(n->arg, sizeof(n->arg), "%s", name);
+	n->count_overflow = -1;
+	n->clock_error_us = -1;
+	conn_init(&n->conn);
+	agent_fresh(n);
+	return n;
+}
+
+struct snode *session_find_node(struct session *s, const char *name)
+{
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		const char *at = strchr(n->name, '@');
+		if (!strcmp(n->arg, name) || !strcmp(n->name, name) ||
+		    (at && !strchr(name, '@') &&
+		     strlen(name) == (size_t)(at - n->name) &&
+		     !strncmp(n->name, name, strlen(name))))
+			return n;
+	}
+	return NULL;
+}
+
+/* ---- node life ---- */
+
+static bool has_agent(const struct snode *n)
+{
+	return n->state == SN_READY || n->state == SN_STARTING ||
+		n->state == SN_TRACING || n->state == SN_CLOCK;
+}
+
+static void node_lost(struct snode *n)
+{
+	struct session *s = n->s;
+	bool was = n->state == SN_LOST;
+	agent_op_end(&n->agent);
+	conn_close(&n->conn);
+	n->ever_lost = true;
+	n->next_retry_ms = clock_mono_ms() + SESSION_RETRY_MS;
+	set_state(n, SN_LOST);
+	if (was || n->left[0])
+		return;
+	if (s->multi)
+		notice(s, SESSION_WARN, "lost node \"%s\"; the others go on%s",
+		       session_node_name(s, n->idx), s->cfg->reconnect ?
+		       ", attaching again when it is back" : "");
+	else
+		notice(s, SESSION_WARN, "lost the connection to \"%s\"%s",
+		       session_node_name(s, n->idx), s->cfg->reconnect ?
+		       "; attaching again when it is back" : "");
+}
+
+/* The agent left by itself and said why: the target is clean, what it
+ * sent is in, and the node counts as lost. */
+static void node_agent_left(struct snode *n)
+{
+	struct session *s = n->s;
+	struct sbuf why = SBUF_INIT;
+	agent_gone_text(&n->agent, &why);
+	snprintf(n->left, sizeof(n->left), "%s",
+		 !strcmp(n->agent.gone_why, "owner_silent") ?
+		 "agent_timeout" : "agent_lost");
+	n->ever_left = true;
+	notice(s, SESSION_ERROR, "%s; %s", sbuf_str(&why),
+	       s->multi ? (s->cfg->reconnect ? "the others go on; attaching "
+			   "again" : "the others go on") :
+	       s->cfg->reconnect ? "attaching again" :
+	       "the events received up to then are kept");
+	sbuf_release(&why);
+	node_lost(n);
+}
+
+/* An attempt failed: say so once it matters, and leave the node alone. */
+static void node_failed(struct snode *n, int rc, const char *why)
+{
+	struct session *s = n->s;
+	agent_op_end(&n->agent);
+	n->error_rc = rc ? rc : EXIT_FAIL;
+	snprintf(n->error, sizeof(n->error), "%s", why && *why ? why :
+		 "cannot attach");
+	if (n->ever_lost && s->cfg->reconnect && !s->start_pending) {
+		/* --reconnect: not back yet */
+		if (!n->retry_said)
+			notice(s, SESSION_NOTE, "\"%s\" is not back yet: %s",
+			       session_node_name(s, n->idx), n->error);
+		n->retry_said = true;
+		conn_close(&n->conn);
+		n->next_retry_ms = clock_mono_ms() + SESSION_RETRY_MS;
+		n->error[0] = '\0';
+		set_state(n, SN_LOST);
+		return;
+	}
+	conn_close(&n->conn);
+	set_state(n, SN_IDLE);
+}
+
+/* Connect if need be and start the agent's bootstrap. */
+static void node_open(struct snode *n)
+{
+	struct session *s = n->s;
+	n->error[0] = '\0';
+	agent_release(&n->agent);
+	agent_fresh(n);   /* the old agent's names and requests are gone */
+	if (n->conn.fd < 0) {
+		struct sbuf err = SBUF_INIT, warn = SBUF_INIT;
+		conn_release(&n->conn);
+		conn_init(&n->conn);
+		int rc = attach_connect(s->cfg, n->arg, &n->conn, &err, &warn);
+		if (warn.len)
+			notice(s, SESSION_WARN, "warning: %s", warn.buf);
+		sbuf_release(&warn);
+		if (rc != EXIT_OK) {
+			node_failed(n, rc, sbuf_str(&err));
+			sbuf_release(&err);
+			return;
+		}
+		sbuf_release(&err);
+	}
+	/* a node still booting does not answer: a retry gives up soon, so
+	 * as not to hold up the others */
+	n->agent.rpc_tmo_ms = n->ever_lost ? SESSION_RETRY_MS : 0;
+	struct agent_opts ao = {
+		.workers = s->cfg->workers,
+		.dep_timeout_ms = (unsigned)(s->cfg->dep_timeout * 1000),
+		.high_water = s->cfg->high_water,
+		.batch_max = SESSION_BATCH_MAX,
+		.batch_ms = SESSION_BATCH_MS,
+	};
+	agent_attach_begin(&n->agent, &ao);
+	set_state(n, SN_ATTACHING);
+}
+
+static const char *pids_text(const struct session *s)
+{
+	const char *p = s->spec.pids;
+	if (!*p || !strcmp(p, "all"))
+		return "all processes";
+	if (!strcmp(p, "new"))
+		return "new processes";
+	if (!strcmp(p, "existing"))
+		return "existing processes";
+	return "the chosen processes";
+}
+
+static void kinds_text(int kinds, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+		if ((kinds & bit) && event_kind_name(bit)) {
+			size_t len = strlen(out);
+			snprintf(out + len, outsz - len, "%s%s", len ? "," : "",
+				 event_kind_name(bit));
+		}
+}
+
+/* Send the trace request with the session's spec. */
+static void node_trace(struct snode *n)
+{
+	struct session *s = n->s;
+	struct pidsel sel, here;
+	struct sbuf err = SBUF_INIT;
+	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0) {
+		node_failed(n, EXIT_USAGE, sbuf_str(&err));
+		sbuf_release(&err);
+		return;
+	}
+	sbuf_release(&err);
+	/* several nodes: each traces the names registered there */
+	pidsel_on_node(&sel, &n->agent.names, &here);
+	struct trace_spec spec = {
+		.kinds = s->spec.kinds,
+		.sel = s->multi ? &here : &sel,
+		.payload_bytes = s->spec.payload,
+		/* processes named one by one ship every event; the rest
+		 * are counted */
+		.count_tier = s->spec.counts_only || (!s->spec.ship_all &&
+			(sel.mode != SEL_LIST || s->spec.follow)),
+		.interval_ms = SESSION_INTERVAL_MS,
+		.calls = (const char *const *)s->spec.calls,
+		.ncalls = s->spec.ncalls,
+		.follow = s->spec.follow,
+		.max_events = s->spec.max_events,
+		.duration_ms = (unsigned long)(s->spec.duration * 1000),
+		.rate = s->cfg->rate, .shed = s->cfg->shed,
+	};
+	trace_result_release(&n->tr);
+	agent_trace_begin(&n->agent, &spec, &n->tr);
+	pidsel_release(&here);
+	pidsel_release(&sel);
+	set_state(n, SN_STARTING);
+}
+
+/* The trace is on: say what, as batch mode's progress lines. */
+static void node_traced(struct snode *n)
+{
+	struct session *s = n->s;
+	char kt[128], clk[96] = "";
+	kinds_text(s->spec.kinds, kt, sizeof(kt));
+	if (s->multi)
+		snprintf(clk, sizeof(clk), ", clock %+lld us +-%lld",
+			 n->clock_offset_us, n->clock_error_us);
+	n->gen = s->gen;
+	n->left[0] = '\0';
+	n->tripped[0] = '\0';
+	n->last_rx_ms = clock_mono_ms();
+	if (n->ever_lost && n->retry_said)
+		n->retry_said = false;
+	if (n->sessions > 1 && n->ever_lost)
+		notice(s, SESSION_NOTE, "attached to \"%s\" again",
+		       session_node_name(s, n->idx));
+	notice(s, SESSION_INFO, "attached to %s (OTP %s, %d workers%s); "
+	       "tracing %s of %s (%lu)", n->agent.node, n->agent.otp,
+	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced);
+	for (int i = 0; i < n->tr.nskipped; i++)
+		notice(s, SESSION_INFO, "%s is already traced by another "
+		       "tracer; skipped", n->tr.skipped[i]);
+	for (int i = 0; i < n->tr.npatterns && i < s->spec.ncalls; i++)
+		notice(s, SESSION_INFO, "--call \"%s\": %ld function%s",
+		       s->spec.calls[i], n->tr.pattern_functions[i],
+		       n->tr.pattern_functions[i] == 1 ? "" : "s");
+	for (int i = 0; i < n->tr.nskipped_functions; i++)
+		notice(s, SESSION_INFO, "%s already has a trace pattern set by "
+		       "someone else; skipped", n->tr.skipped_functions[i]);
+	set_state(n, SN_TRACING);
+}
+
+/* Ask the agent to stop; its reply and the last batches follow. */
+static void node_stop(struct snode *n)
+{
+	n->deadline_ms = clock_mono_ms() + SESSION_STOP_TMO_MS;
+	if (agent_stop_send(&n->agent) < 0) {
+		node_lost(n);
+		return;
+	}
+	set_state(n, SN_STOPPING);
+}
+
+static void start_failed(struct session *s, int rc, const char *why);
+
+/* Take the answer to the node's request in progress, if it is in. */
+static void node_step(struct snode *n)
+{
+	struct session *s = n->s;
+	struct agent *ag = &n->agent;
+	switch (n->state) {
+	case SN_ATTACHING:
+		if (!agent_op_step(ag))
+			return;
+		if (ag->op.rc != EXIT_OK) {
+			struct sbuf why = SBUF_INIT;
+			sbuf_addstr(&why, sbuf_str(&ag->op.err));
+			int rc = ag->op.rc;
+			node_failed(n, rc, sbuf_str(&why));
+			sbuf_release(&why);
+			return;
+		}
+		agent_op_end(ag);
+		if (ag->notice[0])
+			notice(s, SESSION_NOTE, "%s", ag->notice);
+		snprintf(n->name, sizeof(n->name), "%s", ag->node);
+		if (!n->stats_ready) {
+			stats_init(&n->st, ag->workers);
+			decoder_init(&n->dec, s->multi ? NULL : n->name,
+				     s->spec.payload, &ag->names);
+			n->stats_ready = true;
+		} else {
+			stats_new_session(&n->st, ag->workers);
+			n->dec.names = &ag->names;
+		}
+		n->sessions++;
+		n->last_rx_ms = clock_mono_ms();
+		n->last_ts = clock_wall_us();
+		if (s->multi) {
+			agent_clock_begin(ag, SESSION_CLOCK_SAMPLES);
+			set_state(n, SN_CLOCK);
+		} else {
+			set_state(n, SN_READY);
+		}
+		return;
+	case SN_CLOCK:
+		if (!agent_op_step(ag))
+			return;
+		if (ag->op.rc != EXIT_OK) {
+			char why[sizeof(n->name) + 64];
+			snprintf(why, sizeof(why), "node \"%s\" did not answer "
+				 "the clock requests", n->name);
+			node_failed(n, EXIT_CONNECT, why);
+			return;
+		}
+		n->clock_offset_us = ag->op.offset_us;
+		n->clock_error_us = ag->op.error_us;
+		agent_op_end(ag);
+		n->last_rx_ms = clock_mono_ms();
+		n->last_ts = clock_wall_us();
+		set_state(n, SN_READY);
+		return;
+	case SN_STARTING:
+		if (!agent_op_step(ag))
+			return;
+		if (ag->op.rc != EXIT_OK) {
+			char why[1400];
+			int rc = ag->op.rc;
+			snprintf(why, sizeof(why), "%s", sbuf_str(&ag->op.err));
+			agent_op_end(ag);
+			/* the agent is up but refused: send it away, so that
+			 * the next attempt finds the node free */
+			node_stop(n);
+			start_failed(s, rc, why);
+			return;
+		}
+		agent_op_end(ag);
+		node_traced(n);
+		return;
+	case SN_TRACING:
+		/* the stall re-check's question */
+		if (ag->op.kind == AOP_ALIVE && agent_op_step(ag)) {
+			if (ag->op.alive == 0 && !ag->gone) {
+				ag->gone = true;
+				snprintf(ag->gone_why, sizeof(ag->gone_why),
+					 "owner_silent");
+				ag->gone_dep_ms = (long)(s->cfg->dep_timeout * 1000);
+			}
+			agent_op_end(ag);
+		}
+		return;
+	case SN_STOPPING:
+		if (!(agent_reply_arrived(ag) && n->stats_ready &&
+		      stats_all_eos(&n->st)) && clock_mono_ms() < n->deadline_ms)
+			return;
+		if (!agent_reply_arrived(ag))
+			notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
+			       "the stop; it cleans up by itself once beamscope "
+			       "is gone", session_node_name(s, n->idx));
+		if (s->closing || !agent_reply_arrived(ag)) {
+			set_state(n, SN_IDLE);
+			return;
+		}
+		/* a new session may follow at once: let this one leave */
+		agent_gone_begin(ag, SESSION_STOP_TMO_MS);
+		set_state(n, SN_LEAVING);
+		return;
+	case SN_LEAVING:
+		if (!agent_op_step(ag))
+			return;
+		agent_op_end(ag);
+		set_state(n, SN_IDLE);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- the goal ---- */
+
+static void start_done(struct session *s)
+{
+	unsigned long traced = 0;
+	int nodes = 0;
+	bool skipped = false;
+	s->start_pending = false;
+	s->start_rc = EXIT_OK;
+	s->start_error[0] = '\0';
+	s->stopped_why[0] = '\0';
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->present || n->state != SN_TRACING)
+			continue;
+		traced += n->tr.traced;
+		skipped |= n->tr.nskipped > 0;
+		nodes++;
+	}
+	if (s->sink.started)
+		s->sink.started(s->sink.arg, traced, nodes, skipped);
+}
+
+static void start_failed(struct session *s, int rc, const char *why)
+{
+	if (!s->start_pending)
+		return;
+	s->start_pending = false;
+	s->start_rc = rc ? rc : EXIT_FAIL;
+	snprintf(s->start_error, sizeof(s->start_error), "%s", why);
+	/* what did start is not left half-traced */
+	s->want_tracing = false;
+	snprintf(s->stopped_why, sizeof(s->stopped_why), "refused");
+	if (!s->waiting)   /* else the one waiting reports it */
+		notice(s, SESSION_ERROR, "%s", why);
+}
+
+/* Several nodes: every name of --pids must be registered somewhere. */
+static bool names_check(struct session *s)
+{
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0) {
+		start_failed(s, EXIT_USAGE, sbuf_str(&err));
+		sbuf_release(&err);
+		return false;
+	}
+	sbuf_release(&err);
+	const struct names *tables[BS_MAX_NODES];
+	int k = 0;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		tables[k++] = n->present && has_agent(n) ? &n->agent.names : NULL;
+	}
+	const char *missing = pidsel_missing(&sel, tables, k);
+	if (missing) {
+		char why[1400];
+		snprintf(why, sizeof(why), "no process is registered as %s on any "
+			 "of the nodes; list names with erlang:registered() there",
+			 missing);
+		pidsel_release(&sel);
+		start_failed(s, EXIT_REFUSED, why);
+		return false;
+	}
+	pidsel_release(&sel);
+	return true;
+}
+
+static bool busy(const struct snode *n)
+{
+	return n->state == SN_ATTACHING || n->state == SN_CLOCK ||
+		n->state == SN_STARTING || n->state == SN_STOPPING ||
+		n->state == SN_LEAVING;
+}
+
+/* Move every node one step towards the goal. */
+static void reconcile(struct session *s)
+{
+	long long now = clock_mono_ms();
+	if (s->rec)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		bool stale = n->state == SN_TRACING && n->gen != s->gen;
+		if ((n->state == SN_TRACING || n->state == SN_READY) &&
+		    (!n->present || (!s->want_tracing && !s->hold) || stale))
+			node_stop(n);
+	}
+	if (!s->want_tracing)
+		return;
+	bool waiting = false;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->present)
+			continue;
+		if (n->state == SN_IDLE && !n->error[0]) {
+			node_open(n);
+		} else if (n->state == SN_LOST && s->cfg->reconnect &&
+			   now >= n->next_retry_ms && s->start_checked) {
+			node_open(n);
+		} else if (n->state == SN_IDLE && n->error[0] && s->start_pending) {
+			if (n->required) {
+				start_failed(s, n->error_rc, n->error);
+				return;
+			}
+			/* found by --cluster, or added later: go on without it */
+			notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
+			       n->arg, n->error);
+			n->present = false;
+			if (s->sink.node_state)
+				s->sink.node_state(s->sink.arg, n->idx);
+		}
+		waiting |= busy(n) || (n->state == SN_IDLE && !n->error[0]);
+	}
+	if (waiting && !s->start_checked)
+		return;   /* the names are checked over every node at once */
+	if (!s->start_checked) {
+		s->start_checked = true;
+		if (s->multi && !names_check(s))
+			return;
+	}
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->present && n->state == SN_READY)
+			node_trace(n);
+	}
+	if (!s->start_pending)
+		return;
+	int tracing = 0;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->present)
+			continue;
+		if (busy(n) || n->state == SN_READY)
+			return;
+		tracing += n->state == SN_TRACING;
+	}
+	if (tracing)
+		start_done(s);
+	else
+		start_failed(s, EXIT_LOST, "no node could be traced");
+}
+
+void session_start(struct session *s)
+{
+	s->hold = false;
+	s->want_tracing = true;
+	s->gen++;
+	s->start_pending = true;
+	s->start_checked = false;
+	s->start_rc = EXIT_OK;
+	s->start_error[0] = '\0';
+	s->events = 0;
+	s->limit_hit = false;
+	s->trace_start_ms = clock_mono_ms();
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		n->error[0] = '\0';
+		n->tripped[0] = '\0';
+		if (n->state == SN_LOST && n->present) {
+			/* a new start tries a lost node again */
+			conn_close(&n->conn);
+			set_state(n, SN_IDLE);
+		}
+	}
+	reconcile(s);
+}
+
+void session_stop(struct session *s, const char *why)
+{
+	if (s->want_tracing || session_tracing(s))
+		snprintf(s->stopped_why, sizeof(s->stopped_why), "%s", why);
+	s->want_tracing = false;
+	s->hold = false;
+	s->start_pending = false;
+	reconcile(s);
+}
+
+void session_drop_node(struct session *s, struct snode *n)
+{
+	n->present = false;
+	n->error[0] = '\0';
+	if (n->state == SN_LOST)
+		set_state(n, SN_IDLE);
+	reconcile(s);
+	if (s->sink.node_state)
+		s->sink.node_state(s->sink.arg, n->idx);
+}
+
+void session_focus(struct session *s, struct bs_pid pid, bool on)
+{
+	if ((int)pid.node >= s->nnodes)
+		return;
+	struct snode *n = &s->nodes[pid.node];
+	char text[48];
+	snprintf(text, sizeof(text), "<0.%u.%u>", pid.num, pid.serial);
+	if (n->present && (n->state == SN_TRACING || n->state == SN_STARTING))
+		agent_focus(&n->agent, text, on);
+}
+
+int session_unfollow(struct session *s)
+{
+	int sent = 0;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->present && n->state == SN_TRACING &&
+		    agent_unfollow(&n->agent) == 0)
+			sent++;
+	}
+	return sent;
+}
+
+/* ---- the loop ---- */
+
+int session_pollfds(struct session *s, struct pollfd *pfd, int max)
+{
+	int np = 0;
+	for (int i = 0; i < s->nnodes && np < max; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->conn.fd < 0 || n->state == SN_LOST)
+			continue;
+		pfd[np].fd = n->conn.fd;
+		pfd[np].events = POLLIN;
+		pfd[np].revents = 0;
+		np++;
+	}
+	return np;
+}
+
+static struct snode *node_of_fd(struct session *s, int fd)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].conn.fd == fd && s->nodes[i].state != SN_LOST)
+			return &s->nodes[i];
+	return NULL;
+}
+
+void session_poll_done(struct session *s, const struct pollfd *pfd, int n,
+		       int budget)
+{
+	for (int k = 0; k < n; k++) {
+		if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		struct snode *nd = node_of_fd(s, pfd[k].fd);
+		if (nd && agent_read(&nd->agent, budget) == PUMP_LOST)
+			node_lost(nd);
+	}
+	session_tick(s);
+}
+
+/*
+ * Several nodes: how far the merged timeline may go.  No node is expected
+ * to deliver anything older: a node that sent a batch recently is trusted
+ * up to its newest event (less a slack, since its workers are separate
+ * streams); a quiet one up to a little before now.
+ */
+static int64_t watermark(const struct session *s)
+{
+	long long now = clock_mono_ms();
+	int64_t wm = INT64_MAX, quiet = clock_wall_us() -
+		SESSION_MERGE_QUIET_MS * 1000LL;
+	bool moving = false;
+	for (int i = 0; i < s->nnodes; i++) {
+		const struct snode *n = &s->nodes[i];
+		if (n->state != SN_TRACING && n->state != SN_STOPPING)
+			continue;
+		moving = true;
+		int64_t w = now - n->last_rx_ms > SESSION_MERGE_QUIET_MS ?
+			quiet : n->last_ts - SESSION_MERGE_SLACK_US;
+		if (w < wm)
+			wm = w;
+	}
+	if (!moving)
+		return INT64_MAX;   /* nothing more is coming */
+	return wm == INT64_MAX ? quiet : wm;
+}
+
+/*
+ * After beamscope itself was stopped (SIGSTOP, a suspended machine) for
+ * longer than --dependency-timeout: an agent that cleaned up meanwhile may
+ * not have been able to say so (its last words wait on a busy link), so ask
+ * whether it is still there.
+ */
+static void recheck_agents(struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->state == SN_TRACING && !n->agent.gone &&
+		    n->agent.op.kind == AOP_NONE)
+			agent_alive_begin(&n->agent);
+	}
+}
+
+void session_tick(struct session *s)
+{
+	long long now = clock_mono_ms();
+	if (s->rec) {
+		s->last_turn_ms = now;
+		return;
+	}
+	if (now - s->last_turn_ms > (long long)(s->cfg->dep_timeout * 1000)) {
+		/* we were stopped: ask now, and once more when the agents
+		 * have had time to finish cleaning up */
+		recheck_agents(s);
+		s->recheck_at_ms = now + SESSION_RECHECK_MS;
+	} else if (s->recheck_at_ms && now >= s->recheck_at_ms) {
+		recheck_agents(s);
+		s->recheck_at_ms = 0;
+	}
+	s->last_turn_ms = now;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->state != SN_LOST && n->state != SN_IDLE &&
+		    n->conn.fd < 0 && n->state != SN_RECORDED) {
+			node_lost(n);
+			continue;
+		}
+		node_step(n);
+		if (has_agent(n) && n->agent.gone)
+			node_agent_left(n);
+	}
+	if (now >= s->next_ping_ms) {
+		for (int i = 0; i < s->nnodes; i++) {
+			struct snode *n = &s->nodes[i];
+			if (has_agent(n) && agent_ping(&n->agent) < 0)
+				node_lost(n);
+		}
+		s->next_ping_ms = now + SESSION_PING_MS;
+	}
+	reconcile(s);
+	if (s->multi)
+		merge_flush(&s->merge, watermark(s), from_merge, s);
+}
+
+int session_wait_ms(const struct session *s, int wanted)
+{
+	long long now = clock_mono_ms();
+	long long w = wanted;
+	if (s->next_ping_ms - now < w)
+		w = s->next_ping_ms - now;
+	if (s->multi && w > 50)
+		w = 50;   /* the merged timeline moves on */
+	for (int i = 0; i < s->nnodes; i++)
+		if (busy(&s->nodes[i]) && w > 20)
+			w = 20;   /* deadlines and pauses of requests */
+	if (s->rec && !s->rec_done)
+		w = 0;
+	return w < 0 ? 0 : (int)w;
+}
+
+/* ---- what the front ends ask ---- */
+
+bool session_settled(const struct session *s)
+{
+	if (s->rec)
+		return s->rec_done;
+	if (s->start_pending)
+		return false;
+	for (int i = 0; i < s->nnodes; i++)
+		if (busy(&s->nodes[i]))
+			return false;
+	return true;
+}
+
+bool session_tracing(const struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].present && s->nodes[i].state == SN_TRACING)
+			return true;
+	return false;
+}
+
+bool session_any_lost(const struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].present && s->nodes[i].state == SN_LOST)
+			return true;
+	return false;
+}
+
+bool session_all_lost(const struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].present && s->nodes[i].state != SN_LOST)
+			return false;
+	return true;
+}
+
+void session_pending_text(const struct session *s, struct sbuf *out)
+{
+	int n_said = 0;
+	for (int i = 0; i < s->nnodes; i++) {
+		const struct snode *n = &s->nodes[i];
+		if (!busy(n))
+			continue;
+		const char *what = agent_op_text(&n->agent);
+		if (!*what)
+			what = n->state == SN_STOPPING ? "stopping" :
+				session_state_name(n);
+		sbuf_addf(out, "%s%s: %s", n_said++ ? "; " : "",
+			  session_node_name(s, i), what);
+	}
+}
+
+const char *session_tripped(const struct session *s)
+{
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].present && s->nodes[i].tripped[0] &&
+		    s->nodes[i].state == SN_TRACING)
+			return s->nodes[i].tripped;
+	if (s->limit_hit)
+		return "max_events";
+	if (session_tracing(s) && s->spec.duration > 0 &&
+	    clock_mono_ms() - s->trace_start_ms >= (long long)(s->spec.duration * 1000))
+		return "duration";
+	return NULL;
+}
+
+unsigned long session_delivered(const struct session *s)
+{
+	unsigned long d = 0;
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].stats_ready)
+			d += stats_delivered(&s->nodes[i].st);
+	return d;
+}
+
+unsigned long session_dropped(const struct session *s)
+{
+	unsigned long d = 0;
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].stats_ready)
+			d += stats_dropped(&s->nodes[i].st);
+	return d;
+}
+
+/* ---- start-up and the end ---- */
+
+/* Run the loop until settled, a signal, or the deadline (0: none). */
+static bool run_until_settled(struct session *s, long long deadline)
+{
+	int signals = sig_count();
+	while (!session_settled(s)) {
+		struct pollfd pfd[BS_MAX_NODES + 1];
+		pfd[0].fd = sig_fd();
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		int np = 1 + session_pollfds(s, pfd + 1, BS_MAX_NODES);
+		long long left = deadline ? deadline - clock_mono_ms() : 1000;
+		if (left <= 0)
+			return false;
+		int w = session_wait_ms(s, (int)(left < 1000 ? left : 1000));
+		int r = poll(pfd, (nfds_t)np, w);
+		if (r < 0 && errno != EINTR)
+			return false;
+		if ((r > 0 && (pfd[0].revents & POLLIN)) || sig_count() > signals) {
+			sig_take();
+			return false;
+		}
+		session_poll_done(s, pfd + 1, np - 1, SESSION_READ_BATCH);
+	}
+	return true;
+}
+
+int session_start_wait(struct session *s, struct sbuf *err)
+{
+	s->waiting = true;
+	session_start(s);
+	bool done = run_until_settled(s, 0);
+	s->waiting = false;
+	if (!done) {
+		sbuf_addstr(err, "interrupted while attaching");
+		return EXIT_OK;
+	}
+	if (s->start_rc != EXIT_OK)
+		sbuf_addstr(err, s->start_error);
+	return s->start_rc;
+}
+
+int session_attach_wait(struct session *s, struct sbuf *err)
+{
+	/* the agents come up, but trace nothing yet: --cluster asks them
+	 * for their peers first */
+	s->hold = true;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->present && n->state == SN_IDLE)
+			node_open(n);
+	}
+	if (!run_until_settled(s, 0)) {
+		sbuf_addstr(err, "interrupted while attaching");
+		return EXIT_OK;
+	}
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->present || !n->error[0])
+			continue;
+		if (n->required) {
+			sbuf_addstr(err, n->error);
+			return n->error_rc;
+		}
+		notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
+		       n->arg, n->error);
+		n->present = false;
+	}
+	return EXIT_OK;
+}
+
+void session_discover(struct session *s)
+{
+	int known = s->nnodes;
+	for (int i = 0; i < known; i++) {
+		char **names = NULL;
+		struct snode *n = &s->nodes[i];
+		if (!n->present || !has_agent(n) ||
+		    agent_visible_nodes(&n->agent, &names) < 0)
+			continue;
+		for (char **p = names; *p; p++)
+			if (!session_find_node(s, *p))
+				session_add_node(s, *p, false);
+		node_names_free(names);
+	}
+}
+
+void session_drain(struct session *s)
+{
+	s->closing = true;
+	session_stop(s, "quit");
+	long long deadline = clock_mono_ms() + SESSION_STOP_TMO_MS + 100;
+	run_until_settled(s, deadline);
+	/* a second signal or the deadline: what is still stopping is left
+	 * to clean up by itself once we are gone */
+	for (int i = 0; i < s->nnodes; i++)
+		conn_close(&s->nodes[i].conn);
+	merge_flush(&s->merge, INT64_MAX, from_merge, s);
+}
+
+/* ---- replaying a recording ---- */
+
+/* An export's process entry, kept until the events are in. */
+struct rec_proc_copy {
+	struct recording_proc p;
+	char *strs;             /* the strings of p, one block */
+	int node;
+};
+
+struct rec_state {
+	struct names names[BS_MAX_NODES]; /* names seen, per node */
+	struct names keep;      /* --pids: processes kept (and followers) */
+	struct names totals_seen; /* counts lines: pids seen */
+	struct rec_total {
+		struct bs_pid pid;
+		unsigned long sends, receives, spawns;
+	} *totals;
+	size_t ntotals, totals_cap;
+	struct rec_proc_copy *procs;
+	size_t nprocs, procs_cap;
+};
+
+static struct rec_state *rec_state(struct session *s)
+{
+	return (struct rec_state *)s->rec_keep;
+}
+
+bool session_is_recording(const struct session *s)
+{
+	return s->rec != NULL;
+}
+
+void session_replay_release(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	if (rs) {
+		for (int i = 0; i < BS_MAX_NODES; i++)
+			names_release(&rs->names[i]);
+		names_release(&rs->keep);
+		names_release(&rs->totals_seen);
+		free(rs->totals);
+		for (size_t i = 0; i < rs->nprocs; i++)
+			free(rs->procs[i].strs);
+		free(rs->procs);
+		free(rs);
+		s->rec_keep = NULL;
+	}
+	if (s->rec) {
+		recording_release(s->rec);
+		free(s->rec);
+		s->rec = NULL;
+	}
+	if (s->rec_sel_ready)
+		pidsel_release(&s->rec_sel);
+	s->rec_sel_ready = false;
+	free(s->rec_path);
+	s->rec_path = NULL;
+}
+
+static void rec_node(void *arg, int idx, const char *name)
+{
+	struct session *s = arg;
+	if (idx != s->nnodes || s->nnodes == BS_MAX_NODES)
+		return;   /* past BS_MAX_NODES: its events are left out */
+	struct snode *n = session_add_node(s, name, false);
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->state = SN_RECORDED;
+	s->multi = s->nnodes > 1;
+	if (s->sink.node_state)
+		s->sink.node_state(s->sink.arg, n->idx);
+}
+
+/* Is this event's process one the spec asks for? */
+static bool rec_wanted(struct session *s, const struct event *ev)
+{
+	struct rec_state *rs = rec_state(s);
+	if (s->rec_sel.mode != SEL_LIST)
+		return true;
+	if (names_get(&rs->keep, ev->pid))
+		return true;
+	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
+	const char *name = names_get(&rs->names[ev->pid.node], local);
+	for (int i = 0; i < s->rec_sel.n; i++) {
+		const struct pidsel_item *it = &s->rec_sel.items[i];
+		if (it->is_pid ? it->num == ev->pid.num &&
+		    it->serial == ev->pid.serial :
+		    name && !strcmp(name, it->name)) {
+			names_set(&rs->keep, ev->pid, "");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The node index of a pid text in a recording: its own node's, or that
+ * of the node named in it. */
+static int rec_pid_node(struct session *s, const char *text, int node,
+			struct bs_pid *pid)
+{
+	struct pidtext pt;
+	if (!text || pidtext_parse(text, &pt) < 0)
+		return -1;
+	pid->num = pt.num;
+	pid->serial = pt.serial;
+	pid->node = (uint32_t)node;
+	if (!pt.node_len)
+		return node;
+	for (int i = 0; i < s->nnodes; i++) {
+		const char *nm = s->nodes[i].name;
+		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len)) {
+			pid->node = (uint32_t)i;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void rec_event(void *arg, int node, const struct event *ev)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	int pn = (int)ev->pid.node;
+	if (node < 0 || node >= s->nnodes || pn < 0 || pn >= s->nnodes)
+		return;
+	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
+	if (ev->type == EV_UNREGISTER)
+		names_unset(&rs->names[pn], local);
+	else if (ev->name)
+		names_set(&rs->names[pn], local, ev->name);
+	if (!rec_wanted(s, ev))
+		return;
+	struct event e = *ev;
+	if (s->spec.follow && e.type == EV_SPAWN) {
+		struct bs_pid child;
+		if (rec_pid_node(s, e.peer, pn, &child) >= 0)
+			names_set(&rs->keep, child, "");
+	}
+	take_event(s, &s->nodes[pn], &e, false);
+}
+
+static void rec_counts(void *arg, int node, const struct recording_counts *c)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	int pn = (int)c->pid.node;
+	(void)node;
+	if (pn < 0 || pn >= s->nnodes)
+		return;
+	struct event probe = { .pid = c->pid };
+	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
+	if (c->name)
+		names_set(&rs->names[pn], local, c->name);
+	if (!rec_wanted(s, &probe))
+		return;
+	/* counts lines carry totals; the sink wants what is new */
+	struct rec_total *t = NULL;
+	const char *slot = names_get(&rs->totals_seen, c->pid);
+	if (slot) {
+		t = &rs->totals[strtoul(slot, NULL, 10)];
+	} else {
+		char idx[32];
+		if (rs->ntotals == rs->totals_cap) {
+			rs->totals_cap = rs->totals_cap ? 2 * rs->totals_cap : 64;
+			rs->totals = xrealloc(rs->totals, rs->totals_cap *
+					      sizeof(*rs->totals));
+		}
+		snprintf(idx, sizeof(idx), "%zu", rs->ntotals);
+		names_set(&rs->totals_seen, c->pid, idx);
+		t = &rs->totals[rs->ntotals++];
+		memset(t, 0, sizeof(*t));
+		t->pid = c->pid;
+	}
+	unsigned long ds = c->sends > t->sends ? c->sends - t->sends : 0,
+		dr = c->receives > t->receives ? c->receives - t->receives : 0,
+		dp = c->spawns > t->spawns ? c->spawns - t->spawns : 0;
+	t->sends = c->sends;
+	t->receives = c->receives;
+	t->spawns = c->spawns;
+	if (c->name && s->sink.info)
+		s->sink.info(s->sink.arg, pn, c->pid, c->pid_text, c->name,
+			     NULL, -1);
+	if ((ds || dr || dp) && s->sink.counts)
+		s->sink.counts(s->sink.arg, pn, c->pid, c->pid_text, ds, dr, dp);
+	s->counted += ds + dr;
+}
+
+static char *dup_into(char **at, const char *str)
+{
+	if (!str)
+		return NULL;
+	size_t len = strlen(str) + 1;
+	char *r = *at;
+	memcpy(r, str, len);
+	*at += len;
+	return r;
+}
+
+static void rec_proc(void *arg, int node, const struct recording_proc *p)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	if ((int)p->pid.node >= s->nnodes)
+		return;
+	const char *strs[] = { p->pid_text, p->name, p->initial_call,
+			       p->current_function, p->parent_text, p->reason };
+	size_t total = 1;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		total += strs[i] ? strlen(strs[i]) + 1 : 0;
+	if (rs->nprocs == rs->procs_cap) {
+		rs->procs_cap = rs->procs_cap ? 2 * rs->procs_cap : 64;
+		rs->procs = xrealloc(rs->procs, rs->procs_cap * sizeof(*rs->procs));
+	}
+	struct rec_proc_copy *c = &rs->procs[rs->nprocs++];
+	c->node = node;
+	c->p = *p;
+	c->strs = xmalloc(total);
+	char *at = c->strs;
+	c->p.pid_text = dup_into(&at, p->pid_text);
+	c->p.name = dup_into(&at, p->name);
+	c->p.initial_call = dup_into(&at, p->initial_call);
+	c->p.current_function = dup_into(&at, p->current_function);
+	c->p.parent_text = dup_into(&at, p->parent_text);
+	c->p.reason = dup_into(&at, p->reason);
+	if (p->name) {
+		struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
+		names_set(&rs->names[p->pid.node], local, p->name);
+	}
+}
+
+/* The prescan's sink: names only. */
+static void scan_event(void *arg, int node, const struct event *ev)
+{
+	struct rec_state *rs = arg;
+	(void)node;
+	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
+	if (ev->name && ev->pid.node < BS_MAX_NODES)
+		names_set(&rs->names[ev->pid.node], local, ev->name);
+}
+
+static void scan_counts(void *arg, int node, const struct recording_counts *c)
+{
+	struct rec_state *rs = arg;
+	(void)node;
+	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
+	if (c->name && c->pid.node < BS_MAX_NODES)
+		names_set(&rs->names[c->pid.node], local, c->name);
+}
+
+static void scan_proc(void *arg, int node, const struct recording_proc *p)
+{
+	struct rec_state *rs = arg;
+	(void)node;
+	struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
+	if (p->name && p->pid.node < BS_MAX_NODES)
+		names_set(&rs->names[p->pid.node], local, p->name);
+}
+
+/*
+ * --pids by name over a recording: a process is known by its name only from
+ * the lines that carry it, and its first events (spawned, say) come before
+ * its registration; so a file (not a pipe) is read once for the names, and
+ * every event of a process that ever had the name is kept.
+ */
+static void prescan_names(struct session *s, const char *path)
+{
+	bool names = false;
+	struct stat sb;
+	for (int i = 0; i < s->rec_sel.n && s->rec_sel.mode == SEL_LIST; i++)
+		names |= !s->rec_sel.items[i].is_pid;
+	if (!names || stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return;
+	struct recording scan;
+	struct sbuf err = SBUF_INIT;
+	if (recording_open(&scan, path, &err) == 0) {
+		static const struct recording_sink sink = {
+			.event = scan_event, .counts = scan_counts,
+			.proc = scan_proc,
+		};
+		while (recording_read(&scan, 100000, &sink, rec_state(s)) > 0)
+			;
+		recording_release(&scan);
+	}
+	sbuf_release(&err);
+}
+
+int session_open_recording(struct session *s, const char *path,
+			   struct sbuf *err)
+{
+	s->rec = xcalloc(1, sizeof(*s->rec));
+	if (recording_open(s->rec, path, err) < 0) {
+		free(s->rec);
+		s->rec = NULL;
+		return -1;
+	}
+	s->rec_path = xstrdup(path);
+	s->multi = false;
+	s->rec_keep = (struct rec_pids *)xcalloc(1, sizeof(struct rec_state));
+	struct rec_state *rs = rec_state(s);
+	for (int i = 0; i < BS_MAX_NODES; i++)
+		names_init(&rs->names[i]);
+	names_init(&rs->keep);
+	names_init(&rs->totals_seen);
+	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &s->rec_sel,
+			 err) < 0) {
+		session_replay_release(s);
+		return -1;
+	}
+	s->rec_sel_ready = true;
+	prescan_names(s, path);
+	s->want_tracing = false;
+	s->rec_done = false;
+	return 0;
+}
+
+/* The recording is in: what the user should know about it. */
+static void replay_done(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	const struct recording_stats *st = &s->rec->stats;
+	/* an export's process table, now that its events are counted */
+	for (size_t i = 0; i < rs->nprocs; i++) {
+		struct rec_proc_copy *c = &rs->procs[i];
+		struct event probe = { .pid = c->p.pid };
+		if (rec_wanted(s, &probe) && s->sink.proc)
+			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
+	}
+	struct sbuf t = SBUF_INIT;
+	/* what went wrong first: the line may be cut to the screen's width */
+	if (st->malformed)
+		sbuf_addf(&t, "%lu malformed line%s skipped, the first at line "
+			  "%lu (%s); ", st->malformed,
+			  st->malformed == 1 ? "" : "s", st->first_malformed,
+			  st->first_malformed_why ? st->first_malformed_why :
+			  "not a beamscope line");
+	if (st->truncated)
+		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
+	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
+		  st->events, s->nnodes, s->nnodes == 1 ? "" : "s");
+	snprintf(s->rec_summary, sizeof(s->rec_summary), "%s", t.buf);
+	sbuf_release(&t);
+	s->rec_done = true;
+	notice(s, st->malformed ? SESSION_WARN : SESSION_NOTE, "%s",
+	       s->rec_summary);
+}
+
+bool session_replay(struct session *s, int max_items)
+{
+	if (!s->rec || s->rec_done)
+		return false;
+	static const struct recording_sink sink = {
+		.node = rec_node, .event = rec_event, .counts = rec_counts,
+		.proc = rec_proc,
+	};
+	int r = recording_read(s->rec, max_items, &sink, s);
+	if (r > 0)
+		return true;
+	if (r < 0)
+		notice(s, SESSION_ERROR, "%s", sbuf_str(&s->rec->error));
+	replay_done(s);
+	return false;
+}
+
+int session_replay_percent(const struct session *s)
+{
+	if (!s->rec || s->rec_done || !s->rec->stats.size)
+		return 100;
+	return (int)(s->rec->stats.bytes * 100 / s->rec->stats.size);
+}

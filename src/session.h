@@ -1,0 +1,297 @@
+/*
+ * session: the one engine under batch mode and the view.
+ *
+ * A session owns its targets and their whole life: attach (one node, several,
+ * --cluster), trace with a spec, the readable fds and what to do when one is
+ * readable, ticks (pings, the stall re-check, --reconnect retries, the merge
+ * watermark), stop and drain, lost nodes.  It reports through a sink and
+ * never prints: front ends (batch, the view) choose the sink and run the loop.
+ *
+ * Everything after start-up is asynchronous: session_start() and
+ * session_stop() set a goal, and each node moves towards it one answer at a
+ * time as session_poll() reads.  Nothing waits inside a request; a front end
+ * that must wait (batch before its first event, the view before its screen
+ * is up) polls until session_settled().
+ *
+ * A session may instead replay a recording (session_open_recording): the
+ * same sinks get the same callbacks, filtered by the same spec; nothing is
+ * attached and the commands that need a node say so.
+ *
+ * Invariants: node indexes never change (a node that leaves stays in the
+ * array, not present); every event handed to the sink has pid.node set to
+ * its node's index; with several nodes, events reach the sink in time order
+ * on beamscope's clock.
+ */
+#ifndef BS_SESSION_H
+#define BS_SESSION_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "callstack.h"
+#include "conn.h"
+#include "decode.h"
+#include "merge.h"
+#include "opts.h"
+#include "sbuf.h"
+#include "stats.h"
+
+/* the engine's constants: each has one definition */
+#define SESSION_PING_MS 1000       /* heartbeat to every agent */
+#define SESSION_STOP_TMO_MS 5000   /* a stop's reply and last batches */
+#define SESSION_RETRY_MS 1000      /* --reconnect: try a lost node again */
+#define SESSION_CLOCK_SAMPLES 8    /* round trips to measure a node's clock */
+#define SESSION_BATCH_MAX 2000     /* events per batch from a worker */
+#define SESSION_BATCH_MS 5         /* a partial batch waits at most this */
+#define SESSION_INTERVAL_MS 250    /* count-tier deltas, info samples */
+#define SESSION_RECHECK_MS 3000    /* after a stall: ask the agents again */
+#define SESSION_MERGE_SLACK_US 100000 /* a busy node's streams may lag */
+#define SESSION_MERGE_QUIET_MS 250 /* no batch for this long: quiet */
+#define SESSION_MERGE_MAX 500000   /* events held for ordering */
+/* messages read from one node per turn: batch mode reads much at a time;
+ * the view reads little, so that a key waits at most for this much */
+#define SESSION_READ_BATCH 256
+#define SESSION_READ_VIEW 4
+/* recording lines read per turn */
+#define SESSION_REPLAY_SLICE 2000
+
+struct recording;
+struct recording_proc;
+struct rec_pids;
+struct rec_totals;
+
+enum snode_state {
+	SN_IDLE,        /* nothing of ours runs there */
+	SN_ATTACHING,   /* connected; the agent is being started */
+	SN_CLOCK,       /* measuring its clock (several nodes) */
+	SN_READY,       /* the agent runs; not tracing */
+	SN_STARTING,    /* trace request sent */
+	SN_TRACING,
+	SN_STOPPING,    /* stop sent; its reply and last batches awaited */
+	SN_LEAVING,     /* waiting for the agent's code to leave */
+	SN_LOST,        /* the connection went away */
+	SN_RECORDED,    /* a node of a recording */
+};
+
+/* One target node and its agent session. */
+struct snode {
+	struct session *s;
+	int idx;
+	char arg[520];          /* the name as given, or as its peers know it */
+	char name[MAXATOMLEN_UTF8]; /* as it calls itself, once known */
+	bool present;           /* in the session (:detach takes it out) */
+	bool required;          /* named by the user: failing to attach it
+				 * fails the start */
+	enum snode_state state;
+	struct conn conn;
+	struct agent agent;
+	struct decoder dec;
+	struct trace_stats st;
+	bool stats_ready;       /* stats and decoder are set up */
+	struct trace_result tr; /* of the last trace request */
+	unsigned gen;           /* the session generation it traces */
+	bool ever_lost;
+	char left[32];          /* its agent left by itself: agent_timeout or
+				 * agent_lost; "" otherwise */
+	bool ever_left;
+	int sessions;           /* times an agent was started there */
+	long long clock_offset_us, clock_error_us;
+	int64_t last_ts;        /* newest event, beamscope's clock */
+	long long last_rx_ms;   /* when its last batch arrived */
+	long long next_retry_ms;
+	bool retry_said;        /* told the user why it is not back yet */
+	long long deadline_ms;  /* SN_STOPPING: give up waiting then */
+	char tripped[32];       /* a limit the target enforced, "" if none */
+	long shed;              /* events shed over --rate */
+	long count_overflow;    /* count-tier events that found no slot; -1 */
+	char error[1400];       /* why the last attempt failed, "" if none */
+	int error_rc;
+};
+
+/* INFO: progress detail (batch prints it, the view does not);
+ * NOTE: worth a line anywhere; WARN and ERROR: something went wrong */
+enum session_level { SESSION_INFO, SESSION_NOTE, SESSION_WARN, SESSION_ERROR };
+
+/*
+ * What a session reports.  Every callback may be NULL.  Strings are valid
+ * during the call only.  node is the index of the node in the session.
+ */
+struct session_sink {
+	/* an event asked for, in order; counted against max_events */
+	void (*event)(void *arg, int node, const struct event *ev);
+	/* count-tier deltas of one process (counts lines of a recording are
+	 * turned into deltas too) */
+	void (*counts)(void *arg, int node, struct bs_pid pid,
+		       const char *pid_text, unsigned long sends,
+		       unsigned long receives, unsigned long spawns);
+	/* what is known of a process: a sample from the target, a name from
+	 * a registration, an entry of an export; NULL/-1: not known */
+	void (*info)(void *arg, int node, struct bs_pid pid,
+		     const char *pid_text, const char *name,
+		     const char *current, long mqlen);
+	/* a whole process record of an export being reopened */
+	void (*proc)(void *arg, int node, const struct recording_proc *p);
+	/* a node's state changed (attached, tracing, lost, left, stopped) */
+	void (*node_state)(void *arg, int node);
+	/* one line for the user */
+	void (*notice)(void *arg, enum session_level level, const char *text);
+	/* a start succeeded: processes traced, on how many nodes, and whether
+	 * another tracer had some of them (a failed start is an ERROR notice
+	 * and start_rc) */
+	void (*started)(void *arg, unsigned long traced, int nodes,
+			bool skipped);
+	void *arg;
+};
+
+/* What to trace; the session keeps its own copy. */
+struct session_spec {
+	int kinds;
+	char pids[256];         /* --pids vocabulary; "" is all */
+	bool follow;            /* pids is one process, and all it spawns */
+	char *calls[32];        /* call patterns, owned */
+	int ncalls;
+	double duration;        /* seconds; 0: none */
+	unsigned long max_events; /* events handed to the sink; 0: none */
+	unsigned payload;
+	bool counts_only;       /* every process in the count tier (batch
+				 * --counts) */
+	bool ship_all;          /* every event shipped (batch); else the
+				 * processes not named one by one are counted */
+};
+
+struct session {
+	const struct config *cfg;
+	struct session_sink sink;
+	struct session_spec spec;
+	bool multi;             /* several nodes: merged timeline */
+	struct snode *nodes;    /* BS_MAX_NODES slots, never moved */
+	int nnodes;
+	struct merge merge;
+	struct callstacks calls;
+
+	/* the goal: tracing (with generation gen) or not */
+	bool want_tracing;
+	bool hold;              /* agents up, not tracing yet (start-up) */
+	unsigned gen;
+	bool start_pending;     /* the outcome of a start is not told yet */
+	bool start_checked;     /* the names of this start were checked */
+	int start_rc;           /* EXIT_* of the last start, once settled */
+	char start_error[1400];
+	bool closing;           /* the final stop: no waiting for code to go */
+	bool waiting;           /* a front end waits for the start's outcome */
+	char stopped_why[128];  /* why tracing stopped, "" while tracing */
+
+	long long trace_start_ms;
+	unsigned long events;   /* handed to the sink since the last start */
+	unsigned long events_all; /* ... in the whole run */
+	bool limit_hit;         /* max_events reached */
+	long long last_turn_ms, recheck_at_ms, next_ping_ms;
+	unsigned long counted;  /* count-tier events, all nodes and starts */
+
+	/* replaying a recording */
+	struct recording *rec;
+	char *rec_path;
+	struct names *rec_names;/* per node: names seen in the recording */
+	struct pidsel rec_sel;  /* the spec's processes, for filtering */
+	bool rec_sel_ready;
+	struct rec_pids *rec_keep; /* pids kept (names resolved, followers) */
+	struct rec_totals *rec_totals; /* counts lines seen, per pid */
+	bool rec_done;
+	char rec_summary[600];  /* what loading found, once done */
+};
+
+void session_init(struct session *s, const struct config *cfg,
+		  const struct session_spec *spec, const struct session_sink *sink);
+void session_release(struct session *s);
+void session_spec_release(struct session_spec *sp);
+/* A copy of src in dst (calls duplicated). */
+void session_spec_copy(struct session_spec *dst, const struct session_spec *src);
+
+/* A node to trace; required: a failure to attach it fails the start. */
+struct snode *session_add_node(struct session *s, const char *name,
+			       bool required);
+/* The node called name (as given, as it calls itself, or its short name). */
+struct snode *session_find_node(struct session *s, const char *name);
+const char *session_node_name(const struct session *s, int i);
+/* The registered name of a process as its node's agent knows it, or NULL. */
+const char *session_proc_name(const struct session *s, struct bs_pid pid);
+
+/*
+ * Ask for tracing with the current spec, from scratch: nodes that trace
+ * with an older spec stop first.  Asynchronous: the outcome is told through
+ * the sink (notice) and, once session_settled(), in start_rc.
+ */
+void session_start(struct session *s);
+/* Stop tracing everywhere (asynchronous); why is kept for the status line. */
+void session_stop(struct session *s, const char *why);
+/* Take one node out (:detach): stopped, left clean. */
+void session_drop_node(struct session *s, struct snode *n);
+/* Put a process in or out of focus (its events are shipped). */
+void session_focus(struct session *s, struct bs_pid pid, bool on);
+/* Followers drop their flags at their next event. */
+int session_unfollow(struct session *s);
+/* --cluster: add every visible node of the attached ones (blocking; at
+ * start-up only). */
+void session_discover(struct session *s);
+
+/*
+ * The loop's fds: fills pfd (up to max) with the nodes' sockets, and
+ * returns how many.  After poll(), session_poll_done() reads what arrived
+ * (at most budget messages per node) and runs the ticks.
+ */
+int session_pollfds(struct session *s, struct pollfd *pfd, int max);
+void session_poll_done(struct session *s, const struct pollfd *pfd, int n,
+		       int budget);
+/* How long the loop may sleep before the session wants a turn, in ms. */
+int session_wait_ms(const struct session *s, int wanted);
+/* Run the ticks without reading (also called by session_poll_done). */
+void session_tick(struct session *s);
+
+/* No node is between states: every request has its answer (or failed). */
+bool session_settled(const struct session *s);
+/* Is any node tracing?  Any lost?  Every present node lost? */
+bool session_tracing(const struct session *s);
+bool session_any_lost(const struct session *s);
+bool session_all_lost(const struct session *s);
+/* What waits for an answer, for the status line ("node x: starting the
+ * agent"); "" when nothing does. */
+void session_pending_text(const struct session *s, struct sbuf *out);
+/* A limit that tripped: "max_events", "duration", "rate", or the target's
+ * word; NULL if none. */
+const char *session_tripped(const struct session *s);
+/* Events delivered by every node (shipped), and dropped on the targets. */
+unsigned long session_delivered(const struct session *s);
+unsigned long session_dropped(const struct session *s);
+/* A node's state in a word, for people. */
+const char *session_state_name(const struct snode *n);
+
+/*
+ * Start-up, before the front end has a loop: attach every node and wait
+ * for the agents (nothing traced yet; session_discover may follow), then
+ * start and wait for the outcome.  EXIT_* codes, err says what failed; a
+ * signal ends the wait with EXIT_OK and "interrupted" in err.
+ */
+int session_attach_wait(struct session *s, struct sbuf *err);
+int session_start_wait(struct session *s, struct sbuf *err);
+
+/* Stop every node and wait (polling) for their last batches, up to
+ * SESSION_STOP_TMO_MS; a second signal stops the wait. */
+void session_drain(struct session *s);
+
+/*
+ * Replay a recording: the session gets its nodes from the file and feeds
+ * the sink as session_poll_done() (or session_replay()) reads it.  0, or
+ * -1 with err.
+ */
+int session_open_recording(struct session *s, const char *path,
+			   struct sbuf *err);
+/* Read the next slice of the recording; false once it is all read. */
+bool session_replay(struct session *s, int max_items);
+bool session_is_recording(const struct session *s);
+void session_replay_release(struct session *s);
+/* Loading progress, 0..100; 100 when done or live. */
+int session_replay_percent(const struct session *s);
+
+#endif
