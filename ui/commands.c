@@ -231,9 +231,7 @@ static int c_clear(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
 	store_clear(&a->store);
-	a->sel = a->top = 0;
-	a->have_sel = false;
-	a->back = 0;
+	views_clear(a);
 	app_msg(a, false, "cleared");
 	return ACT_REDRAW;
 }
