@@ -5,7 +5,7 @@
 #include <string.h>
 
 const struct cmd_info cmd_table[CMD__COUNT] = {
-#define X(id, name, args, help) [CMD_##id] = { name, args, help },
+#define X(id, name, args, help, fn) [CMD_##id] = { name, args, help },
 	COMMANDS(X)
 #undef X
 };

@@ -1,8 +1,10 @@
 /*
  * cmd: the UI's commands, as one table.  The table feeds the ':' prompt
  * (parsing and Tab completion), the help view, and the tests that keep the
- * man page and shell completions in step.  Handlers live in ui/commands.c,
- * indexed by the same ids.
+ * man page and shell completions in step.  Its last column names each
+ * command's handler in ui/commands.c, which builds its dispatch from this
+ * table: a command without a handler does not build.  src/ ignores that
+ * column and never links the handlers.
  */
 #ifndef BS_CMD_H
 #define BS_CMD_H
@@ -11,39 +13,39 @@
 
 #include "sbuf.h"
 
-/*  id          name        arguments               help */
+/*  id          name        arguments               help, handler */
 #define COMMANDS(X) \
-	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register,gc,running") \
-	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]") \
-	X(FOLLOW,   "follow",   "PID|NAME",             "trace a process and everything it spawns from now on") \
-	X(UNFOLLOW, "unfollow", "",                     "stop following: each follower drops its flags at its next event") \
-	X(ON,       "on",       "",                     "resume tracing on the target") \
-	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured") \
-	X(CALL,     "call",     "PATTERN",              "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return") \
-	X(UNCALL,   "uncall",   "PATTERN",              "stop tracing the calls of a pattern given to call") \
-	X(FOCUS,    "focus",    "PID|NAME",             "open a process's live log (puts it in focus)") \
-	X(UNFOCUS,  "unfocus",  "",                     "leave the process log") \
-	X(PAUSE,    "pause",    "",                     "freeze the display; tracing goes on") \
-	X(RESUME,   "resume",   "",                     "unfreeze the display") \
-	X(CLEAR,    "clear",    "",                     "forget every captured event and process") \
-	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears") \
-	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq") \
-	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)") \
-	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON") \
-	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops") \
-	X(TREE,     "tree",     "",                     "show the spawn tree") \
-	X(CALLS,    "calls",    "",                     "show the traced functions") \
-	X(PROCS,    "procs",    "",                     "show the process table") \
-	X(HELP,     "help",     "",                     "show keys and commands") \
-	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)") \
-	X(ATTACH,   "attach",   "NODE",                 "trace one more node, on the same timeline") \
-	X(DETACH,   "detach",   "NODE",                 "stop tracing a node and leave it clean; what was captured stays") \
-	X(NODE,     "node",     "[NODE]",               "show only the processes of NODE; no NODE shows every node") \
-	X(NODES,    "nodes",    "",                     "list the nodes: state, clock offset and its error bound, drops") \
-	X(QUIT,     "quit",     "",                     "detach, clean the target, and exit")
+	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register,gc,running", c_events) \
+	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]", c_pids) \
+	X(FOLLOW,   "follow",   "PID|NAME",             "trace a process and everything it spawns from now on", c_follow) \
+	X(UNFOLLOW, "unfollow", "",                     "stop following: each follower drops its flags at its next event", c_unfollow) \
+	X(ON,       "on",       "",                     "resume tracing on the target", c_on) \
+	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured", c_off) \
+	X(CALL,     "call",     "PATTERN",              "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return", c_call) \
+	X(UNCALL,   "uncall",   "PATTERN",              "stop tracing the calls of a pattern given to call", c_uncall) \
+	X(FOCUS,    "focus",    "PID|NAME",             "open a process's live log (puts it in focus)", c_focus) \
+	X(UNFOCUS,  "unfocus",  "",                     "leave the process log", c_unfocus) \
+	X(PAUSE,    "pause",    "",                     "freeze the display; tracing goes on", c_pause) \
+	X(RESUME,   "resume",   "",                     "unfreeze the display", c_resume) \
+	X(CLEAR,    "clear",    "",                     "forget every captured event and process", c_clear) \
+	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears", c_filter) \
+	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq", c_sort) \
+	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)", c_limit) \
+	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON", c_export) \
+	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops", c_record) \
+	X(TREE,     "tree",     "",                     "show the spawn tree", c_tree) \
+	X(CALLS,    "calls",    "",                     "show the traced functions", c_calls) \
+	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
+	X(HELP,     "help",     "",                     "show keys and commands", c_help) \
+	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)", c_reconnect) \
+	X(ATTACH,   "attach",   "NODE",                 "trace one more node, on the same timeline", c_attach) \
+	X(DETACH,   "detach",   "NODE",                 "stop tracing a node and leave it clean; what was captured stays", c_detach) \
+	X(NODE,     "node",     "[NODE]",               "show only the processes of NODE; no NODE shows every node", c_node) \
+	X(NODES,    "nodes",    "",                     "list the nodes: state, clock offset and its error bound, drops", c_nodes) \
+	X(QUIT,     "quit",     "",                     "detach, clean the target, and exit", c_quit)
 
 enum cmd_id {
-#define X(id, name, args, help) CMD_##id,
+#define X(id, name, args, help, fn) CMD_##id,
 	COMMANDS(X)
 #undef X
 	CMD__COUNT

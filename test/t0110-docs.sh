@@ -38,11 +38,26 @@ test_expect_success 'every command in the command table is in the man page' '
 	for c in $(cat man.cmds); do grep -qx "$c" cmds || { echo "man documents unknown command $c"; exit 1; }; done
 '
 
-test_expect_success 'every key in the key table is in the man page' '
-	grep -oE "^[[:space:]]*X\(\"[^\"]+\"" "$TOP/ui/keys.h" | sed "s/.*X(\"\(.*\)\"/\1/" >keys &&
-	[ "$(wc -l <keys)" -gt 5 ] &&
+# the key table: X(REQUEST, "keys", "hint", "help"); keys are names joined by ", "
+grep -oE "^[[:space:]]*X\([A-Z_]+, *\"[^\"]+\"" "$TOP/ui/keys.h" | sed "s/.*\"\(.*\)\"/\1/" >keys
+
+test_expect_success 'every key in the key table is in the man page, and back' '
+	[ "$(wc -l <keys)" -gt 15 ] &&
 	while read -r k; do
-		grep -qF ".It Ic $k" "$TOP/man/beamscope.1" || { echo "key $k undocumented"; exit 1; }
-	done <keys
+		grep -qxF ".It Ic $k" "$TOP/man/beamscope.1" || { echo "key $k undocumented"; exit 1; }
+	done <keys &&
+	sed -n "/^\.Ss Keys/,/^\.El/p" "$TOP/man/beamscope.1" |
+		grep "^\.It Ic " | sed "s/^\.It Ic //" >man.keys &&
+	while read -r k; do
+		grep -qxF "$k" keys || { echo "man documents unknown key $k"; exit 1; }
+	done <man.keys
+'
+
+test_expect_success 'every key name in the key table is one the key map knows, bound once' '
+	sed "s/, /\n/g" keys >names &&
+	sort names | uniq -d >twice && cat twice && [ ! -s twice ] &&
+	grep -vxE ".|F([1-9]|1[0-2])" names | while read -r k; do
+		grep -qF "{ \"$k\"," "$TOP/ui/keys.c" || { echo "unknown key name $k"; exit 1; }
+	done
 '
 test_done

@@ -1,10 +1,11 @@
 /*
  * app: the state of one interactive session, shared by the views.
  *
- * Views read the store and this struct; they never talk to the network.
- * Key and command handlers return ACT_* flags; the loop in ui.c acts on
- * them (redraw, quit, ...).  Drawing happens only in the loop, at most
- * REDRAW_HZ times a second.
+ * Views read the store and this struct; they never talk to the network
+ * (closing the process log asks ui.c to take its process out of focus).
+ * Keys become requests (keys.h); request and command handlers return
+ * ACT_* flags, and the loop in ui.c acts on them (redraw, quit, ...).
+ * Drawing happens only in the loop, at most REDRAW_HZ times a second.
  */
 #ifndef BS_APP_H
 #define BS_APP_H
@@ -16,13 +17,13 @@
 #include "recording.h"
 #include "session.h"
 #include "store.h"
-
-enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS };
+#include "view.h"
 
 enum {
 	ACT_NONE = 0,
 	ACT_REDRAW = 1,
 	ACT_QUIT = 2,
+	ACT_CLEAR = 4,          /* repaint the whole terminal, not just changes */
 };
 
 /* process table columns; the first letter of each is its sort key */
@@ -53,6 +54,14 @@ struct col_info {
 
 extern const struct col_info proc_cols[COL__COUNT];
 
+/* The process table as last drawn: filtered and sorted. */
+struct procs_table {
+	struct proc **rows;     /* the store's; valid until the store changes */
+	size_t nrows, cap;
+	bool have_sel;
+	struct bs_pid sel_pid;  /* keeps the selection on its process */
+};
+
 struct app;
 
 struct app {
@@ -78,29 +87,21 @@ struct app {
 
 	struct store store;
 
-	/* views */
+	/* views: the open ones, bottom first, and where each one is */
 	enum view_id stack[8];
 	int depth;
+	struct list pos[VIEW__COUNT];
 	bool paused;            /* display frozen */
 
-	/* process table */
+	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
 	bool sort_asc;
 	char filter[256];
-	int sel;                /* row index in the sorted, filtered list */
-	int top;                /* first row shown */
-	bool have_sel;
-	struct bs_pid sel_pid;  /* keeps the selection on its process */
-	struct proc **rows;
-	size_t nrows, rows_cap;
+	struct procs_table table;
 
-	/* process view */
+	/* the process in focus: its log is open */
 	struct bs_pid focus;
 	char focus_text[48];
-	long back;              /* lines scrolled back from the newest; 0 follows */
-
-	int tree_top, help_top;
-	int calls_sel, calls_top;
 
 	/* status */
 	long long start_ms;
@@ -116,29 +117,9 @@ struct app {
 	bool dirty;
 };
 
-struct app;
-
-/* view entry points */
-void procs_draw(struct app *a, int y, int h);
-int procs_key(struct app *a, int ch);
-/* Rebuild a->rows: filtered and sorted. */
-void procs_rows(struct app *a);
-
-void proc_draw(struct app *a, int y, int h);
-int proc_key(struct app *a, int ch);
-
-void tree_draw(struct app *a, int y, int h);
-int tree_key(struct app *a, int ch);
-
-void calls_draw(struct app *a, int y, int h);
-int calls_key(struct app *a, int ch);
-
-void help_draw(struct app *a, int y, int h);
-int help_key(struct app *a, int ch);
-
 void status_draw(struct app *a, int y);
 
-/* views and messages */
+/* views (view.c, ui.c) and messages */
 void app_push(struct app *a, enum view_id v);
 int app_pop(struct app *a);
 /* Back to the process table. */
@@ -151,6 +132,8 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text);
 /* tracing control (ui.c) */
 int app_retrace(struct app *a);
 int app_stop_tracing(struct app *a, const char *why);
+/* Put a process in focus on its node (its events are shipped), or out. */
+void node_focus(struct app *a, struct bs_pid pid, bool on);
 /* Is any node tracing?  Is any node lost? */
 bool app_attached(const struct app *a);
 bool app_lost(const struct app *a);

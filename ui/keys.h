@@ -1,34 +1,66 @@
 /*
- * keys: the global keys, as one table.  It feeds the help view and the
- * man page check; the loop in ui.c dispatches them.
+ * keys: what each key asks for.  Keys become requests through one table:
+ * a request, its default keys, its word on the hint line ("" for none)
+ * and its help.  The key map, the help view, the hint line and the man
+ * page check (test/t0110-docs.sh) all read it; views act on requests,
+ * never on key codes.
+ *
+ * A key list is key names joined by ", ": one character stands for
+ * itself; Enter, Esc, Space, Up, Down, Left, Right, PgUp, PgDn, Home, End,
+ * C-l and F1 to F12 are named.  A key belongs to one request only.
  */
 #ifndef BS_KEYS_H
 #define BS_KEYS_H
 
-/*  key text        help */
-#define GLOBAL_KEYS(X) \
-	X("q",           "close the view; quit from the process table") \
-	X("Q",           "quit at once") \
-	X("?, F1",       "help") \
-	X("/, F3",       "filter the process table") \
-	X(":",           "command line (Tab completes)") \
-	X("Enter",       "open the selected process's log") \
-	X("t, F5",       "spawn tree") \
-	X("c, F7",       "calls: one row per traced function; Enter jumps to its last caller") \
-	X("p",           "pause or resume the display") \
-	X("up, down, j, k", "move") \
-	X("PgUp, PgDn, Home, End", "move by page, to the ends") \
-	X("<, >, F6",    "sort by the previous or next column") \
-	X("I",           "invert the sort order") \
-	X("P, S, R, M",  "sort by pid, sends/s, receives/s, message queue") \
-	X("F10",         "quit")
+#include <stddef.h>
 
-struct key_info {
-	const char *keys;
+/*  request        keys               hint       help */
+#define REQUESTS(X) \
+	X(CLOSE,       "q",               "quit",    "close the view; quit from the process table") \
+	X(BACK,        "Esc, Left, h",    "",        "close the view; never quits") \
+	X(QUIT,        "Q, F10",          "",        "quit at once") \
+	X(HELP,        "?, F1",           "help",    "help; again closes it") \
+	X(FILTER,      "/, F3",           "filter",  "filter the process table") \
+	X(PROMPT,      ":",               "command", "command line (Tab completes)") \
+	X(ENTER,       "Enter, Right, l", "open",    "open the selected process's log; in calls, its last caller's") \
+	X(TREE,        "t, F5",           "tree",    "spawn tree; again closes it") \
+	X(CALLS,       "c, F7",           "calls",   "calls: one row per traced function; again closes it") \
+	X(PAUSE,       "p",               "pause",   "pause or resume the display") \
+	X(REDRAW,      "C-l",             "",        "redraw the whole screen") \
+	X(UP,          "Up, k",           "",        "up a row; in a process log, back in time") \
+	X(DOWN,        "Down, j",         "",        "down a row; in a process log, forward in time") \
+	X(PAGE_UP,     "PgUp",            "",        "up a page") \
+	X(PAGE_DOWN,   "PgDn, Space",     "",        "down a page") \
+	X(HOME,        "Home, g",         "",        "to the first row; in a process log, the oldest line") \
+	X(END,         "End, G",          "",        "to the last row; in a process log, the newest line, then follow it") \
+	X(SORT_PREV,   "<",               "",        "sort by the previous column") \
+	X(SORT_NEXT,   ">, F6",           "",        "sort by the next column") \
+	X(SORT_INVERT, "I",               "",        "invert the sort order") \
+	X(SORT_PID,    "P",               "",        "sort by pid") \
+	X(SORT_SPS,    "S",               "",        "sort by sends/s") \
+	X(SORT_RPS,    "R",               "",        "sort by receives/s") \
+	X(SORT_MQ,     "M",               "",        "sort by message queue length")
+
+enum request {
+	REQ_NONE,               /* a key that asks for nothing */
+#define X(id, keys, hint, help) REQ_##id,
+	REQUESTS(X)
+#undef X
+	REQ__COUNT
+};
+
+struct request_info {
+	const char *keys;       /* key names, as above */
+	const char *hint;       /* on the hint line after the first key; "" */
 	const char *help;
 };
 
-extern const struct key_info key_table[];
-extern const int key_count;
+/* indexed by enum request; REQ_NONE has no keys */
+extern const struct request_info request_table[REQ__COUNT];
+
+/* What a curses key asks for; REQ_NONE if nothing. */
+enum request keys_request(int ch);
+/* The hint line: "q quit  ? help  ..." from the table. */
+void keys_hint(char *out, size_t outsz);
 
 #endif

@@ -27,6 +27,7 @@
 #include "app.h"
 #include "clock.h"
 #include "exitcode.h"
+#include "keys.h"
 #include "prompt.h"
 #include "sig.h"
 #include "xalloc.h"
@@ -68,13 +69,6 @@ void app_msg(struct app *a, bool error, const char *fmt, ...)
 	a->dirty = true;
 }
 
-void app_push(struct app *a, enum view_id v)
-{
-	if (a->depth < (int)(sizeof(a->stack) / sizeof(a->stack[0])))
-		a->stack[a->depth++] = v;
-	a->dirty = true;
-}
-
 /* ---- nodes ---- */
 
 bool app_attached(const struct app *a)
@@ -106,22 +100,15 @@ bool app_live(struct app *a, const char *what)
 	return false;
 }
 
-static void node_focus(struct app *a, struct bs_pid pid, bool on)
+void node_focus(struct app *a, struct bs_pid pid, bool on)
 {
 	session_focus(&a->s, pid, on);
-}
-
-/* Leaving the process log takes its process out of focus. */
-static void leaving(struct app *a, enum view_id v)
-{
-	if (v == VIEW_PROC)
-		node_focus(a, a->focus, false);
 }
 
 int app_pop(struct app *a)
 {
 	if (a->depth > 1)
-		leaving(a, a->stack[--a->depth]);
+		view_leave(a, a->stack[--a->depth]);
 	return ACT_REDRAW;
 }
 
@@ -143,7 +130,6 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	node_focus(a, pid, true);
 	a->focus = pid;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
-	a->back = 0;
 	if (app_view(a) != VIEW_PROC)
 		app_push(a, VIEW_PROC);
 	return ACT_REDRAW;
@@ -398,18 +384,13 @@ static void draw(struct app *a)
 		refresh();
 		return;
 	}
-	switch (app_view(a)) {
-	case VIEW_PROCS: procs_draw(a, 0, h); break;
-	case VIEW_PROC: proc_draw(a, 0, h); break;
-	case VIEW_TREE: tree_draw(a, 0, h); break;
-	case VIEW_HELP: help_draw(a, 0, h); break;
-	case VIEW_CALLS: calls_draw(a, 0, h); break;
-	}
+	view_draw(a, 0, h);
 	status_draw(a, LINES - 2);
 	if (a->prompt_active) {
 		prompt_draw(a, LINES - 1);
 	} else {
-		const char *hint = "q quit  ? help  / filter  : command  Enter open  t tree  c calls  p pause";
+		char hint[256];
+		keys_hint(hint, sizeof(hint));
 		draw_text(LINES - 1, 0, COLS, a->message[0] ? a->message : hint,
 			  a->message_is_error ? draw_attr(a, ROLE_ERROR) :
 			  draw_attr(a, ROLE_DIM));
@@ -420,66 +401,22 @@ static void draw(struct app *a)
 
 /* ---- keys ---- */
 
+/* A key: the prompt's while it is open, else what the key table maps it
+ * to, for the view on top. */
 static int on_key(struct app *a, int ch)
 {
 	if (a->prompt_active)
 		return prompt_key(a, ch);
-	if (a->message[0] && ch != KEY_RESIZE) {
+	if (ch == KEY_RESIZE)
+		return ACT_REDRAW;
+	if (a->message[0]) {
 		a->message[0] = '\0';
 		a->message_is_error = false;
 	}
-	switch (ch) {
-	case 'q':
-		if (a->depth > 1)
-			return app_pop(a);
-		return ACT_QUIT;
-	case 'Q': case KEY_F(10):
-		return ACT_QUIT;
-	case '?': case KEY_F(1): case 'h':
-		if (app_view(a) == VIEW_HELP)
-			return app_pop(a);
-		if (ch == 'h' && app_view(a) == VIEW_PROC)
-			return proc_key(a, ch);
-		app_push(a, VIEW_HELP);
-		return ACT_REDRAW;
-	case '/': case KEY_F(3):
-		app_home(a);
-		prompt_open(a, '/');
-		return ACT_REDRAW;
-	case ':':
-		prompt_open(a, ':');
-		return ACT_REDRAW;
-	case 't': case KEY_F(5):
-		if (app_view(a) == VIEW_TREE)
-			return app_pop(a);
-		app_push(a, VIEW_TREE);
-		return ACT_REDRAW;
-	case 'c': case KEY_F(7):
-		if (app_view(a) == VIEW_CALLS)
-			return app_pop(a);
-		app_push(a, VIEW_CALLS);
-		return ACT_REDRAW;
-	case 'p':
-		a->paused = !a->paused;
-		app_msg(a, false, a->paused ? "display paused (tracing goes on); p resumes" :
-			"display resumed");
-		return ACT_REDRAW;
-	case 27:
-		return app_pop(a);
-	case 12:   /* Ctrl-L */
+	int act = view_request(a, keys_request(ch));
+	if (act & ACT_CLEAR)
 		clearok(curscr, TRUE);
-		return ACT_REDRAW;
-	case KEY_RESIZE:
-		return ACT_REDRAW;
-	}
-	switch (app_view(a)) {
-	case VIEW_PROCS: return procs_key(a, ch);
-	case VIEW_PROC: return proc_key(a, ch);
-	case VIEW_TREE: return tree_key(a, ch);
-	case VIEW_HELP: return help_key(a, ch);
-	case VIEW_CALLS: return calls_key(a, ch);
-	}
-	return ACT_NONE;
+	return act;
 }
 
 
@@ -724,7 +661,7 @@ out:
 	json_sink_release(&a->rec);
 	session_release(&a->s);
 	store_release(&a->store);
-	free(a->rows);
+	views_release(a);
 	sbuf_release(&err);
 	free(a);
 	return rc;

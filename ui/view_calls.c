@@ -34,9 +34,10 @@ static void lat(char *out, size_t n, long us)
 		snprintf(out, n, "%lds", us / 1000000);
 }
 
-void calls_draw(struct app *a, int y, int h)
+static void calls_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
+	struct list *l = &a->pos[VIEW_CALLS];
 	char line[512];
 	snprintf(line, sizeof(line), "%-*s %8s %7s %8s %6s %8s %8s %8s  %s",
 		 COLS > 110 ? 40 : 28, "FUNCTION", "CALLS", "/s", "RETURNS",
@@ -46,16 +47,11 @@ void calls_draw(struct app *a, int y, int h)
 	h--;
 	if (st->nfuncs > 1)
 		qsort(st->funcs, st->nfuncs, sizeof(*st->funcs), cmp_funcs);
-	if (a->calls_sel >= (int)st->nfuncs)
-		a->calls_sel = st->nfuncs ? (int)st->nfuncs - 1 : 0;
-	if (a->calls_sel < a->calls_top)
-		a->calls_top = a->calls_sel;
-	if (a->calls_sel >= a->calls_top + h)
-		a->calls_top = a->calls_sel - h + 1;
+	list_fit(l, LIST_SELECT, (int)st->nfuncs, h);
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
-		size_t i = (size_t)(a->calls_top + r);
+		size_t i = (size_t)(l->top + r);
 		if (i >= st->nfuncs) {
 			if (i == 0)
 				draw_text(y, 0, COLS, "  no calls traced: :call mod:fun/arity "
@@ -71,31 +67,27 @@ void calls_draw(struct app *a, int y, int h)
 			 COLS > 110 ? 40 : 28, COLS > 110 ? 40 : 28, f->mfa, f->calls,
 			 f->rcalls, f->returns, f->exceptions, p50, p90, p99,
 			 f->last_pid_text);
-		draw_text(y + r, 0, COLS, line, (int)i == a->calls_sel ?
+		draw_text(y + r, 0, COLS, line, (int)i == l->sel ?
 			  draw_attr(a, ROLE_SELECTED) : (int)A_NORMAL);
 	}
 }
 
-int calls_key(struct app *a, int ch)
+static int calls_request(struct app *a, enum request req)
 {
 	struct store *st = &a->store;
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
-	switch (ch) {
-	case KEY_UP: case 'k': if (a->calls_sel > 0) a->calls_sel--; break;
-	case KEY_DOWN: case 'j': a->calls_sel++; break;
-	case KEY_PPAGE: a->calls_sel = a->calls_sel > page ? a->calls_sel - page : 0; break;
-	case KEY_NPAGE: a->calls_sel += page; break;
-	case KEY_HOME: case 'g': a->calls_sel = 0; break;
-	case '\n': case '\r': case KEY_ENTER:
-		/* from a call to its process */
-		if (a->calls_sel < (int)st->nfuncs) {
-			const struct fstat *f = st->funcs[a->calls_sel];
-			if (f->last_pid_text[0])
-				return app_focus(a, f->last_pid, f->last_pid_text);
-		}
+	struct list *l = &a->pos[VIEW_CALLS];
+	if (list_request(l, LIST_SELECT, req))
+		return ACT_REDRAW;
+	if (req != REQ_ENTER || l->sel >= (int)st->nfuncs)
 		return ACT_NONE;
-	default:
+	/* from a function to the process of its latest call */
+	const struct fstat *f = st->funcs[l->sel];
+	if (!f->last_pid_text[0])
 		return ACT_NONE;
-	}
-	return ACT_REDRAW;
+	return app_focus(a, f->last_pid, f->last_pid_text);
 }
+
+const struct view_ops calls_view_ops = {
+	.draw = calls_draw,
+	.request = calls_request,
+};

@@ -1,6 +1,7 @@
 /*
- * view_help: keys and commands, generated from their tables (keys.h,
- * cmd.h), so help can never drift from what the program does.
+ * view_help: requests with their keys, and commands, generated from their
+ * tables (keys.h, cmd.h), so help can never drift from what the program
+ * does.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -9,59 +10,57 @@
 #include "cmd.h"
 #include "keys.h"
 
-const struct key_info key_table[] = {
-#define X(k, h) { k, h },
-	GLOBAL_KEYS(X)
-#undef X
-};
-const int key_count = sizeof(key_table) / sizeof(key_table[0]);
+/* the rows: a title, the keys, a blank, a title, the commands */
+enum { HELP_KEYS = REQ__COUNT - 1, HELP_ROWS = 3 + HELP_KEYS + CMD__COUNT };
 
-void help_draw(struct app *a, int y, int h)
+static void help_line(int i, char *line, size_t n, int *attr)
 {
+	*attr = A_NORMAL;
+	if (i == 0) {
+		snprintf(line, n, "Keys");
+		*attr = A_BOLD;
+	} else if (i <= HELP_KEYS) {
+		const struct request_info *k = &request_table[i];
+		snprintf(line, n, "  %-24s %s", k->keys, k->help);
+	} else if (i == HELP_KEYS + 1) {
+		line[0] = '\0';
+	} else if (i == HELP_KEYS + 2) {
+		snprintf(line, n, "Commands (type : first)");
+		*attr = A_BOLD;
+	} else {
+		const struct cmd_info *c = &cmd_table[i - HELP_KEYS - 3];
+		char left[64];
+		snprintf(left, sizeof(left), "%s %s", c->name, c->args);
+		snprintf(line, n, "  %-24s %s", left, c->help);
+	}
+}
+
+static void help_draw(struct app *a, int y, int h)
+{
+	struct list *l = &a->pos[VIEW_HELP];
 	char line[512];
-	int n = 0, total = 3 + key_count + CMD__COUNT;
 	draw_text(y, 0, COLS, " help: q closes", draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;
-	if (a->help_top > total - 1)
-		a->help_top = total - 1;
+	list_fit(l, LIST_SCROLL, HELP_ROWS, h);
 	for (int r = 0; r < h; r++) {
+		int attr;
 		move(y + r, 0);
 		clrtoeol();
-	}
-	for (int i = 0; i < total && n < h; i++) {
-		if (i < a->help_top)
+		if (l->top + r >= HELP_ROWS)
 			continue;
-		int attr = A_NORMAL;
-		if (i == 0) {
-			snprintf(line, sizeof(line), "Keys");
-			attr = A_BOLD;
-		} else if (i <= key_count) {
-			const struct key_info *k = &key_table[i - 1];
-			snprintf(line, sizeof(line), "  %-24s %s", k->keys, k->help);
-		} else if (i == key_count + 1) {
-			line[0] = '\0';
-		} else if (i == key_count + 2) {
-			snprintf(line, sizeof(line), "Commands (type : first)");
-			attr = A_BOLD;
-		} else {
-			const struct cmd_info *c = &cmd_table[i - key_count - 3];
-			char left[64];
-			snprintf(left, sizeof(left), "%s %s", c->name, c->args);
-			snprintf(line, sizeof(line), "  %-24s %s", left, c->help);
-		}
-		draw_text(y + n, 0, COLS, line, attr);
-		n++;
+		help_line(l->top + r, line, sizeof(line), &attr);
+		draw_text(y + r, 0, COLS, line, attr);
 	}
 }
 
-int help_key(struct app *a, int ch)
+static int help_request(struct app *a, enum request req)
 {
-	switch (ch) {
-	case KEY_UP: case 'k': if (a->help_top > 0) a->help_top--; break;
-	case KEY_DOWN: case 'j': case ' ': case KEY_NPAGE: a->help_top++; break;
-	case KEY_PPAGE: case KEY_HOME: a->help_top = 0; break;
-	default: return ACT_NONE;
-	}
-	return ACT_REDRAW;
+	return list_request(&a->pos[VIEW_HELP], LIST_SCROLL, req) ?
+		ACT_REDRAW : ACT_NONE;
 }
+
+const struct view_ops help_view_ops = {
+	.draw = help_draw,
+	.request = help_request,
+};

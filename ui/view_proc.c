@@ -1,7 +1,9 @@
 /*
  * view_proc: the live log of one process: what it sent (to whom), what it
- * received, what it spawned, links, registrations and its exit.  Follows
- * the newest line unless scrolled back.
+ * received, what it spawned, links, registrations and its exit.  Its list
+ * counts lines from the newest, at the bottom: it follows the newest line
+ * unless scrolled back, and a scrolled-back log keeps its distance from
+ * the newest line.  Leaving it takes the process out of focus.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -96,9 +98,28 @@ static int role_of(const struct sevent *e)
 	}
 }
 
-void proc_draw(struct app *a, int y, int h)
+/* The lines of process pid, newest first: how many there are, and the
+ * seqs of at most n of them after skipping the newest skip. */
+static int log_lines(const struct store *st, struct bs_pid pid, int skip,
+		     uint64_t *seqs, int n, int *got)
+{
+	int total = 0;
+	*got = 0;
+	uint64_t oldest = store_oldest_seq(st);
+	for (uint64_t s = st->next_seq; s-- > oldest;) {
+		const struct sevent *e = store_event(st, s);
+		if (!e || !bs_pid_eq(e->pid, pid))
+			continue;
+		if (total++ >= skip && *got < n)
+			seqs[(*got)++] = s;
+	}
+	return total;
+}
+
+static void proc_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
+	struct list *l = &a->pos[VIEW_PROC];
 	struct proc *p = store_proc(st, a->focus);
 	char title[512];
 
@@ -117,27 +138,13 @@ void proc_draw(struct app *a, int y, int h)
 	if (h <= 0)
 		return;
 
-	/* newest first, skipping `back` lines, then print oldest on top */
+	/* the lines shown, newest first; then printed oldest on top */
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
-	int got = 0;
-	long skip = a->back, total = 0;
-	uint64_t oldest = store_oldest_seq(st);
-	for (uint64_t s = st->next_seq; s-- > oldest;) {
-		const struct sevent *e = store_event(st, s);
-		if (!e || !bs_pid_eq(e->pid, a->focus))
-			continue;
-		total++;
-		if (skip > 0) {
-			skip--;
-			continue;
-		}
-		if (got < h)
-			seqs[got++] = s;
-		else
-			break;
-	}
-	if (a->back > 0 && total <= a->back)   /* scrolled past the start */
-		a->back = total > h ? total - h : 0;
+	int got, top = l->top;
+	int total = log_lines(st, a->focus, top, seqs, h, &got);
+	list_fit(l, LIST_LOG, total, h);
+	if (l->top != top)   /* fewer lines than before: fit, then fetch */
+		log_lines(st, a->focus, l->top, seqs, h, &got);
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
@@ -156,20 +163,26 @@ void proc_draw(struct app *a, int y, int h)
 	free(seqs);
 }
 
-int proc_key(struct app *a, int ch)
+static int proc_request(struct app *a, enum request req)
 {
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
-	switch (ch) {
-	case KEY_UP: case 'k': a->back++; break;
-	case KEY_DOWN: case 'j': if (a->back > 0) a->back--; break;
-	case KEY_PPAGE: a->back += page; break;
-	case KEY_NPAGE: case ' ': a->back = a->back > page ? a->back - page : 0; break;
-	case KEY_HOME: case 'g': a->back = 1L << 40; break;
-	case KEY_END: case 'G': a->back = 0; break;
-	case KEY_LEFT: case 'h':
-		return app_pop(a);
-	default:
-		return ACT_NONE;
-	}
-	return ACT_REDRAW;
+	return list_request(&a->pos[VIEW_PROC], LIST_LOG, req) ?
+		ACT_REDRAW : ACT_NONE;
 }
+
+/* a newly opened log follows its newest line */
+static void proc_enter(struct app *a)
+{
+	list_reset(&a->pos[VIEW_PROC]);
+}
+
+static void proc_leave(struct app *a)
+{
+	node_focus(a, a->focus, false);
+}
+
+const struct view_ops proc_view_ops = {
+	.draw = proc_draw,
+	.request = proc_request,
+	.enter = proc_enter,
+	.leave = proc_leave,
+};

@@ -1,7 +1,7 @@
 /*
  * view_procs: the process table, the home view.  One row per process seen;
  * sortable by any column, filtered by text.  The selection follows its
- * process when rows move.
+ * process when rows move: a->table remembers the process, a->pos the row.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -76,35 +76,36 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-void procs_rows(struct app *a)
+/* Rebuild the rows: filtered and sorted, the selection on its process. */
+static void procs_rebuild(struct app *a)
 {
 	struct store *st = &a->store;
-	if (a->rows_cap < st->nprocs) {
-		a->rows_cap = st->nprocs + 64;
-		a->rows = xrealloc(a->rows, a->rows_cap * sizeof(*a->rows));
+	struct procs_table *t = &a->table;
+	struct list *l = &a->pos[VIEW_PROCS];
+	if (t->cap < st->nprocs) {
+		t->cap = st->nprocs + 64;
+		t->rows = xrealloc(t->rows, t->cap * sizeof(*t->rows));
 	}
-	a->nrows = 0;
+	t->nrows = 0;
 	for (size_t i = 0; i < st->nprocs; i++)
 		if (matches(a, st->procs[i], a->filter))
-			a->rows[a->nrows++] = st->procs[i];
+			t->rows[t->nrows++] = st->procs[i];
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
-	if (a->nrows > 1)
-		qsort(a->rows, a->nrows, sizeof(*a->rows), cmp_rows);
+	if (t->nrows > 1)
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
 
-	/* keep the selection on the same process */
-	if (a->have_sel) {
-		for (size_t i = 0; i < a->nrows; i++)
-			if (bs_pid_eq(a->rows[i]->pid, a->sel_pid)) {
-				a->sel = (int)i;
+	if (t->have_sel) {
+		for (size_t i = 0; i < t->nrows; i++)
+			if (bs_pid_eq(t->rows[i]->pid, t->sel_pid)) {
+				l->sel = (int)i;
 				break;
 			}
 	}
-	if (a->sel >= (int)a->nrows)
-		a->sel = a->nrows ? (int)a->nrows - 1 : 0;
-	if (a->nrows) {
-		a->have_sel = true;
-		a->sel_pid = a->rows[a->sel]->pid;
+	list_fit(l, LIST_SELECT, (int)t->nrows, l->page);
+	if (t->nrows) {
+		t->have_sel = true;
+		t->sel_pid = t->rows[l->sel]->pid;
 	}
 }
 
@@ -148,17 +149,19 @@ static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 	*x += w + 1;
 }
 
-void procs_draw(struct app *a, int y, int h)
+static void procs_draw(struct app *a, int y, int h)
 {
+	const struct procs_table *t = &a->table;
+	struct list *l = &a->pos[VIEW_PROCS];
 	int w[COL__COUNT], x = 0;
 	widths(a, w);
 	int hdr = draw_attr(a, ROLE_HEADER);
 	for (int i = 0; i < COL__COUNT; i++) {
-		char t[64];
+		char title[64];
 		bool right = i >= COL_SENDS;
 		/* the sort column is marked by its attribute, not its text */
-		snprintf(t, sizeof(t), "%s", proc_cols[i].title);
-		cell(y, &x, w[i], t, right, i == a->sort_col ?
+		snprintf(title, sizeof(title), "%s", proc_cols[i].title);
+		cell(y, &x, w[i], title, right, i == a->sort_col ?
 		     (int)(hdr | A_UNDERLINE | A_BOLD) : hdr);
 	}
 	if (x < COLS)
@@ -166,27 +169,22 @@ void procs_draw(struct app *a, int y, int h)
 	y++;
 	h--;
 
-	procs_rows(a);
-	if (a->sel < a->top)
-		a->top = a->sel;
-	if (a->sel >= a->top + h)
-		a->top = a->sel - h + 1;
-	if (a->top < 0)
-		a->top = 0;
+	procs_rebuild(a);
+	list_fit(l, LIST_SELECT, (int)t->nrows, h);
 
 	for (int r = 0; r < h; r++) {
-		int i = a->top + r;
+		int i = l->top + r;
 		move(y + r, 0);
 		clrtoeol();
-		if (i >= (int)a->nrows) {
+		if (i >= (int)t->nrows) {
 			if (i == 0 && r == 0)
 				draw_text(y, 0, COLS, *a->filter ?
 					  "  no process matches the filter (/ to change it)" :
 					  "  no activity yet", draw_attr(a, ROLE_DIM));
 			continue;
 		}
-		const struct proc *p = a->rows[i];
-		int attr = i == a->sel ? draw_attr(a, ROLE_SELECTED) :
+		const struct proc *p = t->rows[i];
+		int attr = i == l->sel ? draw_attr(a, ROLE_SELECTED) :
 			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
 		char num[32], pid[48];
 		x = 0;
@@ -219,54 +217,60 @@ void procs_draw(struct app *a, int y, int h)
 	}
 }
 
-static void select_row(struct app *a, int row)
+/* P, S, R, M: a column, and its direction */
+static const struct {
+	enum request req;
+	enum proc_col col;
+	bool asc;
+} sort_keys[] = {
+	{ REQ_SORT_PID, COL_PID, true }, { REQ_SORT_SPS, COL_SPS, false },
+	{ REQ_SORT_RPS, COL_RPS, false }, { REQ_SORT_MQ, COL_MQ, false },
+};
+
+/* < and >: the next column either way; NODE only with several nodes */
+static void sort_step(struct app *a, int step)
 {
-	if (!a->nrows)
-		return;
-	if (row < 0)
-		row = 0;
-	if (row >= (int)a->nrows)
-		row = (int)a->nrows - 1;
-	a->sel = row;
-	a->sel_pid = a->rows[row]->pid;
-	a->have_sel = true;
+	do
+		a->sort_col = (a->sort_col + COL__COUNT + step) % COL__COUNT;
+	while (a->sort_col == COL_NODE && !a->multi);
 }
 
-int procs_key(struct app *a, int ch)
+static int procs_request(struct app *a, enum request req)
 {
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
-	procs_rows(a);
-	switch (ch) {
-	case KEY_UP: case 'k': select_row(a, a->sel - 1); break;
-	case KEY_DOWN: case 'j': select_row(a, a->sel + 1); break;
-	case KEY_PPAGE: select_row(a, a->sel - page); break;
-	case KEY_NPAGE: case ' ': select_row(a, a->sel + page); break;
-	case KEY_HOME: case 'g': select_row(a, 0); break;
-	case KEY_END: case 'G': select_row(a, (int)a->nrows - 1); break;
-	case '<': case ',':
-		a->sort_col = (a->sort_col + COL__COUNT - 1) % COL__COUNT;
-		if (a->sort_col == COL_NODE && !a->multi)
-			a->sort_col = COL_CURRENT;
-		break;
-	case '>': case '.': case KEY_F(6):
-		a->sort_col = (a->sort_col + 1) % COL__COUNT;
-		if (a->sort_col == COL_NODE && !a->multi)
-			a->sort_col = COL_NAME;
-		break;
-	case 'I':
+	struct procs_table *t = &a->table;
+	struct list *l = &a->pos[VIEW_PROCS];
+	procs_rebuild(a);
+	if (list_request(l, LIST_SELECT, req)) {
+		if (t->nrows)
+			t->sel_pid = t->rows[l->sel]->pid;
+		return ACT_REDRAW;
+	}
+	for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+		if (sort_keys[i].req == req) {
+			a->sort_col = sort_keys[i].col;
+			a->sort_asc = sort_keys[i].asc;
+			return ACT_REDRAW;
+		}
+	switch (req) {
+	case REQ_SORT_PREV:
+		sort_step(a, -1);
+		return ACT_REDRAW;
+	case REQ_SORT_NEXT:
+		sort_step(a, 1);
+		return ACT_REDRAW;
+	case REQ_SORT_INVERT:
 		a->sort_asc = !a->sort_asc;
-		break;
-	case 'P': a->sort_col = COL_PID; a->sort_asc = true; break;
-	case 'S': a->sort_col = COL_SPS; a->sort_asc = false; break;
-	case 'R': a->sort_col = COL_RPS; a->sort_asc = false; break;
-	case 'M': a->sort_col = COL_MQ; a->sort_asc = false; break;
-	case '\n': case '\r': case KEY_ENTER: case 'l': case KEY_RIGHT:
-		if (a->nrows)
-			return app_focus(a, a->rows[a->sel]->pid,
-					 a->rows[a->sel]->pid_text);
-		return ACT_NONE;
+		return ACT_REDRAW;
+	case REQ_ENTER:
+		if (!t->nrows)
+			return ACT_NONE;
+		return app_focus(a, t->rows[l->sel]->pid, t->rows[l->sel]->pid_text);
 	default:
 		return ACT_NONE;
 	}
-	return ACT_REDRAW;
 }
+
+const struct view_ops procs_view_ops = {
+	.draw = procs_draw,
+	.request = procs_request,
+};

@@ -46,9 +46,10 @@ static void walk(const struct store *st, const struct proc *p, int depth,
 	}
 }
 
-void tree_draw(struct app *a, int y, int h)
+static void tree_draw(struct app *a, int y, int h)
 {
 	const struct store *st = &a->store;
+	struct list *l = &a->pos[VIEW_TREE];
 	struct tline *v = NULL;
 	size_t n = 0, cap = 0;
 
@@ -62,12 +63,11 @@ void tree_draw(struct app *a, int y, int h)
 		  "show their reason)", draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;
-	if (a->tree_top > (int)n - 1)
-		a->tree_top = n ? (int)n - 1 : 0;
+	list_fit(l, LIST_SCROLL, (int)n, h);
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
-		size_t i = (size_t)(a->tree_top + r);
+		size_t i = (size_t)(l->top + r);
 		if (i >= n) {
 			if (!n && r == 0)
 				draw_text(y, 0, COLS, "  no spawns captured yet",
@@ -89,16 +89,13 @@ void tree_draw(struct app *a, int y, int h)
 	free(v);
 }
 
-int tree_key(struct app *a, int ch)
+static int tree_request(struct app *a, enum request req)
 {
-	int page = LINES - 4 > 1 ? LINES - 4 : 1;
-	switch (ch) {
-	case KEY_UP: case 'k': if (a->tree_top > 0) a->tree_top--; break;
-	case KEY_DOWN: case 'j': a->tree_top++; break;
-	case KEY_PPAGE: a->tree_top = a->tree_top > page ? a->tree_top - page : 0; break;
-	case KEY_NPAGE: case ' ': a->tree_top += page; break;
-	case KEY_HOME: case 'g': a->tree_top = 0; break;
-	default: return ACT_NONE;
-	}
-	return ACT_REDRAW;
+	return list_request(&a->pos[VIEW_TREE], LIST_SCROLL, req) ?
+		ACT_REDRAW : ACT_NONE;
 }
+
+const struct view_ops tree_view_ops = {
+	.draw = tree_draw,
+	.request = tree_request,
+};

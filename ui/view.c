@@ -1,0 +1,141 @@
+/*
+ * view: the table of views, opening them, and the requests every view
+ * shares.  A view's own requests go to its request op; the ones below
+ * (closing, the views that toggle, the prompt, pausing) mean the same
+ * everywhere and are answered here, from one table.  Handlers only change
+ * state and return ACT_* flags; the loop redraws.
+ */
+#include "view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "prompt.h"
+
+static const struct view_ops *const views[VIEW__COUNT] = {
+	[VIEW_PROCS] = &procs_view_ops,
+	[VIEW_PROC] = &proc_view_ops,
+	[VIEW_TREE] = &tree_view_ops,
+	[VIEW_HELP] = &help_view_ops,
+	[VIEW_CALLS] = &calls_view_ops,
+};
+
+void app_push(struct app *a, enum view_id v)
+{
+	a->dirty = true;
+	if (a->depth == (int)(sizeof(a->stack) / sizeof(a->stack[0])))
+		return;
+	a->stack[a->depth++] = v;
+	if (views[v]->enter)
+		views[v]->enter(a);
+}
+
+void view_leave(struct app *a, enum view_id v)
+{
+	if (views[v]->leave)
+		views[v]->leave(a);
+}
+
+void view_draw(struct app *a, int y, int h)
+{
+	views[app_view(a)]->draw(a, y, h);
+}
+
+/* A view that is its own key's toggle: open it, or close it if on top. */
+static int toggle(struct app *a, enum view_id v)
+{
+	if (app_view(a) == v)
+		return app_pop(a);
+	app_push(a, v);
+	return ACT_REDRAW;
+}
+
+static int req_close(struct app *a)
+{
+	return a->depth > 1 ? app_pop(a) : ACT_QUIT;
+}
+
+static int req_back(struct app *a)
+{
+	return app_pop(a);
+}
+
+static int req_quit(struct app *a)
+{
+	(void)a;
+	return ACT_QUIT;
+}
+
+static int req_help(struct app *a)
+{
+	return toggle(a, VIEW_HELP);
+}
+
+static int req_tree(struct app *a)
+{
+	return toggle(a, VIEW_TREE);
+}
+
+static int req_calls(struct app *a)
+{
+	return toggle(a, VIEW_CALLS);
+}
+
+/* the filter is the process table's: it is shown while typing */
+static int req_filter(struct app *a)
+{
+	app_home(a);
+	prompt_open(a, '/');
+	return ACT_REDRAW;
+}
+
+static int req_prompt(struct app *a)
+{
+	prompt_open(a, ':');
+	return ACT_REDRAW;
+}
+
+static int req_pause(struct app *a)
+{
+	a->paused = !a->paused;
+	app_msg(a, false, a->paused ? "display paused (tracing goes on); "
+		"p resumes" : "display resumed");
+	return ACT_REDRAW;
+}
+
+static int req_redraw(struct app *a)
+{
+	(void)a;
+	return ACT_REDRAW | ACT_CLEAR;
+}
+
+static int (*const shared[REQ__COUNT])(struct app *a) = {
+	[REQ_CLOSE] = req_close, [REQ_BACK] = req_back, [REQ_QUIT] = req_quit,
+	[REQ_HELP] = req_help, [REQ_TREE] = req_tree, [REQ_CALLS] = req_calls,
+	[REQ_FILTER] = req_filter, [REQ_PROMPT] = req_prompt,
+	[REQ_PAUSE] = req_pause, [REQ_REDRAW] = req_redraw,
+};
+
+int view_request(struct app *a, enum request req)
+{
+	if (req == REQ_NONE)
+		return ACT_NONE;
+	if (shared[req])
+		return shared[req](a);
+	return views[app_view(a)]->request(a, req);
+}
+
+void views_clear(struct app *a)
+{
+	for (int v = 0; v < VIEW__COUNT; v++)
+		list_reset(&a->pos[v]);
+	a->table.nrows = 0;   /* the store's processes are gone */
+	a->table.have_sel = false;
+}
+
+void views_release(struct app *a)
+{
+	free(a->table.rows);
+	memset(&a->table, 0, sizeof(a->table));
+}

@@ -1,0 +1,45 @@
+/*
+ * view: the views, as one table indexed by enum view_id.  Each view lives
+ * in a file of its own (view_*.c) and gives its operations; this module
+ * keeps the table, opens views (app_push), draws the one on top and hands
+ * it the requests that are not everyone's.  What a view keeps between
+ * draws is in struct app: its list position (a->pos[id]) and, for the
+ * process table, its rows.
+ */
+#ifndef BS_VIEW_H
+#define BS_VIEW_H
+
+#include "keys.h"
+#include "list.h"
+
+struct app;
+
+enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS,
+	       VIEW__COUNT };
+
+struct view_ops {
+	/* Draw rows y .. y+h-1 of the screen. */
+	void (*draw)(struct app *a, int y, int h);
+	/* A request that is the view's own; ACT_* flags. */
+	int (*request)(struct app *a, enum request req);
+	/* The view was opened, or closed; either may be NULL. */
+	void (*enter)(struct app *a);
+	void (*leave)(struct app *a);
+};
+
+extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
+	help_view_ops, calls_view_ops;
+
+/* Draw the view on top in rows y .. y+h-1. */
+void view_draw(struct app *a, int y, int h);
+/* What a key asked for: the requests every view shares, else the view
+ * on top's; ACT_* flags. */
+int view_request(struct app *a, enum request req);
+/* View v has just been taken off the stack. */
+void view_leave(struct app *a, enum view_id v);
+/* The store was emptied: every view back to its first row. */
+void views_clear(struct app *a);
+/* Free what the views keep. */
+void views_release(struct app *a);
+
+#endif
