@@ -62,7 +62,7 @@ UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
-UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/session.o $(BUILD)/src/jsonsink.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
+UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/session.o $(BUILD)/src/replay.o $(BUILD)/src/jsonsink.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
 BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam
@@ -118,7 +118,7 @@ $(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
 
 # libFuzzer target for the decoder (clang); make fuzz FUZZ_RUNS=N runs it
-FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
+FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c src/pidtext.c \
 	src/json.c src/sbuf.c src/xalloc.c src/stats.c
 FUZZ_RUNS ?= 1000000
 $(BUILD)/fuzz-decode: test/fuzz/fuzz_decode.c $(FUZZ_SRC) $(BUILD)/config.mk

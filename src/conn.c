@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,17 @@ void conn_init(struct conn *c)
 	ei_x_new(&c->rx);
 }
 
+/* connections are opened from several threads at once */
+static pthread_once_t ei_ready = PTHREAD_ONCE_INIT;
+
+static void ei_init_once(void)
+{
+	ei_init();
+}
+
 static void ei_once(void)
 {
-	static int done;
-	if (!done) {
-		ei_init();
-		done = 1;
-	}
+	pthread_once(&ei_ready, ei_init_once);
 }
 
 enum conn_status conn_open(struct conn *c, const struct node_name *target,
@@ -44,7 +49,7 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	 * earlier attempt of ours must not take this one for it */
 	static unsigned serial;
 	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid() ^
-			     (++serial << 20)) | 4u;
+			     (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) << 20)) | 4u;
 	if (ei_connect_xinit(&c->ec, host, alive, c->self_name,
 			     (Erl_IpAddr)&ip, cookie, creation) < 0) {
 		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);

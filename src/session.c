@@ -11,11 +11,14 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "clock.h"
@@ -24,15 +27,12 @@
 #include "node.h"
 #include "pidsel.h"
 #include "pidtext.h"
-#include "recording.h"
+#include "replay.h"
 #include "sig.h"
 #include "xalloc.h"
 
-static void notice(struct session *s, enum session_level level,
-		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void notice(struct session *s, enum session_level level,
-		   const char *fmt, ...)
+void session_notice(struct session *s, enum session_level level,
+		    const char *fmt, ...)
 {
 	char text[1024];
 	va_list ap;
@@ -74,6 +74,7 @@ const char *session_state_name(const struct snode *n)
 		return "detached";
 	switch (n->state) {
 	case SN_IDLE: return n->left[0] ? "agent left" : "stopped";
+	case SN_CONNECTING: return "connecting";
 	case SN_ATTACHING: return "attaching";
 	case SN_CLOCK: return "measuring clock";
 	case SN_READY: return "attached";
@@ -186,6 +187,12 @@ static void on_event(void *arg, const struct event *ev)
 	struct snode *n = arg;
 	struct event e = *ev;
 	take_event(n->s, n, &e, true);
+}
+
+void session_feed(struct session *s, int node, struct event *ev)
+{
+	if (node >= 0 && node < s->nnodes)
+		take_event(s, &s->nodes[node], ev, false);
 }
 
 static void on_batch(void *arg, const char *buf, const struct msg *m)
@@ -301,6 +308,8 @@ void session_init(struct session *s, const struct config *cfg,
 	s->next_ping_ms = s->last_turn_ms + SESSION_PING_MS;
 }
 
+static bool node_connect_done(struct snode *n, bool wait);
+
 static void node_release_session(struct snode *n)
 {
 	if (n->stats_ready) {
@@ -314,6 +323,8 @@ void session_release(struct session *s)
 {
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
+		if (n->state == SN_CONNECTING)
+			node_connect_done(n, true);   /* bounded by its timeouts */
 		conn_release(&n->conn);
 		trace_result_release(&n->tr);
 		node_release_session(n);
@@ -380,11 +391,11 @@ static void node_lost(struct snode *n)
 	if (was || n->left[0])
 		return;
 	if (s->multi)
-		notice(s, SESSION_WARN, "lost node \"%s\"; the others go on%s",
+		session_notice(s, SESSION_WARN, "lost node \"%s\"; the others go on%s",
 		       session_node_name(s, n->idx), s->cfg->reconnect ?
 		       ", attaching again when it is back" : "");
 	else
-		notice(s, SESSION_WARN, "lost the connection to \"%s\"%s",
+		session_notice(s, SESSION_WARN, "lost the connection to \"%s\"%s",
 		       session_node_name(s, n->idx), s->cfg->reconnect ?
 		       "; attaching again when it is back" : "");
 }
@@ -400,7 +411,7 @@ static void node_agent_left(struct snode *n)
 		 !strcmp(n->agent.gone_why, "owner_silent") ?
 		 "agent_timeout" : "agent_lost");
 	n->ever_left = true;
-	notice(s, SESSION_ERROR, "%s; %s", sbuf_str(&why),
+	session_notice(s, SESSION_ERROR, "%s; %s", sbuf_str(&why),
 	       s->multi ? (s->cfg->reconnect ? "the others go on; attaching "
 			   "again" : "the others go on") :
 	       s->cfg->reconnect ? "attaching again" :
@@ -420,7 +431,7 @@ static void node_failed(struct snode *n, int rc, const char *why)
 	if (n->ever_lost && s->cfg->reconnect && !s->start_pending) {
 		/* --reconnect: not back yet */
 		if (!n->retry_said)
-			notice(s, SESSION_NOTE, "\"%s\" is not back yet: %s",
+			session_notice(s, SESSION_NOTE, "\"%s\" is not back yet: %s",
 			       session_node_name(s, n->idx), n->error);
 		n->retry_said = true;
 		conn_close(&n->conn);
@@ -433,28 +444,88 @@ static void node_failed(struct snode *n, int rc, const char *why)
 	set_state(n, SN_IDLE);
 }
 
+/* The connector thread: epmd, the cookie, the handshake.  It touches
+ * nothing but the node's conn and connect_* fields, and says it is done
+ * with one byte on the pipe. */
+static void *connector(void *arg)
+{
+	struct snode *n = arg;
+	n->connect_rc = attach_connect(n->s->cfg, n->arg, &n->conn,
+				       &n->connect_err, &n->connect_warn);
+	char done = 1;
+	while (write(n->connect_pipe[1], &done, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static void start_attach(struct snode *n);
+
+/*
+ * A connection can take seconds (a node that does not answer its
+ * handshake): it is made on a thread of its own, so that the loop goes on.
+ * Signals stay with the loop's thread.
+ */
+static void node_connect(struct snode *n)
+{
+	conn_release(&n->conn);
+	conn_init(&n->conn);
+	sbuf_init(&n->connect_err);
+	sbuf_init(&n->connect_warn);
+	if (pipe2(n->connect_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		node_failed(n, EXIT_FAIL, "cannot make a pipe for the connection");
+		return;
+	}
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&n->connector, NULL, connector, n);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		close(n->connect_pipe[0]);
+		close(n->connect_pipe[1]);
+		node_failed(n, EXIT_FAIL, "cannot start a thread for the connection");
+		return;
+	}
+	set_state(n, SN_CONNECTING);
+}
+
+/* The connector is done (or, when wait, wait until it is): its result. */
+static bool node_connect_done(struct snode *n, bool wait)
+{
+	char b;
+	if (!wait && read(n->connect_pipe[0], &b, 1) != 1)
+		return false;
+	pthread_join(n->connector, NULL);
+	close(n->connect_pipe[0]);
+	close(n->connect_pipe[1]);
+	struct session *s = n->s;
+	if (n->connect_warn.len)
+		session_notice(s, SESSION_WARN, "warning: %s", n->connect_warn.buf);
+	int rc = n->connect_rc;
+	if (rc != EXIT_OK)
+		node_failed(n, rc, sbuf_str(&n->connect_err));
+	sbuf_release(&n->connect_err);
+	sbuf_release(&n->connect_warn);
+	if (rc == EXIT_OK && !wait)
+		start_attach(n);
+	return true;
+}
+
 /* Connect if need be and start the agent's bootstrap. */
 static void node_open(struct snode *n)
 {
-	struct session *s = n->s;
 	n->error[0] = '\0';
 	agent_release(&n->agent);
 	agent_fresh(n);   /* the old agent's names and requests are gone */
-	if (n->conn.fd < 0) {
-		struct sbuf err = SBUF_INIT, warn = SBUF_INIT;
-		conn_release(&n->conn);
-		conn_init(&n->conn);
-		int rc = attach_connect(s->cfg, n->arg, &n->conn, &err, &warn);
-		if (warn.len)
-			notice(s, SESSION_WARN, "warning: %s", warn.buf);
-		sbuf_release(&warn);
-		if (rc != EXIT_OK) {
-			node_failed(n, rc, sbuf_str(&err));
-			sbuf_release(&err);
-			return;
-		}
-		sbuf_release(&err);
-	}
+	if (n->conn.fd < 0)
+		node_connect(n);
+	else
+		start_attach(n);
+}
+
+static void start_attach(struct snode *n)
+{
+	struct session *s = n->s;
 	/* a node still booting does not answer: a retry gives up soon, so
 	 * as not to hold up the others */
 	n->agent.rpc_tmo_ms = n->ever_lost ? SESSION_RETRY_MS : 0;
@@ -545,20 +616,20 @@ static void node_traced(struct snode *n)
 	if (n->ever_lost && n->retry_said)
 		n->retry_said = false;
 	if (n->sessions > 1 && n->ever_lost)
-		notice(s, SESSION_NOTE, "attached to \"%s\" again",
+		session_notice(s, SESSION_NOTE, "attached to \"%s\" again",
 		       session_node_name(s, n->idx));
-	notice(s, SESSION_INFO, "attached to %s (OTP %s, %d workers%s); "
+	session_notice(s, SESSION_INFO, "attached to %s (OTP %s, %d workers%s); "
 	       "tracing %s of %s (%lu)", n->agent.node, n->agent.otp,
 	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced);
 	for (int i = 0; i < n->tr.nskipped; i++)
-		notice(s, SESSION_INFO, "%s is already traced by another "
+		session_notice(s, SESSION_INFO, "%s is already traced by another "
 		       "tracer; skipped", n->tr.skipped[i]);
 	for (int i = 0; i < n->tr.npatterns && i < s->spec.ncalls; i++)
-		notice(s, SESSION_INFO, "--call \"%s\": %ld function%s",
+		session_notice(s, SESSION_INFO, "--call \"%s\": %ld function%s",
 		       s->spec.calls[i], n->tr.pattern_functions[i],
 		       n->tr.pattern_functions[i] == 1 ? "" : "s");
 	for (int i = 0; i < n->tr.nskipped_functions; i++)
-		notice(s, SESSION_INFO, "%s already has a trace pattern set by "
+		session_notice(s, SESSION_INFO, "%s already has a trace pattern set by "
 		       "someone else; skipped", n->tr.skipped_functions[i]);
 	set_state(n, SN_TRACING);
 }
@@ -582,6 +653,9 @@ static void node_step(struct snode *n)
 	struct session *s = n->s;
 	struct agent *ag = &n->agent;
 	switch (n->state) {
+	case SN_CONNECTING:
+		node_connect_done(n, false);
+		return;
 	case SN_ATTACHING:
 		if (!agent_op_step(ag))
 			return;
@@ -595,7 +669,7 @@ static void node_step(struct snode *n)
 		}
 		agent_op_end(ag);
 		if (ag->notice[0])
-			notice(s, SESSION_NOTE, "%s", ag->notice);
+			session_notice(s, SESSION_NOTE, "%s", ag->notice);
 		snprintf(n->name, sizeof(n->name), "%s", ag->node);
 		if (!n->stats_ready) {
 			stats_init(&n->st, ag->workers);
@@ -667,7 +741,7 @@ static void node_step(struct snode *n)
 		      stats_all_eos(&n->st)) && clock_mono_ms() < n->deadline_ms)
 			return;
 		if (!agent_reply_arrived(ag))
-			notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
+			session_notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
 			       "the stop; it cleans up by itself once beamscope "
 			       "is gone", session_node_name(s, n->idx));
 		if (s->closing || !agent_reply_arrived(ag)) {
@@ -723,7 +797,7 @@ static void start_failed(struct session *s, int rc, const char *why)
 	s->want_tracing = false;
 	snprintf(s->stopped_why, sizeof(s->stopped_why), "refused");
 	if (!s->waiting)   /* else the one waiting reports it */
-		notice(s, SESSION_ERROR, "%s", why);
+		session_notice(s, SESSION_ERROR, "%s", why);
 }
 
 /* Several nodes: every name of --pids must be registered somewhere. */
@@ -759,7 +833,7 @@ static bool names_check(struct session *s)
 
 static bool busy(const struct snode *n)
 {
-	return n->state == SN_ATTACHING || n->state == SN_CLOCK ||
+	return n->state == SN_CONNECTING || n->state == SN_ATTACHING || n->state == SN_CLOCK ||
 		n->state == SN_STARTING || n->state == SN_STOPPING ||
 		n->state == SN_LEAVING;
 }
@@ -795,7 +869,7 @@ static void reconcile(struct session *s)
 				return;
 			}
 			/* found by --cluster, or added later: go on without it */
-			notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
+			session_notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
 			       n->arg, n->error);
 			n->present = false;
 			if (s->sink.node_state)
@@ -908,6 +982,13 @@ int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 	int np = 0;
 	for (int i = 0; i < s->nnodes && np < max; i++) {
 		struct snode *n = &s->nodes[i];
+		if (n->state == SN_CONNECTING) {
+			pfd[np].fd = n->connect_pipe[0];
+			pfd[np].events = POLLIN;
+			pfd[np].revents = 0;
+			np++;
+			continue;
+		}
 		if (n->conn.fd < 0 || n->state == SN_LOST)
 			continue;
 		pfd[np].fd = n->conn.fd;
@@ -921,7 +1002,8 @@ int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 static struct snode *node_of_fd(struct session *s, int fd)
 {
 	for (int i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].conn.fd == fd && s->nodes[i].state != SN_LOST)
+		if (s->nodes[i].conn.fd == fd && s->nodes[i].state != SN_LOST &&
+		    s->nodes[i].state != SN_CONNECTING)
 			return &s->nodes[i];
 	return NULL;
 }
@@ -1002,7 +1084,8 @@ void session_tick(struct session *s)
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
 		if (n->state != SN_LOST && n->state != SN_IDLE &&
-		    n->conn.fd < 0 && n->state != SN_RECORDED) {
+		    n->state != SN_CONNECTING && n->conn.fd < 0 &&
+		    n->state != SN_RECORDED) {
 			node_lost(n);
 			continue;
 		}
@@ -1190,7 +1273,7 @@ int session_attach_wait(struct session *s, struct sbuf *err)
 			sbuf_addstr(err, n->error);
 			return n->error_rc;
 		}
-		notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
+		session_notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
 		       n->arg, n->error);
 		n->present = false;
 	}
@@ -1222,375 +1305,7 @@ void session_drain(struct session *s)
 	/* a second signal or the deadline: what is still stopping is left
 	 * to clean up by itself once we are gone */
 	for (int i = 0; i < s->nnodes; i++)
-		conn_close(&s->nodes[i].conn);
+		if (s->nodes[i].state != SN_CONNECTING)   /* the thread's */
+			conn_close(&s->nodes[i].conn);
 	merge_flush(&s->merge, INT64_MAX, from_merge, s);
-}
-
-/* ---- replaying a recording ---- */
-
-/* An export's process entry, kept until the events are in. */
-struct rec_proc_copy {
-	struct recording_proc p;
-	char *strs;             /* the strings of p, one block */
-	int node;
-};
-
-struct rec_state {
-	struct names names[BS_MAX_NODES]; /* names seen, per node */
-	struct names keep;      /* --pids: processes kept (and followers) */
-	struct names totals_seen; /* counts lines: pids seen */
-	struct rec_total {
-		struct bs_pid pid;
-		unsigned long sends, receives, spawns;
-	} *totals;
-	size_t ntotals, totals_cap;
-	struct rec_proc_copy *procs;
-	size_t nprocs, procs_cap;
-};
-
-static struct rec_state *rec_state(struct session *s)
-{
-	return (struct rec_state *)s->rec_keep;
-}
-
-bool session_is_recording(const struct session *s)
-{
-	return s->rec != NULL;
-}
-
-void session_replay_release(struct session *s)
-{
-	struct rec_state *rs = rec_state(s);
-	if (rs) {
-		for (int i = 0; i < BS_MAX_NODES; i++)
-			names_release(&rs->names[i]);
-		names_release(&rs->keep);
-		names_release(&rs->totals_seen);
-		free(rs->totals);
-		for (size_t i = 0; i < rs->nprocs; i++)
-			free(rs->procs[i].strs);
-		free(rs->procs);
-		free(rs);
-		s->rec_keep = NULL;
-	}
-	if (s->rec) {
-		recording_release(s->rec);
-		free(s->rec);
-		s->rec = NULL;
-	}
-	if (s->rec_sel_ready)
-		pidsel_release(&s->rec_sel);
-	s->rec_sel_ready = false;
-	free(s->rec_path);
-	s->rec_path = NULL;
-}
-
-static void rec_node(void *arg, int idx, const char *name)
-{
-	struct session *s = arg;
-	if (idx != s->nnodes || s->nnodes == BS_MAX_NODES)
-		return;   /* past BS_MAX_NODES: its events are left out */
-	struct snode *n = session_add_node(s, name, false);
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	n->state = SN_RECORDED;
-	s->multi = s->nnodes > 1;
-	if (s->sink.node_state)
-		s->sink.node_state(s->sink.arg, n->idx);
-}
-
-/* Is this event's process one the spec asks for? */
-static bool rec_wanted(struct session *s, const struct event *ev)
-{
-	struct rec_state *rs = rec_state(s);
-	if (s->rec_sel.mode != SEL_LIST)
-		return true;
-	if (names_get(&rs->keep, ev->pid))
-		return true;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	const char *name = names_get(&rs->names[ev->pid.node], local);
-	for (int i = 0; i < s->rec_sel.n; i++) {
-		const struct pidsel_item *it = &s->rec_sel.items[i];
-		if (it->is_pid ? it->num == ev->pid.num &&
-		    it->serial == ev->pid.serial :
-		    name && !strcmp(name, it->name)) {
-			names_set(&rs->keep, ev->pid, "");
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The node index of a pid text in a recording: its own node's, or that
- * of the node named in it. */
-static int rec_pid_node(struct session *s, const char *text, int node,
-			struct bs_pid *pid)
-{
-	struct pidtext pt;
-	if (!text || pidtext_parse(text, &pt) < 0)
-		return -1;
-	pid->num = pt.num;
-	pid->serial = pt.serial;
-	pid->node = (uint32_t)node;
-	if (!pt.node_len)
-		return node;
-	for (int i = 0; i < s->nnodes; i++) {
-		const char *nm = s->nodes[i].name;
-		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len)) {
-			pid->node = (uint32_t)i;
-			return i;
-		}
-	}
-	return -1;
-}
-
-static void rec_event(void *arg, int node, const struct event *ev)
-{
-	struct session *s = arg;
-	struct rec_state *rs = rec_state(s);
-	int pn = (int)ev->pid.node;
-	if (node < 0 || node >= s->nnodes || pn < 0 || pn >= s->nnodes)
-		return;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	if (ev->type == EV_UNREGISTER)
-		names_unset(&rs->names[pn], local);
-	else if (ev->name)
-		names_set(&rs->names[pn], local, ev->name);
-	if (!rec_wanted(s, ev))
-		return;
-	struct event e = *ev;
-	if (s->spec.follow && e.type == EV_SPAWN) {
-		struct bs_pid child;
-		if (rec_pid_node(s, e.peer, pn, &child) >= 0)
-			names_set(&rs->keep, child, "");
-	}
-	take_event(s, &s->nodes[pn], &e, false);
-}
-
-static void rec_counts(void *arg, int node, const struct recording_counts *c)
-{
-	struct session *s = arg;
-	struct rec_state *rs = rec_state(s);
-	int pn = (int)c->pid.node;
-	(void)node;
-	if (pn < 0 || pn >= s->nnodes)
-		return;
-	struct event probe = { .pid = c->pid };
-	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
-	if (c->name)
-		names_set(&rs->names[pn], local, c->name);
-	if (!rec_wanted(s, &probe))
-		return;
-	/* counts lines carry totals; the sink wants what is new */
-	struct rec_total *t = NULL;
-	const char *slot = names_get(&rs->totals_seen, c->pid);
-	if (slot) {
-		t = &rs->totals[strtoul(slot, NULL, 10)];
-	} else {
-		char idx[32];
-		if (rs->ntotals == rs->totals_cap) {
-			rs->totals_cap = rs->totals_cap ? 2 * rs->totals_cap : 64;
-			rs->totals = xrealloc(rs->totals, rs->totals_cap *
-					      sizeof(*rs->totals));
-		}
-		snprintf(idx, sizeof(idx), "%zu", rs->ntotals);
-		names_set(&rs->totals_seen, c->pid, idx);
-		t = &rs->totals[rs->ntotals++];
-		memset(t, 0, sizeof(*t));
-		t->pid = c->pid;
-	}
-	unsigned long ds = c->sends > t->sends ? c->sends - t->sends : 0,
-		dr = c->receives > t->receives ? c->receives - t->receives : 0,
-		dp = c->spawns > t->spawns ? c->spawns - t->spawns : 0;
-	t->sends = c->sends;
-	t->receives = c->receives;
-	t->spawns = c->spawns;
-	if (c->name && s->sink.info)
-		s->sink.info(s->sink.arg, pn, c->pid, c->pid_text, c->name,
-			     NULL, -1);
-	if ((ds || dr || dp) && s->sink.counts)
-		s->sink.counts(s->sink.arg, pn, c->pid, c->pid_text, ds, dr, dp);
-	s->counted += ds + dr;
-}
-
-static char *dup_into(char **at, const char *str)
-{
-	if (!str)
-		return NULL;
-	size_t len = strlen(str) + 1;
-	char *r = *at;
-	memcpy(r, str, len);
-	*at += len;
-	return r;
-}
-
-static void rec_proc(void *arg, int node, const struct recording_proc *p)
-{
-	struct session *s = arg;
-	struct rec_state *rs = rec_state(s);
-	if ((int)p->pid.node >= s->nnodes)
-		return;
-	const char *strs[] = { p->pid_text, p->name, p->initial_call,
-			       p->current_function, p->parent_text, p->reason };
-	size_t total = 1;
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		total += strs[i] ? strlen(strs[i]) + 1 : 0;
-	if (rs->nprocs == rs->procs_cap) {
-		rs->procs_cap = rs->procs_cap ? 2 * rs->procs_cap : 64;
-		rs->procs = xrealloc(rs->procs, rs->procs_cap * sizeof(*rs->procs));
-	}
-	struct rec_proc_copy *c = &rs->procs[rs->nprocs++];
-	c->node = node;
-	c->p = *p;
-	c->strs = xmalloc(total);
-	char *at = c->strs;
-	c->p.pid_text = dup_into(&at, p->pid_text);
-	c->p.name = dup_into(&at, p->name);
-	c->p.initial_call = dup_into(&at, p->initial_call);
-	c->p.current_function = dup_into(&at, p->current_function);
-	c->p.parent_text = dup_into(&at, p->parent_text);
-	c->p.reason = dup_into(&at, p->reason);
-	if (p->name) {
-		struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
-		names_set(&rs->names[p->pid.node], local, p->name);
-	}
-}
-
-/* The prescan's sink: names only. */
-static void scan_event(void *arg, int node, const struct event *ev)
-{
-	struct rec_state *rs = arg;
-	(void)node;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	if (ev->name && ev->pid.node < BS_MAX_NODES)
-		names_set(&rs->names[ev->pid.node], local, ev->name);
-}
-
-static void scan_counts(void *arg, int node, const struct recording_counts *c)
-{
-	struct rec_state *rs = arg;
-	(void)node;
-	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
-	if (c->name && c->pid.node < BS_MAX_NODES)
-		names_set(&rs->names[c->pid.node], local, c->name);
-}
-
-static void scan_proc(void *arg, int node, const struct recording_proc *p)
-{
-	struct rec_state *rs = arg;
-	(void)node;
-	struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
-	if (p->name && p->pid.node < BS_MAX_NODES)
-		names_set(&rs->names[p->pid.node], local, p->name);
-}
-
-/*
- * --pids by name over a recording: a process is known by its name only from
- * the lines that carry it, and its first events (spawned, say) come before
- * its registration; so a file (not a pipe) is read once for the names, and
- * every event of a process that ever had the name is kept.
- */
-static void prescan_names(struct session *s, const char *path)
-{
-	bool names = false;
-	struct stat sb;
-	for (int i = 0; i < s->rec_sel.n && s->rec_sel.mode == SEL_LIST; i++)
-		names |= !s->rec_sel.items[i].is_pid;
-	if (!names || stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
-		return;
-	struct recording scan;
-	struct sbuf err = SBUF_INIT;
-	if (recording_open(&scan, path, &err) == 0) {
-		static const struct recording_sink sink = {
-			.event = scan_event, .counts = scan_counts,
-			.proc = scan_proc,
-		};
-		while (recording_read(&scan, 100000, &sink, rec_state(s)) > 0)
-			;
-		recording_release(&scan);
-	}
-	sbuf_release(&err);
-}
-
-int session_open_recording(struct session *s, const char *path,
-			   struct sbuf *err)
-{
-	s->rec = xcalloc(1, sizeof(*s->rec));
-	if (recording_open(s->rec, path, err) < 0) {
-		free(s->rec);
-		s->rec = NULL;
-		return -1;
-	}
-	s->rec_path = xstrdup(path);
-	s->multi = false;
-	s->rec_keep = (struct rec_pids *)xcalloc(1, sizeof(struct rec_state));
-	struct rec_state *rs = rec_state(s);
-	for (int i = 0; i < BS_MAX_NODES; i++)
-		names_init(&rs->names[i]);
-	names_init(&rs->keep);
-	names_init(&rs->totals_seen);
-	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &s->rec_sel,
-			 err) < 0) {
-		session_replay_release(s);
-		return -1;
-	}
-	s->rec_sel_ready = true;
-	prescan_names(s, path);
-	s->want_tracing = false;
-	s->rec_done = false;
-	return 0;
-}
-
-/* The recording is in: what the user should know about it. */
-static void replay_done(struct session *s)
-{
-	struct rec_state *rs = rec_state(s);
-	const struct recording_stats *st = &s->rec->stats;
-	/* an export's process table, now that its events are counted */
-	for (size_t i = 0; i < rs->nprocs; i++) {
-		struct rec_proc_copy *c = &rs->procs[i];
-		struct event probe = { .pid = c->p.pid };
-		if (rec_wanted(s, &probe) && s->sink.proc)
-			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
-	}
-	struct sbuf t = SBUF_INIT;
-	/* what went wrong first: the line may be cut to the screen's width */
-	if (st->malformed)
-		sbuf_addf(&t, "%lu malformed line%s skipped, the first at line "
-			  "%lu (%s); ", st->malformed,
-			  st->malformed == 1 ? "" : "s", st->first_malformed,
-			  st->first_malformed_why ? st->first_malformed_why :
-			  "not a beamscope line");
-	if (st->truncated)
-		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
-	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
-		  st->events, s->nnodes, s->nnodes == 1 ? "" : "s");
-	snprintf(s->rec_summary, sizeof(s->rec_summary), "%s", t.buf);
-	sbuf_release(&t);
-	s->rec_done = true;
-	notice(s, st->malformed ? SESSION_WARN : SESSION_NOTE, "%s",
-	       s->rec_summary);
-}
-
-bool session_replay(struct session *s, int max_items)
-{
-	if (!s->rec || s->rec_done)
-		return false;
-	static const struct recording_sink sink = {
-		.node = rec_node, .event = rec_event, .counts = rec_counts,
-		.proc = rec_proc,
-	};
-	int r = recording_read(s->rec, max_items, &sink, s);
-	if (r > 0)
-		return true;
-	if (r < 0)
-		notice(s, SESSION_ERROR, "%s", sbuf_str(&s->rec->error));
-	replay_done(s);
-	return false;
-}
-
-int session_replay_percent(const struct session *s)
-{
-	if (!s->rec || s->rec_done || !s->rec->stats.size)
-		return 100;
-	return (int)(s->rec->stats.bytes * 100 / s->rec->stats.size);
 }

@@ -26,6 +26,7 @@
 #define BS_SESSION_H
 
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -59,11 +60,11 @@
 
 struct recording;
 struct recording_proc;
-struct rec_pids;
-struct rec_totals;
+struct replay;
 
 enum snode_state {
 	SN_IDLE,        /* nothing of ours runs there */
+	SN_CONNECTING,  /* a thread of its own asks epmd and shakes hands */
 	SN_ATTACHING,   /* connected; the agent is being started */
 	SN_CLOCK,       /* measuring its clock (several nodes) */
 	SN_READY,       /* the agent runs; not tracing */
@@ -86,6 +87,13 @@ struct snode {
 				 * fails the start */
 	enum snode_state state;
 	struct conn conn;
+	/* SN_CONNECTING: the connector thread owns conn until it writes its
+	 * byte to connect_pipe; then its result is in connect_rc and the two
+	 * texts */
+	pthread_t connector;
+	int connect_pipe[2];
+	int connect_rc;
+	struct sbuf connect_err, connect_warn;
 	struct agent agent;
 	struct decoder dec;
 	struct trace_stats st;
@@ -193,11 +201,9 @@ struct session {
 	/* replaying a recording */
 	struct recording *rec;
 	char *rec_path;
-	struct names *rec_names;/* per node: names seen in the recording */
 	struct pidsel rec_sel;  /* the spec's processes, for filtering */
 	bool rec_sel_ready;
-	struct rec_pids *rec_keep; /* pids kept (names resolved, followers) */
-	struct rec_totals *rec_totals; /* counts lines seen, per pid */
+	struct replay *replay;  /* what replay.c keeps while it reads */
 	bool rec_done;
 	char rec_summary[600];  /* what loading found, once done */
 };
@@ -280,8 +286,16 @@ int session_start_wait(struct session *s, struct sbuf *err);
  * SESSION_STOP_TMO_MS; a second signal stops the wait. */
 void session_drain(struct session *s);
 
+/* One line for the user, through the sink. */
+void session_notice(struct session *s, enum session_level level,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A source other than a live node hands over one event of node: the
+ * spec's kinds and the event limit apply, then the sink (ev may be
+ * changed). */
+void session_feed(struct session *s, int node, struct event *ev);
+
 /*
- * Replay a recording: the session gets its nodes from the file and feeds
+ * Replay a recording (replay.c): the session gets its nodes from the file and feeds
  * the sink as session_poll_done() (or session_replay()) reads it.  0, or
  * -1 with err.
  */

@@ -32,7 +32,7 @@ test_expect_success 'frozen target: the request is pending, keys answer within 1
 	for i in 1 2 3; do
 		a=$(key_ms t "spawn tree") && b=$(key_ms q "PID +NAME") &&
 		echo "tree $a ms, back $b ms" &&
-		for v in $a $b; do [ "$v" -lt "$best" ] && best=$v; done
+		for v in $a $b; do if [ "$v" -lt "$best" ]; then best=$v; fi; done
 	done &&
 	echo "best $best ms" && [ "$best" -le 100 ] &&
 	ui_screen | grep -E "pending: .*stopping"

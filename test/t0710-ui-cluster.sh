@@ -140,4 +140,29 @@ test_expect_success '--cluster: one node given, the view opens on all it sees' '
 	all_clean $A $C
 '
 
+test_expect_success 'a recording of two nodes reopens with its node column and counts' '
+	"$BEAMSCOPE" $A $C --batch --cookie-file "$COOKIE_FILE" \
+		--pids ping_3,pong_1 -d 0 -n 0 -o "$TRASH/multi.ndjson" 2>multi.err &
+	rec=$! &&
+	for _ in $(seq 1 200); do
+		[ "$(grep -c "attached to" multi.err)" -ge 2 ] && break; sleep 0.05
+	done &&
+	on_node $C "bs_cluster:go(ping_3, 25)." >/dev/null &&
+	[ "$(on_node $C "bs_cluster:wait_done(ping_3, 20000).")" = done ] &&
+	sleep 0.5 && kill -INT $rec && wait $rec &&
+	sent=$(jq -s "[.[] | select(.type == \"send\" and .name == \"ping_3\")] | length" multi.ndjson) &&
+	[ "$sent" -ge 25 ] &&
+	tm kill-session -t ui 2>/dev/null;
+	tm -f /dev/null new-session -d -s ui -x 160 -y 30 \
+		"'$BEAMSCOPE' --open '$TRASH/multi.ndjson'; echo \$? >'$TRASH/ui.rc'; sleep 600" &&
+	ui_wait "opened .*multi.ndjson: [0-9]+ events from 2 nodes" 10 &&
+	ui_screen | grep -E "^ *PID +NAME +NODE +CURRENT" &&
+	ui_wait "ping_3 +${CF:0:14}.* $sent " 5 &&
+	ui_screen | grep -E "pong_1 +${AF:0:14}" &&
+	ui_screen | tail -2 | head -1 | grep -F "$AF" | grep -F "$CF" &&
+	ui_keys ":focus pong_1" Enter &&
+	ui_wait "received <- <$CF[.][0-9]+[.][0-9]+> \([0-9-]+ us\) +[{]ping" 5 &&
+	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] && all_clean $A $C
+'
+
 test_done

@@ -208,6 +208,7 @@ static void on_node_state(void *arg, int node)
 {
 	struct app *a = arg;
 	const struct snode *n = &a->s.nodes[node];
+	a->multi = a->s.multi;   /* a recording finds its nodes as it loads */
 	/* a node traced afresh (again, or attached later): the process in
 	 * focus there is in focus again */
 	if (n->state == SN_TRACING && !a->refocused[node]) {

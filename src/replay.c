@@ -1,0 +1,387 @@
+/*
+ * replay: a recording as a source of the session engine.  The reader
+ * (recording.c) hands over what it finds; this turns it into what a live
+ * node would give the engine: nodes, events through the spec (kinds,
+ * --pids, --follow, the event limit), count-tier deltas from "counts"
+ * lines, and, once every event is in, an export's process table.
+ *
+ * --pids by name: a process is known by its name only from the lines that
+ * carry it, so a file is read once for names before it is replayed.
+ */
+#include "replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "names.h"
+#include "pidtext.h"
+#include "recording.h"
+#include "session.h"
+#include "xalloc.h"
+
+/* An export's process entry, kept until the events are in. */
+struct rec_proc_copy {
+	struct recording_proc p;
+	char *strs;             /* the strings of p, one block */
+	int node;
+};
+
+struct rec_state {
+	struct names names[BS_MAX_NODES]; /* names seen, per node */
+	struct names keep;      /* --pids: processes kept (and followers) */
+	struct names totals_seen; /* counts lines: pids seen */
+	struct rec_total {
+		struct bs_pid pid;
+		unsigned long sends, receives, spawns;
+	} *totals;
+	size_t ntotals, totals_cap;
+	struct rec_proc_copy *procs;
+	size_t nprocs, procs_cap;
+};
+
+static struct rec_state *rec_state(struct session *s)
+{
+	return (struct rec_state *)s->replay;
+}
+
+bool session_is_recording(const struct session *s)
+{
+	return s->rec != NULL;
+}
+
+void session_replay_release(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	if (rs) {
+		for (int i = 0; i < BS_MAX_NODES; i++)
+			names_release(&rs->names[i]);
+		names_release(&rs->keep);
+		names_release(&rs->totals_seen);
+		free(rs->totals);
+		for (size_t i = 0; i < rs->nprocs; i++)
+			free(rs->procs[i].strs);
+		free(rs->procs);
+		free(rs);
+		s->replay = NULL;
+	}
+	if (s->rec) {
+		recording_release(s->rec);
+		free(s->rec);
+		s->rec = NULL;
+	}
+	if (s->rec_sel_ready)
+		pidsel_release(&s->rec_sel);
+	s->rec_sel_ready = false;
+	free(s->rec_path);
+	s->rec_path = NULL;
+}
+
+static void rec_node(void *arg, int idx, const char *name)
+{
+	struct session *s = arg;
+	if (idx != s->nnodes || s->nnodes == BS_MAX_NODES)
+		return;   /* past BS_MAX_NODES: its events are left out */
+	struct snode *n = session_add_node(s, name, false);
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	n->state = SN_RECORDED;
+	s->multi = s->nnodes > 1;
+	if (s->sink.node_state)
+		s->sink.node_state(s->sink.arg, n->idx);
+}
+
+/* Is this event's process one the spec asks for? */
+static bool rec_wanted(struct session *s, const struct event *ev)
+{
+	struct rec_state *rs = rec_state(s);
+	if (s->rec_sel.mode != SEL_LIST)
+		return true;
+	if (names_get(&rs->keep, ev->pid))
+		return true;
+	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
+	const char *name = names_get(&rs->names[ev->pid.node], local);
+	for (int i = 0; i < s->rec_sel.n; i++) {
+		const struct pidsel_item *it = &s->rec_sel.items[i];
+		if (it->is_pid ? it->num == ev->pid.num &&
+		    it->serial == ev->pid.serial :
+		    name && !strcmp(name, it->name)) {
+			names_set(&rs->keep, ev->pid, "");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The node index of a pid text in a recording: its own node's, or that
+ * of the node named in it. */
+static int rec_pid_node(struct session *s, const char *text, int node,
+			struct bs_pid *pid)
+{
+	struct pidtext pt;
+	if (!text || pidtext_parse(text, &pt) < 0)
+		return -1;
+	pid->num = pt.num;
+	pid->serial = pt.serial;
+	pid->node = (uint32_t)node;
+	if (!pt.node_len)
+		return node;
+	for (int i = 0; i < s->nnodes; i++) {
+		const char *nm = s->nodes[i].name;
+		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len)) {
+			pid->node = (uint32_t)i;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void rec_event(void *arg, int node, const struct event *ev)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	int pn = (int)ev->pid.node;
+	if (node < 0 || node >= s->nnodes || pn < 0 || pn >= s->nnodes)
+		return;
+	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
+	if (ev->type == EV_UNREGISTER)
+		names_unset(&rs->names[pn], local);
+	else if (ev->name)
+		names_set(&rs->names[pn], local, ev->name);
+	if (!rec_wanted(s, ev))
+		return;
+	struct event e = *ev;
+	if (s->spec.follow && e.type == EV_SPAWN) {
+		struct bs_pid child;
+		if (rec_pid_node(s, e.peer, pn, &child) >= 0)
+			names_set(&rs->keep, child, "");
+	}
+	session_feed(s, pn, &e);
+}
+
+static void rec_counts(void *arg, int node, const struct recording_counts *c)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	int pn = (int)c->pid.node;
+	(void)node;
+	if (pn < 0 || pn >= s->nnodes)
+		return;
+	struct event probe = { .pid = c->pid };
+	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
+	if (c->name)
+		names_set(&rs->names[pn], local, c->name);
+	if (!rec_wanted(s, &probe))
+		return;
+	/* counts lines carry totals; the sink wants what is new */
+	struct rec_total *t = NULL;
+	const char *slot = names_get(&rs->totals_seen, c->pid);
+	if (slot) {
+		t = &rs->totals[strtoul(slot, NULL, 10)];
+	} else {
+		char idx[32];
+		if (rs->ntotals == rs->totals_cap) {
+			rs->totals_cap = rs->totals_cap ? 2 * rs->totals_cap : 64;
+			rs->totals = xrealloc(rs->totals, rs->totals_cap *
+					      sizeof(*rs->totals));
+		}
+		snprintf(idx, sizeof(idx), "%zu", rs->ntotals);
+		names_set(&rs->totals_seen, c->pid, idx);
+		t = &rs->totals[rs->ntotals++];
+		memset(t, 0, sizeof(*t));
+		t->pid = c->pid;
+	}
+	unsigned long ds = c->sends > t->sends ? c->sends - t->sends : 0,
+		dr = c->receives > t->receives ? c->receives - t->receives : 0,
+		dp = c->spawns > t->spawns ? c->spawns - t->spawns : 0;
+	t->sends = c->sends;
+	t->receives = c->receives;
+	t->spawns = c->spawns;
+	if (c->name && s->sink.info)
+		s->sink.info(s->sink.arg, pn, c->pid, c->pid_text, c->name,
+			     NULL, -1);
+	if ((ds || dr || dp) && s->sink.counts)
+		s->sink.counts(s->sink.arg, pn, c->pid, c->pid_text, ds, dr, dp);
+	s->counted += ds + dr;
+}
+
+static char *dup_into(char **at, const char *str)
+{
+	if (!str)
+		return NULL;
+	size_t len = strlen(str) + 1;
+	char *r = *at;
+	memcpy(r, str, len);
+	*at += len;
+	return r;
+}
+
+static void rec_proc(void *arg, int node, const struct recording_proc *p)
+{
+	struct session *s = arg;
+	struct rec_state *rs = rec_state(s);
+	if ((int)p->pid.node >= s->nnodes)
+		return;
+	const char *strs[] = { p->pid_text, p->name, p->initial_call,
+			       p->current_function, p->parent_text, p->reason };
+	size_t total = 1;
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		total += strs[i] ? strlen(strs[i]) + 1 : 0;
+	if (rs->nprocs == rs->procs_cap) {
+		rs->procs_cap = rs->procs_cap ? 2 * rs->procs_cap : 64;
+		rs->procs = xrealloc(rs->procs, rs->procs_cap * sizeof(*rs->procs));
+	}
+	struct rec_proc_copy *c = &rs->procs[rs->nprocs++];
+	c->node = node;
+	c->p = *p;
+	c->strs = xmalloc(total);
+	char *at = c->strs;
+	c->p.pid_text = dup_into(&at, p->pid_text);
+	c->p.name = dup_into(&at, p->name);
+	c->p.initial_call = dup_into(&at, p->initial_call);
+	c->p.current_function = dup_into(&at, p->current_function);
+	c->p.parent_text = dup_into(&at, p->parent_text);
+	c->p.reason = dup_into(&at, p->reason);
+	if (p->name) {
+		struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
+		names_set(&rs->names[p->pid.node], local, p->name);
+	}
+}
+
+/* The prescan's sink: names only. */
+static void scan_name(struct rec_state *rs, struct bs_pid pid, const char *name)
+{
+	struct bs_pid local = { pid.num, pid.serial, 0 };
+	if (name && pid.node < BS_MAX_NODES)
+		names_set(&rs->names[pid.node], local, name);
+}
+
+static void scan_event(void *arg, int node, const struct event *ev)
+{
+	(void)node;
+	scan_name(arg, ev->pid, ev->name);
+}
+
+static void scan_counts(void *arg, int node, const struct recording_counts *c)
+{
+	(void)node;
+	scan_name(arg, c->pid, c->name);
+}
+
+static void scan_proc(void *arg, int node, const struct recording_proc *p)
+{
+	(void)node;
+	scan_name(arg, p->pid, p->name);
+}
+
+/*
+ * --pids by name over a recording: a process is known by its name only from
+ * the lines that carry it, and its first events (spawned, say) come before
+ * its registration; so a file (not a pipe) is read once for the names, and
+ * every event of a process that ever had the name is kept.
+ */
+static void prescan_names(struct session *s, const char *path)
+{
+	bool names = false;
+	struct stat sb;
+	for (int i = 0; i < s->rec_sel.n && s->rec_sel.mode == SEL_LIST; i++)
+		names |= !s->rec_sel.items[i].is_pid;
+	if (!names || stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return;
+	struct recording scan;
+	struct sbuf err = SBUF_INIT;
+	if (recording_open(&scan, path, &err) == 0) {
+		static const struct recording_sink sink = {
+			.event = scan_event, .counts = scan_counts,
+			.proc = scan_proc,
+		};
+		while (recording_read(&scan, 100000, &sink, rec_state(s)) > 0)
+			;
+		recording_release(&scan);
+	}
+	sbuf_release(&err);
+}
+
+int session_open_recording(struct session *s, const char *path,
+			   struct sbuf *err)
+{
+	s->rec = xcalloc(1, sizeof(*s->rec));
+	if (recording_open(s->rec, path, err) < 0) {
+		free(s->rec);
+		s->rec = NULL;
+		return -1;
+	}
+	s->rec_path = xstrdup(path);
+	s->multi = false;
+	s->replay = (struct replay *)xcalloc(1, sizeof(struct rec_state));
+	struct rec_state *rs = rec_state(s);
+	for (int i = 0; i < BS_MAX_NODES; i++)
+		names_init(&rs->names[i]);
+	names_init(&rs->keep);
+	names_init(&rs->totals_seen);
+	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &s->rec_sel,
+			 err) < 0) {
+		session_replay_release(s);
+		return -1;
+	}
+	s->rec_sel_ready = true;
+	prescan_names(s, path);
+	s->want_tracing = false;
+	s->rec_done = false;
+	return 0;
+}
+
+/* The recording is in: what the user should know about it. */
+static void replay_done(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	const struct recording_stats *st = &s->rec->stats;
+	/* an export's process table, now that its events are counted */
+	for (size_t i = 0; i < rs->nprocs; i++) {
+		struct rec_proc_copy *c = &rs->procs[i];
+		struct event probe = { .pid = c->p.pid };
+		if (rec_wanted(s, &probe) && s->sink.proc)
+			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
+	}
+	struct sbuf t = SBUF_INIT;
+	/* what went wrong first: the line may be cut to the screen's width */
+	if (st->malformed)
+		sbuf_addf(&t, "%lu malformed line%s skipped, the first at line "
+			  "%lu (%s); ", st->malformed,
+			  st->malformed == 1 ? "" : "s", st->first_malformed,
+			  st->first_malformed_why ? st->first_malformed_why :
+			  "not a beamscope line");
+	if (st->truncated)
+		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
+	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
+		  st->events, s->nnodes, s->nnodes == 1 ? "" : "s");
+	snprintf(s->rec_summary, sizeof(s->rec_summary), "%s", t.buf);
+	sbuf_release(&t);
+	s->rec_done = true;
+	session_notice(s, st->malformed ? SESSION_WARN : SESSION_NOTE, "%s",
+	       s->rec_summary);
+}
+
+bool session_replay(struct session *s, int max_items)
+{
+	if (!s->rec || s->rec_done)
+		return false;
+	static const struct recording_sink sink = {
+		.node = rec_node, .event = rec_event, .counts = rec_counts,
+		.proc = rec_proc,
+	};
+	int r = recording_read(s->rec, max_items, &sink, s);
+	if (r > 0)
+		return true;
+	if (r < 0)
+		session_notice(s, SESSION_ERROR, "%s", sbuf_str(&s->rec->error));
+	replay_done(s);
+	return false;
+}
+
+int session_replay_percent(const struct session *s)
+{
+	if (!s->rec || s->rec_done || !s->rec->stats.size)
+		return 100;
+	return (int)(s->rec->stats.bytes * 100 / s->rec->stats.size);
+}
