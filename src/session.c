@@ -851,6 +851,12 @@ static void reconcile(struct session *s)
 		    (!n->present || (!s->want_tracing && !s->hold) || stale))
 			node_stop(n);
 	}
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		/* a node taken out, clean again: nothing more to say to it */
+		if (!n->present && n->state == SN_IDLE && n->conn.fd >= 0)
+			conn_close(&n->conn);
+	}
 	if (!s->want_tracing)
 		return;
 	bool waiting = false;

@@ -52,4 +52,23 @@ test_expect_success 'quit leaves the target clean' '
 	ui_keys Q && [ "$(ui_exit_status)" = 0 ] && target_clean 5
 '
 
+test_expect_success 'a node that does not shake hands: :attach is pending, keys answer' '
+	A=$NODE APID=$NODE_PID &&
+	NODE_COOKIE=$COOKIE start_node bspend2 && B=$NODE BPID=$NODE_PID &&
+	NODE=$A NODE_PID=$APID &&
+	tm kill-session -t ui 2>/dev/null;
+	tm -f /dev/null new-session -d -s ui -x 160 -y 30 \
+		"'$BEAMSCOPE' $A $B --cookie-file '$COOKIE_FILE'; echo \$? >'$TRASH/ui.rc'; sleep 600" &&
+	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&
+	ui_keys ":detach $B" Enter && ui_wait "detached from $B" 10 &&
+	( NODE=$B; target_clean 5 ) && kill -STOP $BPID &&
+	ui_keys ":attach $B" Enter && ui_wait "pending: $B[^ ]*: connecting" 3 &&
+	ms=$(key_ms t "spawn tree") && echo "tree $ms ms" && [ "$ms" -le 300 ] &&
+	ms=$(key_ms q "PID +NAME") && echo "back $ms ms" && [ "$ms" -le 300 ] &&
+	kill -CONT $BPID &&
+	ui_wait "attached to $B" 15 &&
+	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] && target_clean 5 &&
+	( NODE=$B; target_clean 5 )
+'
+
 test_done

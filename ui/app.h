@@ -77,6 +77,7 @@ struct app {
 	bool call_refused;      /* ... and was refused: its message stays */
 	int attaching;          /* :attach: the node whose start is awaited */
 	bool stop_pending;      /* :off: say so once every node has stopped */
+	int detaching;          /* :detach: the node to say is clean, or -1 */
 	unsigned long started_traced; /* the last start: what it traced */
 	int started_nodes;
 	bool started_skipped;

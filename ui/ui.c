@@ -262,6 +262,7 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	if (a->attaching >= 0) {
 		const struct snode *n = &a->s.nodes[a->attaching];
 		a->attaching = -1;
+	a->detaching = -1;
 		if (n->state == SN_TRACING) {
 			app_msg(a, false, "attached to %s (clock %+lld us +-%lld)",
 				app_node_name(a, n->idx), n->clock_offset_us,
@@ -339,8 +340,8 @@ int app_detach_node(struct app *a, const char *name)
 	if (a->node_filter == n->idx)
 		a->node_filter = -1;
 	session_drop_node(&a->s, n);
-	app_msg(a, false, "detached from %s; it is clean; what was captured "
-		"stays", app_node_name(a, n->idx));
+	a->detaching = n->idx;   /* told once it is clean */
+	app_msg(a, false, "detaching from %s", app_node_name(a, n->idx));
 	return ACT_REDRAW;
 }
 
@@ -499,6 +500,12 @@ static int loop(struct app *a)
 					a->s.rec_summary);
 		}
 		check_record(a);
+		if (a->detaching >= 0 &&
+		    a->s.nodes[a->detaching].state == SN_IDLE) {
+			app_msg(a, false, "detached from %s; it is clean; what "
+				"was captured stays", app_node_name(a, a->detaching));
+			a->detaching = -1;
+		}
 		if (a->stop_pending && session_settled(&a->s)) {
 			a->stop_pending = false;
 			app_msg(a, false, "tracing stopped, the target is clean; "
