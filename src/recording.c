@@ -1,0 +1,929 @@
+/*
+ * recording: the reader of batch NDJSON and exports (see recording.h).
+ *
+ * Bytes come in through rbuf, a fixed buffer.  A line wholly inside it is
+ * parsed in place (its newline becomes the NUL cJSON stops at); a line
+ * that spans reads is gathered in r->line, up to line_max, past which the
+ * rest of it is read and dropped.  An export is parsed whole, then handed
+ * out an entry at a time from r->export across calls.
+ */
+#include "recording.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pidtext.h"
+#include "xalloc.h"
+
+/* bytes asked of each read; the fuzz target builds with a tiny one */
+#ifndef RECORDING_RBUF_SIZE
+#define RECORDING_RBUF_SIZE (64 * 1024)
+#endif
+#define RBUF_SIZE RECORDING_RBUF_SIZE
+/* input read by one recording_read, so that progress can be shown */
+#define READ_BUDGET ((uint64_t)8 << 20)
+/* a line buffer grown beyond this is freed, not kept for the next line */
+#define LINE_KEEP (1 << 20)
+
+#define HOW_TO_RECORD "record one with beamscope --batch -o FILE or :record FILE"
+
+/* an export being handed out */
+struct recording_export {
+	cJSON *doc;
+	const cJSON *proc;       /* the next process entry, or NULL */
+	const cJSON *event;      /* the next event, or NULL */
+	int node;                /* the export's "node" */
+	unsigned long line;      /* where it is, for malformed entries */
+};
+
+/* Where each event type keeps what struct event calls peer, peer_name,
+ * extra and payload; a NULL key: the type has none. */
+static const struct ev_keys {
+	const char *peer, *peer_name, *extra, *payload;
+} ev_keys[EV__COUNT] = {
+	[EV_SEND]             = { "to", "to_name", NULL, "payload" },
+	[EV_SEND_DEAD]        = { "to", "to_name", NULL, "payload" },
+	[EV_RECEIVE]          = { NULL, NULL, NULL, "payload" },
+	[EV_SPAWN]            = { "child", NULL, NULL, "args" },
+	[EV_SPAWNED]          = { "parent", "parent_name", NULL, "args" },
+	[EV_EXIT]             = { NULL, NULL, NULL, "reason" },
+	[EV_LINK]             = { "peer", "peer_name", NULL, "payload" },
+	[EV_UNLINK]           = { "peer", "peer_name", NULL, "payload" },
+	[EV_GETTING_LINKED]   = { "peer", "peer_name", NULL, "payload" },
+	[EV_GETTING_UNLINKED] = { "peer", "peer_name", NULL, "payload" },
+	[EV_REGISTER]         = { NULL, NULL, NULL, "payload" },
+	[EV_UNREGISTER]       = { NULL, NULL, NULL, "payload" },
+	[EV_CALL]             = { NULL, NULL, "caller", "args" },
+	[EV_RETURN]           = { NULL, NULL, "class", "value" },
+	[EV_EXCEPTION]        = { NULL, NULL, "class", "reason" },
+	[EV_GC_MINOR_START]   = { NULL, NULL, NULL, "payload" },
+	[EV_GC_MINOR_END]     = { NULL, NULL, NULL, "payload" },
+	[EV_GC_MAJOR_START]   = { NULL, NULL, NULL, "payload" },
+	[EV_GC_MAJOR_END]     = { NULL, NULL, NULL, "payload" },
+	[EV_IN]               = { NULL, NULL, NULL, "payload" },
+	[EV_OUT]              = { NULL, NULL, NULL, "payload" },
+	[EV_IN_EXITING]       = { NULL, NULL, NULL, "payload" },
+	[EV_OUT_EXITING]      = { NULL, NULL, NULL, "payload" },
+	[EV_OUT_EXITED]       = { NULL, NULL, NULL, "payload" },
+};
+
+static const struct recording_sink no_sink;
+
+/* Fields.  Each returns false when the key is there with the wrong type
+ * (or a number out of range) and leaves the default when it is absent. */
+
+static bool get_str(const cJSON *o, const char *key, const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	*out = NULL;
+	if (!v)
+		return true;
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return false;
+	*out = v->valuestring;
+	return true;
+}
+
+static bool get_bool(const cJSON *o, const char *key, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return true;
+	if (!cJSON_IsBool(v))
+		return false;
+	*out = cJSON_IsTrue(v);
+	return true;
+}
+
+/* An integer in [lo, hi) into *out: 1, 0 when absent, -1 when it is not
+ * one.  JSON numbers are doubles here, exact up to 2^53. */
+#define EXACT 9007199254740992.0   /* 2^53 */
+
+static int get_num(const cJSON *o, const char *key, double lo, double hi,
+		   double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v))
+		return -1;
+	double d = v->valuedouble;
+	/* the bounds are powers of two, exactly representable; NaN fails;
+	 * from 2^53 on every double is a whole number */
+	if (!(d >= lo && d < hi))
+		return -1;
+	if (d > -EXACT && d < EXACT && d != (double)(long long)d)
+		return -1;
+	*out = d;
+	return 1;
+}
+
+#define I64_LO (-9223372036854775808.0)
+#define I64_HI 9223372036854775808.0
+
+static bool get_i64(const cJSON *o, const char *key, int64_t *out)
+{
+	double d;
+	int k = get_num(o, key, I64_LO, I64_HI, &d);
+	if (k > 0)
+		*out = (int64_t)d;
+	return k >= 0;
+}
+
+static bool get_long(const cJSON *o, const char *key, long *out)
+{
+	double d;
+	int k = get_num(o, key, (double)LONG_MIN, -(double)LONG_MIN, &d);
+	if (k > 0)
+		*out = (long)d;
+	return k >= 0;
+}
+
+static bool get_ulong(const cJSON *o, const char *key, unsigned long *out)
+{
+	double d;
+	int k = get_num(o, key, 0, 2.0 * -(double)LONG_MIN, &d);
+	if (k > 0)
+		*out = (unsigned long)d;
+	return k >= 0;
+}
+
+/* Nodes. */
+
+const char *recording_node(const struct recording *r, int idx)
+{
+	return idx >= 0 && idx < r->nnodes ? r->nodes[idx] : NULL;
+}
+
+/*
+ * The index of node name[0..len); -1 when the recording names too many.
+ * A new node is told to the sink only once something that names it is
+ * delivered (tell_nodes); a line found malformed takes back the nodes it
+ * added (forget_nodes), so that no node is made up from a broken line.
+ */
+static int node_index(struct recording *r, const char *name, size_t len)
+{
+	int i = r->last_node;
+	if (i < r->nnodes && strlen(r->nodes[i]) == len &&
+	    !memcmp(r->nodes[i], name, len))
+		return i;
+	for (i = 0; i < r->nnodes; i++)
+		if (strlen(r->nodes[i]) == len && !memcmp(r->nodes[i], name, len))
+			return r->last_node = i;
+	if (r->nnodes >= RECORDING_NODES_MAX)
+		return -1;
+	r->nodes = xrealloc(r->nodes, (size_t)(r->nnodes + 1) * sizeof(*r->nodes));
+	r->nodes[r->nnodes] = xstrndup(name, len);
+	return r->last_node = r->nnodes++;
+}
+
+static void tell_nodes(struct recording *r, const struct recording_sink *s,
+		       void *arg)
+{
+	for (; r->told < r->nnodes; r->told++)
+		if (s->node)
+			s->node(arg, r->told, r->nodes[r->told]);
+}
+
+static void forget_nodes(struct recording *r, int keep)
+{
+	while (r->nnodes > keep && r->nnodes > r->told)
+		free(r->nodes[--r->nnodes]);
+}
+
+/* A line's "node", registered: its index, or -1. */
+static int line_node(struct recording *r, const cJSON *o)
+{
+	const char *node;
+	if (!get_str(o, "node", &node) || !node || !*node)
+		return -1;
+	return node_index(r, node, strlen(node));
+}
+
+/* A pid text of something on node `node`: false when it is not one. */
+static bool pid_of(struct recording *r, const char *text, int node,
+		   struct bs_pid *pid)
+{
+	struct pidtext pt;
+	if (pidtext_parse(text, &pt) < 0)
+		return false;
+	if (pt.node_len) {
+		node = node_index(r, pt.node, pt.node_len);
+		if (node < 0)
+			return false;
+	}
+	pid->num = pt.num;
+	pid->serial = pt.serial;
+	pid->node = (uint32_t)node;
+	return true;
+}
+
+/* Registers every name of a "nodes" array; false if it is not one. */
+static bool nodes_array(struct recording *r, const cJSON *o)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "nodes"), *n;
+	if (!a)
+		return true;
+	if (!cJSON_IsArray(a))
+		return false;
+	cJSON_ArrayForEach(n, a) {
+		if (!cJSON_IsString(n) || !n->valuestring || !*n->valuestring ||
+		    node_index(r, n->valuestring, strlen(n->valuestring)) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* What is read. */
+
+static void malformed(struct recording *r, unsigned long line, const char *why)
+{
+	if (!r->stats.malformed++) {
+		r->stats.first_malformed = line;
+		r->stats.first_malformed_why = why;
+	}
+}
+
+static int event_type_of(const char *json)
+{
+	for (int t = 0; t < EV__COUNT; t++)
+		if (!EVENT_IS_GC_START(t) && !strcmp(event_types[t].json, json))
+			return t;
+	return -1;
+}
+
+/* The type a gc or running line names in kind or state; -1 if none. */
+static int refine_type(int t, const cJSON *o)
+{
+	const char *v;
+	if (t == EV_GC_MINOR_END) {
+		if (!get_str(o, "kind", &v) || !v)
+			return -1;
+		return !strcmp(v, "minor") ? EV_GC_MINOR_END :
+			!strcmp(v, "major") ? EV_GC_MAJOR_END : -1;
+	}
+	if (t == EV_IN) {
+		if (!get_str(o, "state", &v) || !v)
+			return -1;
+		for (int u = EV_IN; u <= EV_OUT_EXITED; u++)
+			if (!strcmp(event_types[u].tag, v))
+				return u;
+		return -1;
+	}
+	return t;
+}
+
+/* An event object into ev and its line's node into *node; NULL, or what
+ * is wrong with it. */
+static const char *parse_event(struct recording *r, const cJSON *o, int t,
+			       struct event *ev, int *node)
+{
+	bool dead = false;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->elapsed_us = -1;
+	ev->heap[0] = ev->heap[1] = ev->heap[2] = ev->heap[3] = -1;
+	int u = refine_type(t, o);
+	if (u < 0)
+		return t == EV_IN ? "no running state" : "no gc kind";
+	t = u;
+	if (t == EV_SEND && (!get_bool(o, "undelivered", &dead)))
+		return "bad field type";
+	ev->type = dead ? EV_SEND_DEAD : (enum event_type)t;
+
+	if (!cJSON_GetObjectItemCaseSensitive(o, "ts"))
+		return "no ts";
+	if (!get_i64(o, "ts", &ev->ts))
+		return "bad ts";
+	if ((*node = line_node(r, o)) < 0)
+		return "no node";
+	if (!get_str(o, "pid", &ev->pid_text) || !ev->pid_text)
+		return "no pid";
+	if (!pid_of(r, ev->pid_text, *node, &ev->pid))
+		return "bad pid";
+
+	const struct ev_keys *k = &ev_keys[ev->type];
+	const char *from_node;
+	if (!get_str(o, "name", &ev->name) || !get_str(o, "mfa", &ev->mfa) ||
+	    (k->peer && !get_str(o, k->peer, &ev->peer)) ||
+	    (k->peer_name && !get_str(o, k->peer_name, &ev->peer_name)) ||
+	    (k->extra && !get_str(o, k->extra, &ev->extra)) ||
+	    !get_str(o, k->payload, &ev->payload) ||
+	    !get_bool(o, "truncated", &ev->truncated) ||
+	    !get_i64(o, "elapsed_us", &ev->elapsed_us) ||
+	    !get_str(o, "from", &ev->from) ||
+	    !get_str(o, "from_node", &from_node) ||
+	    !get_i64(o, "latency_us", &ev->latency_us))
+		return "bad field type";
+	if (EVENT_IS_GC(ev->type) &&
+	    (!get_long(o, "heap_before", &ev->heap[0]) ||
+	     !get_long(o, "heap_after", &ev->heap[1]) ||
+	     !get_long(o, "old_heap_before", &ev->heap[2]) ||
+	     !get_long(o, "old_heap_after", &ev->heap[3])))
+		return "bad field type";
+	return NULL;
+}
+
+static void deliver_event(struct recording *r, int node, const struct event *ev,
+			  const struct recording_sink *s, void *arg)
+{
+	struct recording_stats *st = &r->stats;
+	if (!st->has_ts || ev->ts < st->first_ts)
+		st->first_ts = ev->ts;
+	if (!st->has_ts || ev->ts > st->last_ts)
+		st->last_ts = ev->ts;
+	st->has_ts = true;
+	st->items++;
+	st->events++;
+	tell_nodes(r, s, arg);
+	if (s->event)
+		s->event(arg, node, ev);
+}
+
+static const char *take_counts(struct recording *r, const cJSON *o,
+			       const struct recording_sink *s, void *arg)
+{
+	struct recording_counts c = { 0 };
+	int node;
+
+	if (!cJSON_GetObjectItemCaseSensitive(o, "ts"))
+		return "no ts";
+	if (!get_i64(o, "ts", &c.ts))
+		return "bad ts";
+	if ((node = line_node(r, o)) < 0)
+		return "no node";
+	if (!get_str(o, "pid", &c.pid_text) || !c.pid_text ||
+	    !pid_of(r, c.pid_text, node, &c.pid))
+		return "no pid";
+	if (!get_str(o, "name", &c.name) || !get_ulong(o, "sends", &c.sends) ||
+	    !get_ulong(o, "receives", &c.receives) ||
+	    !get_ulong(o, "spawns", &c.spawns))
+		return "bad field type";
+	r->stats.items++;
+	tell_nodes(r, s, arg);
+	if (s->counts)
+		s->counts(arg, node, &c);
+	return NULL;
+}
+
+static const char *take_summary(struct recording *r, const cJSON *o,
+				const char *type, const struct recording_sink *s,
+				void *arg)
+{
+	struct recording_summary sm = {
+		.type = type, .started_ts = -1, .duration_ms = -1, .events = -1,
+		.malformed = -1, .obj = o,
+	};
+	int node = -1;
+
+	if (!get_str(o, "node", &sm.node))
+		return "bad node";
+	if (sm.node && (node = line_node(r, o)) < 0)
+		return "no node";
+	if (!nodes_array(r, o))
+		return "bad nodes";
+	if (!sm.node && !cJSON_GetObjectItemCaseSensitive(o, "nodes"))
+		return "no node";
+	if (!get_str(o, "ended", &sm.ended) ||
+	    !get_i64(o, "started_ts", &sm.started_ts) ||
+	    !get_i64(o, "duration_ms", &sm.duration_ms) ||
+	    !get_i64(o, "events", &sm.events) ||
+	    !get_i64(o, "malformed", &sm.malformed))
+		return "bad field type";
+	r->stats.items++;
+	tell_nodes(r, s, arg);
+	if (s->summary)
+		s->summary(arg, node, &sm);
+	return NULL;
+}
+
+/* Exports. */
+
+/* An export's process entry into p and its node (the export's unless it
+ * names one) into *node; NULL, or what is wrong with it. */
+static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
+			      struct recording_proc *p)
+{
+	const char *pnode;
+
+	memset(p, 0, sizeof(*p));
+	p->mqlen = -1;
+	if (!cJSON_IsObject(o))
+		return "process entry is not an object";
+	if (!get_str(o, "node", &pnode))
+		return "bad node";
+	if (pnode && (*node = line_node(r, o)) < 0)
+		return "bad node";
+	if (!get_str(o, "pid", &p->pid_text) || !p->pid_text ||
+	    !pid_of(r, p->pid_text, *node, &p->pid))
+		return "no pid";
+	if (!get_str(o, "name", &p->name) ||
+	    !get_str(o, "initial_call", &p->initial_call) ||
+	    !get_str(o, "current_function", &p->current_function) ||
+	    !get_ulong(o, "sends", &p->sends) ||
+	    !get_ulong(o, "receives", &p->receives) ||
+	    !get_ulong(o, "spawns", &p->spawns) ||
+	    !get_long(o, "message_queue_len", &p->mqlen) ||
+	    !get_i64(o, "running_us", &p->running_us) ||
+	    !get_ulong(o, "gcs", &p->gcs) ||
+	    !get_str(o, "parent", &p->parent_text) ||
+	    !get_bool(o, "exited", &p->exited) ||
+	    !get_str(o, "reason", &p->reason))
+		return "bad field type";
+	if (p->parent_text) {
+		if (!pid_of(r, p->parent_text, *node, &p->parent))
+			return "bad parent";
+		p->has_parent = true;
+	}
+	if (!p->exited)
+		p->reason = NULL;
+	return NULL;
+}
+
+/* The array at key: its first element in *first; false if not an array. */
+static bool export_array(const cJSON *o, const char *key, const cJSON **first)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+	*first = NULL;
+	if (!a)
+		return true;
+	if (!cJSON_IsArray(a))
+		return false;
+	*first = a->child;
+	return true;
+}
+
+/* Takes doc on success. */
+static const char *take_export(struct recording *r, cJSON *doc,
+			       const struct recording_sink *s, void *arg)
+{
+	struct recording_export x = { .doc = doc, .line = r->stats.lines };
+	int64_t ts = -1, evicted = -1;
+
+	if ((x.node = line_node(r, doc)) < 0)
+		return "no node";
+	if (!nodes_array(r, doc))
+		return "bad nodes";
+	if (!get_i64(doc, "exported_ts", &ts) ||
+	    !get_i64(doc, "evicted_events", &evicted) ||
+	    !export_array(doc, "processes", &x.proc) ||
+	    !export_array(doc, "events", &x.event))
+		return "bad field type";
+	r->stats.is_export = true;
+	r->stats.exported_ts = ts;
+	r->stats.evicted_events = evicted;
+	r->export = xmalloc(sizeof(*r->export));
+	*r->export = x;
+	tell_nodes(r, s, arg);
+	return NULL;
+}
+
+static void export_done(struct recording *r)
+{
+	cJSON_Delete(r->export->doc);
+	free(r->export);
+	r->export = NULL;
+}
+
+/* Up to n entries of the export: how many were looked at. */
+static int export_step(struct recording *r, int n,
+		       const struct recording_sink *s, void *arg)
+{
+	struct recording_export *x = r->export;
+	const char *why;
+	int done = 0;
+
+	for (; x->proc && done < n; x->proc = x->proc->next, done++) {
+		struct recording_proc p;
+		int node = x->node, mark = r->nnodes;
+		if ((why = parse_proc(r, x->proc, &node, &p))) {
+			malformed(r, x->line, why);
+			forget_nodes(r, mark);
+			continue;
+		}
+		r->stats.items++;
+		tell_nodes(r, s, arg);
+		if (s->proc)
+			s->proc(arg, node, &p);
+	}
+	for (; !x->proc && x->event && done < n; x->event = x->event->next, done++) {
+		const cJSON *o = x->event;
+		const char *type;
+		struct event ev;
+		int t, node, mark = r->nnodes;
+		if (!cJSON_IsObject(o) || !get_str(o, "type", &type) || !type) {
+			malformed(r, x->line, "event is not an object with a type");
+			continue;
+		}
+		if ((t = event_type_of(type)) < 0) {
+			malformed(r, x->line, "unknown type");
+			continue;
+		}
+		if ((why = parse_event(r, o, t, &ev, &node))) {
+			malformed(r, x->line, why);
+			forget_nodes(r, mark);
+			continue;
+		}
+		deliver_event(r, node, &ev, s, arg);
+	}
+	if (!x->proc && !x->event)
+		export_done(r);
+	return done;
+}
+
+/* Lines. */
+
+static bool blank(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\r')
+			return false;
+	return true;
+}
+
+/* Parse p[0..n) (with p[n] == '\0'): the object, or NULL. */
+static cJSON *parse_line(const char *p, size_t n)
+{
+	const char *end = NULL;
+	if (memchr(p, '\0', n))
+		return NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(p, n, &end, 0);
+	if (o && (!cJSON_IsObject(o) || !end || end < p || end > p + n ||
+		  !blank(end, p + n))) {
+		cJSON_Delete(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* What the line is: NULL, or why it cannot be read. */
+static const char *dispatch(struct recording *r, cJSON *o,
+			    const struct recording_sink *s, void *arg,
+			    bool *kept)
+{
+	const char *type;
+	int t;
+
+	*kept = false;
+	if (!get_str(o, "type", &type) || !type)
+		return "no type";
+	if (!strcmp(type, "counts"))
+		return take_counts(r, o, s, arg);
+	if (!strcmp(type, "summary") || !strcmp(type, "node_summary"))
+		return take_summary(r, o, type, s, arg);
+	if (!strcmp(type, "export")) {
+		const char *why = take_export(r, o, s, arg);
+		*kept = !why;
+		return why;
+	}
+	if ((t = event_type_of(type)) < 0)
+		return "unknown type";
+
+	struct event ev;
+	int node;
+	const char *why = parse_event(r, o, t, &ev, &node);
+	if (!why)
+		deliver_event(r, node, &ev, s, arg);
+	return why;
+}
+
+static void take_line(struct recording *r, char *p, size_t n, bool last,
+		      const struct recording_sink *s, void *arg)
+{
+	unsigned long line = ++r->stats.lines;
+	if (blank(p, p + n))
+		return;
+	cJSON *o = parse_line(p, n);
+	if (!o) {
+		if (last)
+			r->stats.truncated = true;
+		else
+			malformed(r, line, "not a JSON object");
+		return;
+	}
+	bool kept;
+	int mark = r->nnodes;
+	const char *why = dispatch(r, o, s, arg, &kept);
+	if (why) {
+		malformed(r, line, why);
+		forget_nodes(r, mark);
+	}
+	if (!kept)
+		cJSON_Delete(o);
+}
+
+/* 1: read some; 0: the end; 2: not now; -1: error. */
+static int fill(struct recording *r)
+{
+	ssize_t k;
+	r->rpos = r->rlen = 0;
+	do {
+		k = read(r->fd, r->rbuf, RBUF_SIZE);
+	} while (k < 0 && errno == EINTR);
+	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 2;
+	if (k < 0) {
+		sbuf_reset(&r->error);
+		sbuf_addf(&r->error, "cannot read \"%s\": %s", r->path,
+			  strerror(errno));
+		return -1;
+	}
+	if (k == 0) {
+		r->eof = true;
+		return 0;
+	}
+	r->rlen = (size_t)k;
+	r->stats.bytes += (uint64_t)k;
+	return 1;
+}
+
+/* The start of a line too long to keep. */
+static void too_long(struct recording *r)
+{
+	r->stats.too_long++;
+	malformed(r, r->stats.lines + 1, "line too long");
+	r->skipping = true;
+	if (r->line.cap > LINE_KEEP)
+		sbuf_release(&r->line);
+	else
+		sbuf_reset(&r->line);
+}
+
+/*
+ * The next line in *p, *n, NUL-terminated, *last when it ended at the end
+ * of the input without a newline.  1: a line; 0: the end; 2: stop for now
+ * (read enough since `since`); -1: error.
+ */
+static int next_line(struct recording *r, char **p, size_t *n, bool *last,
+		     uint64_t since)
+{
+	*last = false;
+	for (;;) {
+		if (r->rpos < r->rlen) {
+			char *start = r->rbuf + r->rpos;
+			size_t avail = r->rlen - r->rpos;
+			char *nl = memchr(start, '\n', avail);
+			size_t take = nl ? (size_t)(nl - start) : avail;
+
+			r->rpos += take + (nl ? 1 : 0);
+			if (!r->skipping && r->line.len + take > r->line_max)
+				too_long(r);
+			if (r->skipping) {
+				if (nl) {
+					r->skipping = false;
+					r->stats.lines++;
+				}
+				continue;
+			}
+			if (nl && !r->line.len) {
+				*nl = '\0';
+				*p = start;
+				*n = take;
+				return 1;
+			}
+			sbuf_add(&r->line, start, take);
+			if (nl) {
+				*p = r->line.buf;
+				*n = r->line.len;
+				return 1;
+			}
+		}
+		if (r->eof) {
+			if (r->skipping) {
+				r->skipping = false;
+				r->stats.lines++;
+			}
+			if (!r->line.len)
+				return 0;
+			*p = r->line.buf;
+			*n = r->line.len;
+			*last = true;
+			return 1;
+		}
+		if (r->stats.bytes - since >= READ_BUDGET)
+			return 2;
+		int k = fill(r);
+		if (k < 0 || k == 2)
+			return k;
+	}
+}
+
+static void line_done(struct recording *r)
+{
+	if (r->line.cap > LINE_KEEP)
+		sbuf_release(&r->line);
+	else
+		sbuf_reset(&r->line);
+}
+
+int recording_read(struct recording *r, int max_items,
+		   const struct recording_sink *s, void *arg)
+{
+	int budget = max_items > 0 ? max_items : 1, steps = 0;
+	uint64_t since = r->stats.bytes;
+
+	if (!s)
+		s = &no_sink;
+	while (steps < budget) {
+		if (r->export) {
+			steps += export_step(r, budget - steps, s, arg);
+			continue;
+		}
+		char *p;
+		size_t n;
+		bool last;
+		int k = next_line(r, &p, &n, &last, since);
+		if (k == 2)
+			return 1;
+		if (k <= 0)
+			return k;
+		take_line(r, p, n, last, s, arg);
+		line_done(r);
+		steps++;
+	}
+	return r->export || !r->eof || r->rpos < r->rlen || r->line.len ? 1 : 0;
+}
+
+/* Opening. */
+
+/* The first line that is not blank in buf[0..n): its newline, or NULL
+ * when no such line is there whole. */
+static const char *first_line_end(const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (!blank(p, nl))
+			return nl;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+static const char binary[] = "holds binary data";
+static const char blank_only[] = "is blank";
+
+/* What is wrong with the first line that is not blank, as far as it was
+ * read (NULL: nothing), and its number. */
+static const char *first_line_check(const struct recording *r,
+				    unsigned long *lineno)
+{
+	const char *p = r->rbuf, *end = r->rbuf + r->rlen;
+	*lineno = 1;
+	for (;;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		if (!blank(p, e))
+			break;
+		if (!nl)
+			return blank_only;
+		p = nl + 1;
+		(*lineno)++;
+	}
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *e = nl ? nl : end;
+	if (memchr(p, '\0', (size_t)(e - p)))
+		return binary;
+	if (!nl && !r->eof) {
+		/* longer than what was read: judge its start */
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return *p == '{' ? NULL : "is not JSON";
+	}
+	char *copy = xstrndup(p, (size_t)(e - p));
+	cJSON *o = parse_line(copy, (size_t)(e - p));
+	const char *type = NULL, *why = NULL;
+	if (!o)
+		why = "is not JSON";
+	else if (!get_str(o, "type", &type) || !type)
+		why = "is JSON without a \"type\"";
+	cJSON_Delete(o);
+	free(copy);
+	return why;
+}
+
+int recording_open_fd(struct recording *r, int fd, const char *name,
+		      struct sbuf *err)
+{
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->path = xstrdup(name);
+	r->line_max = RECORDING_LINE_MAX;
+	r->rbuf = xmalloc(RBUF_SIZE);
+	sbuf_init(&r->line);
+	sbuf_init(&r->error);
+
+	if (fstat(fd, &st) < 0) {
+		sbuf_addf(err, "cannot open \"%s\": %s", name, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		sbuf_addf(err, "\"%s\" is a directory; open a file, "
+			  HOW_TO_RECORD, name);
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		sbuf_addf(err, "\"%s\" is not a file or a pipe; open a file, "
+			  HOW_TO_RECORD, name);
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode))
+		r->stats.size = (uint64_t)st.st_size;
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
+		goto fail;
+	}
+
+	/* the first line, or as much of it as the buffer holds */
+	size_t got = 0;
+	while (got < RBUF_SIZE && !first_line_end(r->rbuf, got)) {
+		ssize_t k = read(fd, r->rbuf + got, RBUF_SIZE - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			sbuf_addf(err, "cannot read \"%s\": %s", name,
+				  strerror(errno));
+			goto fail;
+		}
+		if (k == 0) {
+			r->eof = true;
+			break;
+		}
+		got += (size_t)k;
+		r->stats.bytes += (uint64_t)k;
+	}
+	r->rlen = got;
+
+	unsigned long lineno;
+	const unsigned char *u = (const unsigned char *)r->rbuf;
+	if (got >= 2 && u[0] == 0x1f && u[1] == 0x8b) {
+		sbuf_addf(err, "\"%s\" is compressed (gzip); uncompress it "
+			  "first, or read it through a pipe", name);
+		goto fail;
+	}
+	const char *why = first_line_check(r, &lineno);
+	if (why == binary) {
+		sbuf_addf(err, "\"%s\" is not a beamscope recording: it holds "
+			  "binary data; open a file written by beamscope "
+			  "--batch -o FILE or :export FILE", name);
+		goto fail;
+	}
+	if (why == blank_only) {
+		if (!r->eof)
+			return 0;   /* blank as far as was read: let reading tell */
+		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
+		goto fail;
+	}
+	if (why) {
+		sbuf_addf(err, "\"%s\" is not a beamscope recording: line %lu %s; "
+			  "open a file written by beamscope --batch -o FILE "
+			  "or :export FILE", name, lineno, why);
+		goto fail;
+	}
+	return 0;
+
+fail:
+	recording_release(r);
+	return -1;
+}
+
+int recording_open(struct recording *r, const char *path, struct sbuf *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		memset(r, 0, sizeof(*r));
+		r->fd = -1;
+		sbuf_addf(err, "cannot open \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	return recording_open_fd(r, fd, path, err);
+}
+
+void recording_release(struct recording *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	if (r->export)
+		export_done(r);
+	for (int i = 0; i < r->nnodes; i++)
+		free(r->nodes[i]);
+	free(r->nodes);
+	r->nodes = NULL;
+	r->nnodes = 0;
+	free(r->path);
+	r->path = NULL;
+	free(r->rbuf);
+	r->rbuf = NULL;
+	r->rpos = r->rlen = 0;
+	sbuf_release(&r->line);
+	sbuf_release(&r->error);
+}
