@@ -117,19 +117,30 @@ unit: $(UNIT_BIN)
 $(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
 
-# libFuzzer target for the decoder (clang); make fuzz FUZZ_RUNS=N runs it
-FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c src/pidtext.c \
-	src/json.c src/sbuf.c src/xalloc.c src/stats.c
+# libFuzzer targets for the decoder and the reader of recordings (clang);
+# make fuzz FUZZ_RUNS=N runs them
+FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
+	src/json.c src/sbuf.c src/xalloc.c src/stats.c src/recording.c \
+	src/pidtext.c
 FUZZ_RUNS ?= 1000000
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \
+	-D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE)
+FUZZ_LIBS = -L$(EI_LIB) -lei -lcjson -lpthread
 $(BUILD)/fuzz-decode: test/fuzz/fuzz_decode.c $(FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
-	$(call quiet,FUZZ,$@)clang -g -O1 -fsanitize=fuzzer,address,undefined \
-		-D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE) -o $@ $< $(FUZZ_SRC) \
-		-L$(EI_LIB) -lei -lcjson -lpthread
+	$(call quiet,FUZZ,$@)$(FUZZ_CC) -o $@ $< $(FUZZ_SRC) $(FUZZ_LIBS)
 
-fuzz: $(BUILD)/fuzz-decode
-	scripts/fuzz-seeds $(BUILD)/fuzz-corpus
+# a read buffer of a few bytes: lines span reads all the time
+$(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZ,$@)$(FUZZ_CC) -DRECORDING_RBUF_SIZE=61 -o $@ $< \
+		$(FUZZ_SRC) $(FUZZ_LIBS)
+
+fuzz: $(BUILD)/fuzz-decode $(BUILD)/fuzz-recording
+	scripts/fuzz-seeds $(BUILD)/fuzz-corpus $(BUILD)/fuzz-corpus-recording
 	$(BUILD)/fuzz-decode -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
+	$(BUILD)/fuzz-recording -runs=$(FUZZ_RUNS) -max_len=4096 \
+		$(BUILD)/fuzz-corpus-recording
 
 # static checks: cppcheck, and clang-tidy with the checks in .clang-tidy
 lint: $(BUILD)/config.mk

@@ -22,7 +22,11 @@
 #include "pidtext.h"
 #include "xalloc.h"
 
-#define RBUF_SIZE (64 * 1024)
+/* bytes asked of each read; the fuzz target builds with a tiny one */
+#ifndef RECORDING_RBUF_SIZE
+#define RECORDING_RBUF_SIZE (64 * 1024)
+#endif
+#define RBUF_SIZE RECORDING_RBUF_SIZE
 /* input read by one recording_read, so that progress can be shown */
 #define READ_BUDGET ((uint64_t)8 << 20)
 /* a line buffer grown beyond this is freed, not kept for the next line */
@@ -158,10 +162,13 @@ const char *recording_node(const struct recording *r, int idx)
 	return idx >= 0 && idx < r->nnodes ? r->nodes[idx] : NULL;
 }
 
-/* The index of node name[0..len), new ones told to the sink; -1 when
- * the recording names too many. */
-static int node_index(struct recording *r, const char *name, size_t len,
-		      const struct recording_sink *s, void *arg)
+/*
+ * The index of node name[0..len); -1 when the recording names too many.
+ * A new node is told to the sink only once something that names it is
+ * delivered (tell_nodes); a line found malformed takes back the nodes it
+ * added (forget_nodes), so that no node is made up from a broken line.
+ */
+static int node_index(struct recording *r, const char *name, size_t len)
 {
 	int i = r->last_node;
 	if (i < r->nnodes && strlen(r->nodes[i]) == len &&
@@ -174,31 +181,41 @@ static int node_index(struct recording *r, const char *name, size_t len,
 		return -1;
 	r->nodes = xrealloc(r->nodes, (size_t)(r->nnodes + 1) * sizeof(*r->nodes));
 	r->nodes[r->nnodes] = xstrndup(name, len);
-	i = r->nnodes++;
-	if (s->node)
-		s->node(arg, i, r->nodes[i]);
-	return r->last_node = i;
+	return r->last_node = r->nnodes++;
+}
+
+static void tell_nodes(struct recording *r, const struct recording_sink *s,
+		       void *arg)
+{
+	for (; r->told < r->nnodes; r->told++)
+		if (s->node)
+			s->node(arg, r->told, r->nodes[r->told]);
+}
+
+static void forget_nodes(struct recording *r, int keep)
+{
+	while (r->nnodes > keep && r->nnodes > r->told)
+		free(r->nodes[--r->nnodes]);
 }
 
 /* A line's "node", registered: its index, or -1. */
-static int line_node(struct recording *r, const cJSON *o,
-		     const struct recording_sink *s, void *arg)
+static int line_node(struct recording *r, const cJSON *o)
 {
 	const char *node;
 	if (!get_str(o, "node", &node) || !node || !*node)
 		return -1;
-	return node_index(r, node, strlen(node), s, arg);
+	return node_index(r, node, strlen(node));
 }
 
 /* A pid text of something on node `node`: false when it is not one. */
 static bool pid_of(struct recording *r, const char *text, int node,
-		   struct bs_pid *pid, const struct recording_sink *s, void *arg)
+		   struct bs_pid *pid)
 {
 	struct pidtext pt;
 	if (pidtext_parse(text, &pt) < 0)
 		return false;
 	if (pt.node_len) {
-		node = node_index(r, pt.node, pt.node_len, s, arg);
+		node = node_index(r, pt.node, pt.node_len);
 		if (node < 0)
 			return false;
 	}
@@ -209,8 +226,7 @@ static bool pid_of(struct recording *r, const char *text, int node,
 }
 
 /* Registers every name of a "nodes" array; false if it is not one. */
-static bool nodes_array(struct recording *r, const cJSON *o,
-			const struct recording_sink *s, void *arg)
+static bool nodes_array(struct recording *r, const cJSON *o)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "nodes"), *n;
 	if (!a)
@@ -219,7 +235,7 @@ static bool nodes_array(struct recording *r, const cJSON *o,
 		return false;
 	cJSON_ArrayForEach(n, a) {
 		if (!cJSON_IsString(n) || !n->valuestring || !*n->valuestring ||
-		    node_index(r, n->valuestring, strlen(n->valuestring), s, arg) < 0)
+		    node_index(r, n->valuestring, strlen(n->valuestring)) < 0)
 			return false;
 	}
 	return true;
@@ -267,8 +283,7 @@ static int refine_type(int t, const cJSON *o)
 /* An event object into ev and its line's node into *node; NULL, or what
  * is wrong with it. */
 static const char *parse_event(struct recording *r, const cJSON *o, int t,
-			       struct event *ev, int *node,
-			       const struct recording_sink *s, void *arg)
+			       struct event *ev, int *node)
 {
 	bool dead = false;
 
@@ -287,11 +302,11 @@ static const char *parse_event(struct recording *r, const cJSON *o, int t,
 		return "no ts";
 	if (!get_i64(o, "ts", &ev->ts))
 		return "bad ts";
-	if ((*node = line_node(r, o, s, arg)) < 0)
+	if ((*node = line_node(r, o)) < 0)
 		return "no node";
 	if (!get_str(o, "pid", &ev->pid_text) || !ev->pid_text)
 		return "no pid";
-	if (!pid_of(r, ev->pid_text, *node, &ev->pid, s, arg))
+	if (!pid_of(r, ev->pid_text, *node, &ev->pid))
 		return "bad pid";
 
 	const struct ev_keys *k = &ev_keys[ev->type];
@@ -327,6 +342,7 @@ static void deliver_event(struct recording *r, int node, const struct event *ev,
 	st->has_ts = true;
 	st->items++;
 	st->events++;
+	tell_nodes(r, s, arg);
 	if (s->event)
 		s->event(arg, node, ev);
 }
@@ -341,16 +357,17 @@ static const char *take_counts(struct recording *r, const cJSON *o,
 		return "no ts";
 	if (!get_i64(o, "ts", &c.ts))
 		return "bad ts";
-	if ((node = line_node(r, o, s, arg)) < 0)
+	if ((node = line_node(r, o)) < 0)
 		return "no node";
 	if (!get_str(o, "pid", &c.pid_text) || !c.pid_text ||
-	    !pid_of(r, c.pid_text, node, &c.pid, s, arg))
+	    !pid_of(r, c.pid_text, node, &c.pid))
 		return "no pid";
 	if (!get_str(o, "name", &c.name) || !get_ulong(o, "sends", &c.sends) ||
 	    !get_ulong(o, "receives", &c.receives) ||
 	    !get_ulong(o, "spawns", &c.spawns))
 		return "bad field type";
 	r->stats.items++;
+	tell_nodes(r, s, arg);
 	if (s->counts)
 		s->counts(arg, node, &c);
 	return NULL;
@@ -368,9 +385,9 @@ static const char *take_summary(struct recording *r, const cJSON *o,
 
 	if (!get_str(o, "node", &sm.node))
 		return "bad node";
-	if (sm.node && (node = line_node(r, o, s, arg)) < 0)
+	if (sm.node && (node = line_node(r, o)) < 0)
 		return "no node";
-	if (!nodes_array(r, o, s, arg))
+	if (!nodes_array(r, o))
 		return "bad nodes";
 	if (!sm.node && !cJSON_GetObjectItemCaseSensitive(o, "nodes"))
 		return "no node";
@@ -381,6 +398,7 @@ static const char *take_summary(struct recording *r, const cJSON *o,
 	    !get_i64(o, "malformed", &sm.malformed))
 		return "bad field type";
 	r->stats.items++;
+	tell_nodes(r, s, arg);
 	if (s->summary)
 		s->summary(arg, node, &sm);
 	return NULL;
@@ -391,8 +409,7 @@ static const char *take_summary(struct recording *r, const cJSON *o,
 /* An export's process entry into p and its node (the export's unless it
  * names one) into *node; NULL, or what is wrong with it. */
 static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
-			      struct recording_proc *p,
-			      const struct recording_sink *s, void *arg)
+			      struct recording_proc *p)
 {
 	const char *pnode;
 
@@ -402,10 +419,10 @@ static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
 		return "process entry is not an object";
 	if (!get_str(o, "node", &pnode))
 		return "bad node";
-	if (pnode && (*node = line_node(r, o, s, arg)) < 0)
+	if (pnode && (*node = line_node(r, o)) < 0)
 		return "bad node";
 	if (!get_str(o, "pid", &p->pid_text) || !p->pid_text ||
-	    !pid_of(r, p->pid_text, *node, &p->pid, s, arg))
+	    !pid_of(r, p->pid_text, *node, &p->pid))
 		return "no pid";
 	if (!get_str(o, "name", &p->name) ||
 	    !get_str(o, "initial_call", &p->initial_call) ||
@@ -421,7 +438,7 @@ static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
 	    !get_str(o, "reason", &p->reason))
 		return "bad field type";
 	if (p->parent_text) {
-		if (!pid_of(r, p->parent_text, *node, &p->parent, s, arg))
+		if (!pid_of(r, p->parent_text, *node, &p->parent))
 			return "bad parent";
 		p->has_parent = true;
 	}
@@ -450,9 +467,9 @@ static const char *take_export(struct recording *r, cJSON *doc,
 	struct recording_export x = { .doc = doc, .line = r->stats.lines };
 	int64_t ts = -1, evicted = -1;
 
-	if ((x.node = line_node(r, doc, s, arg)) < 0)
+	if ((x.node = line_node(r, doc)) < 0)
 		return "no node";
-	if (!nodes_array(r, doc, s, arg))
+	if (!nodes_array(r, doc))
 		return "bad nodes";
 	if (!get_i64(doc, "exported_ts", &ts) ||
 	    !get_i64(doc, "evicted_events", &evicted) ||
@@ -464,6 +481,7 @@ static const char *take_export(struct recording *r, cJSON *doc,
 	r->stats.evicted_events = evicted;
 	r->export = xmalloc(sizeof(*r->export));
 	*r->export = x;
+	tell_nodes(r, s, arg);
 	return NULL;
 }
 
@@ -484,12 +502,14 @@ static int export_step(struct recording *r, int n,
 
 	for (; x->proc && done < n; x->proc = x->proc->next, done++) {
 		struct recording_proc p;
-		int node = x->node;
-		if ((why = parse_proc(r, x->proc, &node, &p, s, arg))) {
+		int node = x->node, mark = r->nnodes;
+		if ((why = parse_proc(r, x->proc, &node, &p))) {
 			malformed(r, x->line, why);
+			forget_nodes(r, mark);
 			continue;
 		}
 		r->stats.items++;
+		tell_nodes(r, s, arg);
 		if (s->proc)
 			s->proc(arg, node, &p);
 	}
@@ -497,7 +517,7 @@ static int export_step(struct recording *r, int n,
 		const cJSON *o = x->event;
 		const char *type;
 		struct event ev;
-		int t, node;
+		int t, node, mark = r->nnodes;
 		if (!cJSON_IsObject(o) || !get_str(o, "type", &type) || !type) {
 			malformed(r, x->line, "event is not an object with a type");
 			continue;
@@ -506,8 +526,9 @@ static int export_step(struct recording *r, int n,
 			malformed(r, x->line, "unknown type");
 			continue;
 		}
-		if ((why = parse_event(r, o, t, &ev, &node, s, arg))) {
+		if ((why = parse_event(r, o, t, &ev, &node))) {
 			malformed(r, x->line, why);
+			forget_nodes(r, mark);
 			continue;
 		}
 		deliver_event(r, node, &ev, s, arg);
@@ -567,7 +588,7 @@ static const char *dispatch(struct recording *r, cJSON *o,
 
 	struct event ev;
 	int node;
-	const char *why = parse_event(r, o, t, &ev, &node, s, arg);
+	const char *why = parse_event(r, o, t, &ev, &node);
 	if (!why)
 		deliver_event(r, node, &ev, s, arg);
 	return why;
@@ -588,9 +609,12 @@ static void take_line(struct recording *r, char *p, size_t n, bool last,
 		return;
 	}
 	bool kept;
+	int mark = r->nnodes;
 	const char *why = dispatch(r, o, s, arg, &kept);
-	if (why)
+	if (why) {
 		malformed(r, line, why);
+		forget_nodes(r, mark);
+	}
 	if (!kept)
 		cJSON_Delete(o);
 }
@@ -729,7 +753,24 @@ int recording_read(struct recording *r, int max_items,
 
 /* Opening. */
 
-/* The first line that is not blank, in the first bytes read. */
+/* The first line that is not blank in buf[0..n): its newline, or NULL
+ * when no such line is there whole. */
+static const char *first_line_end(const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		if (!blank(p, nl))
+			return nl;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+static const char binary[] = "holds binary data";
+static const char blank_only[] = "is blank";
+
+/* What is wrong with the first line that is not blank, as far as it was
+ * read (NULL: nothing), and its number. */
 static const char *first_line_check(const struct recording *r,
 				    unsigned long *lineno)
 {
@@ -738,29 +779,33 @@ static const char *first_line_check(const struct recording *r,
 	for (;;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
-		if (!blank(p, e)) {
-			if (!nl && !r->eof) {
-				/* longer than what was read: judge its start */
-				while (*p == ' ' || *p == '\t')
-					p++;
-				return *p == '{' ? NULL : "is not JSON";
-			}
-			char *copy = xstrndup(p, (size_t)(e - p));
-			cJSON *o = parse_line(copy, (size_t)(e - p));
-			const char *type = NULL, *why = NULL;
-			if (!o)
-				why = "is not JSON";
-			else if (!get_str(o, "type", &type) || !type)
-				why = "is JSON without a \"type\"";
-			cJSON_Delete(o);
-			free(copy);
-			return why;
-		}
+		if (!blank(p, e))
+			break;
 		if (!nl)
-			return "is blank";
+			return blank_only;
 		p = nl + 1;
 		(*lineno)++;
 	}
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *e = nl ? nl : end;
+	if (memchr(p, '\0', (size_t)(e - p)))
+		return binary;
+	if (!nl && !r->eof) {
+		/* longer than what was read: judge its start */
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return *p == '{' ? NULL : "is not JSON";
+	}
+	char *copy = xstrndup(p, (size_t)(e - p));
+	cJSON *o = parse_line(copy, (size_t)(e - p));
+	const char *type = NULL, *why = NULL;
+	if (!o)
+		why = "is not JSON";
+	else if (!get_str(o, "type", &type) || !type)
+		why = "is JSON without a \"type\"";
+	cJSON_Delete(o);
+	free(copy);
+	return why;
 }
 
 int recording_open_fd(struct recording *r, int fd, const char *name,
@@ -799,7 +844,7 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 
 	/* the first line, or as much of it as the buffer holds */
 	size_t got = 0;
-	while (got < RBUF_SIZE && !memchr(r->rbuf, '\n', got)) {
+	while (got < RBUF_SIZE && !first_line_end(r->rbuf, got)) {
 		ssize_t k = read(fd, r->rbuf + got, RBUF_SIZE - got);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -824,14 +869,14 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 			  "first, or read it through a pipe", name);
 		goto fail;
 	}
-	if (memchr(r->rbuf, '\0', got)) {
+	const char *why = first_line_check(r, &lineno);
+	if (why == binary) {
 		sbuf_addf(err, "\"%s\" is not a beamscope recording: it holds "
 			  "binary data; open a file written by beamscope "
 			  "--batch -o FILE or :export FILE", name);
 		goto fail;
 	}
-	const char *why = first_line_check(r, &lineno);
-	if (why && !strcmp(why, "is blank")) {
+	if (why == blank_only) {
 		if (!r->eof)
 			return 0;   /* blank as far as was read: let reading tell */
 		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);

@@ -15,7 +15,8 @@
  * Nodes get indexes in the order they are first seen, 0 first: from a
  * line's "node", an export's "node" and "nodes", a cluster summary's
  * "nodes", and the node part of a "<name@host.N.S>" pid.  A pid "<0.N.S>"
- * belongs to the node of its line.
+ * belongs to the node of its line.  The sink hears of a node just before
+ * the first item that names it; a malformed line makes up no node.
  *
  * Lines are read through a bounded buffer.  A line may be up to line_max
  * bytes (RECORDING_LINE_MAX unless the caller lowers it after opening); a
@@ -124,12 +125,13 @@ struct recording_stats {
 struct recording_export;
 
 struct recording {
-	int fd;                    /* owned; -1 once at the end */
+	int fd;                    /* owned; -1 once released */
 	char *path;                /* for messages */
 	size_t line_max;
 	struct recording_stats stats;
 	char **nodes;              /* names, owned; index = node index */
 	int nnodes;
+	int told;                  /* nodes the sink has been told of */
 	int last_node;             /* the last one looked up, tried first */
 
 	char *rbuf;                /* bytes read, not yet taken */
