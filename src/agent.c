@@ -1,6 +1,14 @@
 /*
  * agent: bootstrap over rex, then requests to the agent process, all on the
- * one pump.  At most one rpc and one request are outstanding at a time.
+ * one pump.  At most one rpc and one request are outstanding at a time: rex
+ * replies carry no reference, and a request's reply is matched by req_ref.
+ *
+ * Every exchange that takes more than one message is an operation (a->op),
+ * a walk through the step table below: a step sends one message and names
+ * what it waits for; its handler reads the answer and names the next step.
+ * Replies move an operation on as agent_read() dispatches them, deadlines
+ * as agent_op_step() is called.  The blocking calls begin an operation and
+ * pump until it is done, so each protocol sequence is written once.
  */
 #include "agent.h"
 
@@ -22,6 +30,10 @@
 #define MSG_TMO_MS 5000          /* the rest of a message that has begun */
 #define SEND_TMO_MS 5000
 #define RPC_TMO_MS 15000
+/* how long an attach waits for the session of a beamscope that died */
+#define GONE_WAIT_MS 4000
+#define GONE_PAUSE_MS 20         /* between two looks at the old code */
+#define WAIT_SLICE_MS 50         /* longest pump of a blocking call */
 
 #ifndef BS_OTP_ARCH
 #define BS_OTP_ARCH "unknown"
@@ -35,10 +47,12 @@ void agent_init(struct agent *a, struct conn *c, const struct agent_stream *s)
 	names_init(&a->names);
 	ei_x_new(&a->rpc_reply);
 	ei_x_new(&a->req_reply);
+	sbuf_init(&a->op.err);
 }
 
 void agent_release(struct agent *a)
 {
+	agent_op_end(a);  /* leaves op.err empty, nothing to free */
 	names_release(&a->names);
 	ei_x_free(&a->rpc_reply);
 	ei_x_free(&a->req_reply);
@@ -142,19 +156,25 @@ enum pump_result agent_pump(struct agent *a, int ms)
 
 enum pump_result agent_read(struct agent *a, int budget)
 {
-	if (a->conn->fd < 0)
-		return PUMP_LOST;
+	enum pump_result r = PUMP_OK;
 	for (int n = 0; n < budget; n++) {
 		int got = conn_read(a->conn, MSG_TMO_MS);
-		if (got < 0)
-			return PUMP_LOST;
-		if (got > 0)
+		if (got < 0) {
+			r = PUMP_LOST;
+			break;
+		}
+		if (got > 0) {
 			dispatch(a);
+			/* at once, not after the rest of the budget: a clock
+			 * sample's round trip ends when its reply is read */
+			agent_op_step(a);
+		}
 		struct pollfd more = { .fd = a->conn->fd, .events = POLLIN };
 		if (poll(&more, 1, 0) <= 0)
 			break;
 	}
-	return PUMP_OK;
+	agent_op_step(a);  /* a lost connection ends the operation too */
+	return r;
 }
 
 static long long now_ms(void)
@@ -164,44 +184,20 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Pump until *flag, the deadline, a signal or a lost connection. */
-static enum pump_result wait_for(struct agent *a, const bool *flag, int tmo_ms)
+static long long wall_us(void)
 {
-	long long deadline = now_ms() + tmo_ms;
-	while (!*flag) {
-		long long left = deadline - now_ms();
-		if (left <= 0)
-			return PUMP_OK;
-		enum pump_result r = agent_pump(a, (int)left);
-		if (r != PUMP_OK)
-			return r;
-	}
-	return PUMP_OK;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* how long an attach waits for the session of a beamscope that died */
-#define GONE_WAIT_MS 4000
-
-enum { RPC_OK = 0, RPC_TIMEOUT = -1, RPC_LOST = -2, RPC_SIGNAL = -3 };
-
-static int rpc(struct agent *a, const char *mod, const char *fun,
-	       ei_x_buff *args)
+/* how long a step waits for its answer */
+static int answer_ms(const struct agent *a)
 {
-	a->rpc_want = true;
-	a->rpc_got = false;
-	if (ei_rpc_to(&a->conn->ec, a->conn->fd, (char *)mod, (char *)fun,
-		      args->buff, args->index) < 0) {
-		a->rpc_want = false;
-		return RPC_LOST;
-	}
-	enum pump_result r = wait_for(a, &a->rpc_got, a->rpc_tmo_ms ?
-				      a->rpc_tmo_ms : RPC_TMO_MS);
-	a->rpc_want = false;
-	if (a->rpc_got)
-		return RPC_OK;
-	return r == PUMP_LOST ? RPC_LOST : r == PUMP_SIGNAL ? RPC_SIGNAL :
-		RPC_TIMEOUT;
+	return a->rpc_tmo_ms ? a->rpc_tmo_ms : RPC_TMO_MS;
 }
+
+enum { RPC_TIMEOUT = -1, RPC_LOST = -2 };
 
 static int rpc_fail(struct agent *a, int r, const char *what, struct sbuf *err)
 {
@@ -209,10 +205,6 @@ static int rpc_fail(struct agent *a, int r, const char *what, struct sbuf *err)
 		sbuf_addf(err, "lost the connection to \"%s\" while %s",
 			  a->conn->target, what);
 		return EXIT_LOST;
-	}
-	if (r == RPC_SIGNAL) {
-		sbuf_addf(err, "interrupted while %s", what);
-		return EXIT_OK;
 	}
 	sbuf_addf(err, "node \"%s\" did not answer while %s; is it overloaded?",
 		  a->conn->target, what);
@@ -226,34 +218,36 @@ static void reply_text(const ei_x_buff *x, int idx, const char *node,
 		sbuf_addstr(out, "(malformed)");
 }
 
-/* rpc erlang:system_info(Item) and expect a string. */
-static int system_info(struct agent *a, const char *item, char *out,
-		       size_t outsz, struct sbuf *err)
+/* Send rpc Mod:Fun(Args) and free args; false when it could not be sent.
+ * The reply arrives in a->rpc_reply. */
+static bool rpc_send(struct agent *a, const char *mod, const char *fun,
+		     ei_x_buff *args)
+{
+	a->rpc_got = false;
+	a->rpc_want = ei_rpc_to(&a->conn->ec, a->conn->fd, (char *)mod,
+				(char *)fun, args->buff, args->index) >= 0;
+	ei_x_free(args);
+	return a->rpc_want;
+}
+
+/* rpc erlang:Fun(Atom) */
+static bool rpc_atom(struct agent *a, const char *fun, const char *atom)
 {
 	ei_x_buff args;
 	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
 	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_atom(&args, item);
+	ei_x_encode_atom(&args, atom);
 	ei_x_encode_empty_list(&args);
-	int r = rpc(a, "erlang", "system_info", &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return rpc_fail(a, r, "asking for its release", err);
-	int idx = 1, type, size;
-	if (ei_get_type(a->rpc_reply.buff, &idx, &type, &size) < 0 ||
-	    type != ERL_STRING_EXT || (size_t)size >= outsz ||
-	    ei_decode_string(a->rpc_reply.buff, &idx, out) < 0) {
-		sbuf_addf(err, "node \"%s\" gave an odd answer to "
-			  "erlang:system_info(%s): ", a->conn->target, item);
-		reply_text(&a->rpc_reply, 1, NULL, err);
-		return EXIT_REFUSED;
-	}
-	return EXIT_OK;
+	return rpc_send(a, "erlang", fun, &args);
 }
 
-static void encode_binary(ei_x_buff *x, const unsigned char *b, long n)
+/* Did the rpc answer the atom true? */
+static bool rpc_true(const struct agent *a)
 {
-	ei_x_encode_binary(x, b, n);
+	int idx = 1;
+	char atom[MAXATOMLEN];
+	return ei_decode_atom(a->rpc_reply.buff, &idx, atom) == 0 &&
+		!strcmp(atom, "true");
 }
 
 /* Decode the start/4 reply's info map. */
@@ -296,128 +290,6 @@ static void read_info(struct agent *a, const char *buf, int *idx)
 	}
 }
 
-int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
-{
-	char arch[256];
-	int rc;
-
-	if ((rc = system_info(a, "otp_release", a->otp, sizeof(a->otp), err)))
-		return rc;
-	if (atoi(a->otp) < AGENT_MIN_OTP) {
-		sbuf_addf(err, "node \"%s\" runs OTP %s; beamscope needs OTP %d "
-			  "or newer on the target", a->conn->target, a->otp, AGENT_MIN_OTP);
-		return EXIT_REFUSED;
-	}
-	if ((rc = system_info(a, "system_architecture", arch, sizeof(arch), err)))
-		return rc;
-	if (strcmp(arch, BS_OTP_ARCH)) {
-		sbuf_addf(err, "node \"%s\" runs on %s, but this beamscope carries a "
-			  "tracer built for %s; use a beamscope built for %s",
-			  a->conn->target, arch, BS_OTP_ARCH, arch);
-		return EXIT_REFUSED;
-	}
-
-	/* someone else's session? */
-	ei_x_buff args;
-	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_atom(&args, "beamscope_agent");
-	ei_x_encode_empty_list(&args);
-	int r = rpc(a, "erlang", "whereis", &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return rpc_fail(a, r, "looking for another session", err);
-	{
-		int idx = 1, type, size;
-		ei_get_type(a->rpc_reply.buff, &idx, &type, &size);
-		erlang_pid other;
-		if ((type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) &&
-		    ei_decode_pid(a->rpc_reply.buff, &idx, &other) == 0) {
-			/* a session whose beamscope died is already cleaning
-			 * up (its agent saw the connection go): let it finish */
-			if (agent_wait_gone(a, GONE_WAIT_MS) < 0) {
-				sbuf_addf(err, "node \"%s\" is already being "
-					  "traced by another beamscope (agent "
-					  "<0.%u.%u>), which is still there; wait "
-					  "for it to end, it cleans up by itself",
-					  a->conn->target, other.num, other.serial);
-				return EXIT_REFUSED;
-			}
-			snprintf(a->notice, sizeof(a->notice), "waited for the "
-				 "session of a beamscope that is gone (agent "
-				 "<0.%u.%u>) to finish cleaning up",
-				 other.num, other.serial);
-		}
-	}
-
-	/* the agent module; it loads the tracer and the NIF itself */
-	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
-	ei_x_encode_list_header(&args, 3);
-	ei_x_encode_atom(&args, "beamscope_agent");
-	ei_x_encode_string(&args, "beamscope_agent.beam");
-	encode_binary(&args, bs_agent_beam, EMBED_SIZE(bs_agent_beam));
-	ei_x_encode_empty_list(&args);
-	r = rpc(a, "code", "load_binary", &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return rpc_fail(a, r, "loading the agent", err);
-	{
-		int idx = 1, arity;
-		char tag[MAXATOMLEN];
-		if (ei_decode_tuple_header(a->rpc_reply.buff, &idx, &arity) < 0 ||
-		    arity != 2 || ei_decode_atom(a->rpc_reply.buff, &idx, tag) < 0 ||
-		    strcmp(tag, "module")) {
-			sbuf_addf(err, "node \"%s\" would not load beamscope's agent: ",
-				  a->conn->target);
-			reply_text(&a->rpc_reply, 1, NULL, err);
-			return EXIT_REFUSED;
-		}
-	}
-
-	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
-	ei_x_encode_list_header(&args, 4);
-	ei_x_encode_pid(&args, conn_self(a->conn));
-	encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));
-	encode_binary(&args, bs_tracer_so, EMBED_SIZE(bs_tracer_so));
-	ei_x_encode_map_header(&args, 5);
-	ei_x_encode_atom(&args, "workers");
-	ei_x_encode_long(&args, o->workers);
-	ei_x_encode_atom(&args, "dep_timeout_ms");
-	ei_x_encode_long(&args, (long)o->dep_timeout_ms);
-	ei_x_encode_atom(&args, "high_water");
-	ei_x_encode_long(&args, (long)o->high_water);
-	ei_x_encode_atom(&args, "batch_max");
-	ei_x_encode_long(&args, (long)o->batch_max);
-	ei_x_encode_atom(&args, "batch_ms");
-	ei_x_encode_long(&args, (long)o->batch_ms);
-	ei_x_encode_empty_list(&args);
-	r = rpc(a, "beamscope_agent", "start", &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return rpc_fail(a, r, "starting the agent", err);
-
-	const char *buf = a->rpc_reply.buff;
-	int idx = 1, arity;
-	char tag[MAXATOMLEN];
-	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 3 ||
-	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "ok") ||
-	    ei_decode_pid(buf, &idx, &a->pid) < 0) {
-		sbuf_addf(err, "the agent did not start on \"%s\": ",
-			  a->conn->target);
-		reply_text(&a->rpc_reply, 1, NULL, err);
-		return EXIT_REFUSED;
-	}
-	snprintf(a->node, sizeof(a->node), "%s", a->pid.node);
-	read_info(a, buf, &idx);
-	a->started = true;
-	a->gone = false;
-	if (a->workers <= 0) {
-		sbuf_addstr(err, "the agent reported no workers");
-		return EXIT_REFUSED;
-	}
-	return EXIT_OK;
-}
-
 static int request_send(struct agent *a, ei_x_buff *x)
 {
 	return conn_send(a->conn, &a->pid, x, SEND_TMO_MS);
@@ -434,19 +306,23 @@ static void request_begin(struct agent *a, ei_x_buff *x, erlang_ref *ref)
 	ei_x_encode_ref(x, ref);
 }
 
-static int request(struct agent *a, ei_x_buff *x)
+/* Send a request made by request_begin with a->req_ref, and free x; false
+ * when it could not be sent.  The reply arrives in a->req_reply. */
+static bool req_send(struct agent *a, ei_x_buff *x)
 {
-	a->req_want = true;
 	a->req_got = false;
-	if (request_send(a, x) < 0)
-		return RPC_LOST;
-	enum pump_result r = wait_for(a, &a->req_got, a->rpc_tmo_ms ?
-				      a->rpc_tmo_ms : RPC_TMO_MS);
-	a->req_want = false;
-	if (a->req_got)
-		return RPC_OK;
-	return r == PUMP_LOST ? RPC_LOST : r == PUMP_SIGNAL ? RPC_SIGNAL :
-		RPC_TIMEOUT;
+	a->req_want = request_send(a, x) == 0;
+	ei_x_free(x);
+	return a->req_want;
+}
+
+/* A request that is just an atom. */
+static bool req_atom(struct agent *a, const char *what)
+{
+	ei_x_buff x;
+	request_begin(a, &x, &a->req_ref);
+	ei_x_encode_atom(&x, what);
+	return req_send(a, &x);
 }
 
 static void encode_pidsel(struct agent *a, ei_x_buff *x, const struct pidsel *sel)
@@ -573,61 +449,60 @@ out:
 	return rc;
 }
 
-int agent_trace(struct agent *a, const struct trace_spec *spec,
-		struct trace_result *res, struct sbuf *err)
+/* The trace request, {trace, Options}, in x (new). */
+static void trace_encode(struct agent *a, const struct trace_spec *spec,
+			 ei_x_buff *x)
 {
-	ei_x_buff x;
 	int kinds = spec->kinds;
-	memset(res, 0, sizeof(*res));
-	request_begin(a, &x, &a->req_ref);
-	ei_x_encode_tuple_header(&x, 2);
-	ei_x_encode_atom(&x, "trace");
-	ei_x_encode_map_header(&x, 7 + (spec->count_tier ? 2 : 0) +
+	request_begin(a, x, &a->req_ref);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_atom(x, "trace");
+	ei_x_encode_map_header(x, 7 + (spec->count_tier ? 2 : 0) +
 			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0));
-	ei_x_encode_atom(&x, "max_events");
-	ei_x_encode_ulong(&x, spec->max_events);
-	ei_x_encode_atom(&x, "duration_ms");
-	ei_x_encode_ulong(&x, spec->duration_ms);
-	ei_x_encode_atom(&x, "rate");
-	ei_x_encode_ulong(&x, spec->rate);
-	ei_x_encode_atom(&x, "on_limit");
-	ei_x_encode_atom(&x, spec->shed ? "shed" : "stop");
+	ei_x_encode_atom(x, "max_events");
+	ei_x_encode_ulong(x, spec->max_events);
+	ei_x_encode_atom(x, "duration_ms");
+	ei_x_encode_ulong(x, spec->duration_ms);
+	ei_x_encode_atom(x, "rate");
+	ei_x_encode_ulong(x, spec->rate);
+	ei_x_encode_atom(x, "on_limit");
+	ei_x_encode_atom(x, spec->shed ? "shed" : "stop");
 	if (spec->ncalls) {
-		ei_x_encode_atom(&x, "calls");
-		ei_x_encode_list_header(&x, spec->ncalls);
+		ei_x_encode_atom(x, "calls");
+		ei_x_encode_list_header(x, spec->ncalls);
 		for (int i = 0; i < spec->ncalls; i++)
-			ei_x_encode_string(&x, spec->calls[i]);
-		ei_x_encode_empty_list(&x);
+			ei_x_encode_string(x, spec->calls[i]);
+		ei_x_encode_empty_list(x);
 	}
 	if (spec->follow) {
-		ei_x_encode_atom(&x, "follow");
-		ei_x_encode_atom(&x, "true");
+		ei_x_encode_atom(x, "follow");
+		ei_x_encode_atom(x, "true");
 	}
 	if (spec->count_tier) {
-		ei_x_encode_atom(&x, "tier");
-		ei_x_encode_atom(&x, "count");
-		ei_x_encode_atom(&x, "interval_ms");
-		ei_x_encode_long(&x, (long)(spec->interval_ms ? spec->interval_ms : 250));
+		ei_x_encode_atom(x, "tier");
+		ei_x_encode_atom(x, "count");
+		ei_x_encode_atom(x, "interval_ms");
+		ei_x_encode_long(x, (long)(spec->interval_ms ? spec->interval_ms : 250));
 	}
-	ei_x_encode_atom(&x, "events");
+	ei_x_encode_atom(x, "events");
 	int nk = 0;
 	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
 		nk += (kinds & bit) && event_kind_name(bit);
-	ei_x_encode_list_header(&x, nk);
+	ei_x_encode_list_header(x, nk);
 	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
 		if ((kinds & bit) && event_kind_name(bit))
-			ei_x_encode_atom(&x, event_kind_name(bit));
-	ei_x_encode_empty_list(&x);
-	ei_x_encode_atom(&x, "pids");
-	encode_pidsel(a, &x, spec->sel);
-	ei_x_encode_atom(&x, "payload_bytes");
-	ei_x_encode_long(&x, (long)spec->payload_bytes);
+			ei_x_encode_atom(x, event_kind_name(bit));
+	ei_x_encode_empty_list(x);
+	ei_x_encode_atom(x, "pids");
+	encode_pidsel(a, x, spec->sel);
+	ei_x_encode_atom(x, "payload_bytes");
+	ei_x_encode_long(x, (long)spec->payload_bytes);
+}
 
-	int r = request(a, &x);
-	ei_x_free(&x);
-	if (r != RPC_OK)
-		return rpc_fail(a, r, "setting trace flags", err);
-
+/* The trace reply into res; EXIT_OK, or the exit code with err set. */
+static int trace_decode(struct agent *a, struct trace_result *res,
+			struct sbuf *err)
+{
 	const char *buf = a->req_reply.buff;
 	int idx = 1, arity;
 	char tag[MAXATOMLEN];
@@ -702,6 +577,607 @@ int agent_trace(struct agent *a, const struct trace_spec *spec,
 	return EXIT_OK;
 }
 
+/*
+ * The steps.  A step's send puts its one message on the wire (false: the
+ * connection is gone); its handler reads the answer and returns the next
+ * step, or ST_END through op_done().
+ */
+enum op_step {
+	ST_RELEASE, ST_ARCH, ST_WHEREIS,
+	ST_LOADED, ST_OLD_CODE, ST_PAUSE,  /* the old session's code leaving */
+	ST_LOAD, ST_START,
+	ST_TRACE, ST_CLOCK, ST_NODES, ST_ALIVE,
+	ST_END
+};
+
+enum op_wait { WAIT_RPC, WAIT_REQUEST, WAIT_PAUSE };
+
+static enum op_step op_done(struct agent *a, int rc)
+{
+	a->op.done = true;
+	a->op.rc = rc;
+	return ST_END;
+}
+
+static bool send_release(struct agent *a)
+{
+	return rpc_atom(a, "system_info", "otp_release");
+}
+
+/* The rpc answered a string that fits in out; if not, the reason is in
+ * op.err. */
+static bool got_string(struct agent *a, const char *item, char *out,
+		       size_t outsz)
+{
+	int idx = 1, type, size;
+	if (ei_get_type(a->rpc_reply.buff, &idx, &type, &size) == 0 &&
+	    type == ERL_STRING_EXT && size >= 0 && (size_t)size < outsz &&
+	    ei_decode_string(a->rpc_reply.buff, &idx, out) == 0)
+		return true;
+	sbuf_addf(&a->op.err, "node \"%s\" gave an odd answer to "
+		  "erlang:system_info(%s): ", a->conn->target, item);
+	reply_text(&a->rpc_reply, 1, NULL, &a->op.err);
+	return false;
+}
+
+static enum op_step got_release(struct agent *a)
+{
+	if (!got_string(a, "otp_release", a->otp, sizeof(a->otp)))
+		return op_done(a, EXIT_REFUSED);
+	if (atoi(a->otp) < AGENT_MIN_OTP) {
+		sbuf_addf(&a->op.err, "node \"%s\" runs OTP %s; beamscope needs "
+			  "OTP %d or newer on the target", a->conn->target,
+			  a->otp, AGENT_MIN_OTP);
+		return op_done(a, EXIT_REFUSED);
+	}
+	return ST_ARCH;
+}
+
+static bool send_arch(struct agent *a)
+{
+	return rpc_atom(a, "system_info", "system_architecture");
+}
+
+static enum op_step got_arch(struct agent *a)
+{
+	char arch[256];
+	if (!got_string(a, "system_architecture", arch, sizeof(arch)))
+		return op_done(a, EXIT_REFUSED);
+	if (strcmp(arch, BS_OTP_ARCH)) {
+		sbuf_addf(&a->op.err, "node \"%s\" runs on %s, but this beamscope "
+			  "carries a tracer built for %s; use a beamscope built "
+			  "for %s", a->conn->target, arch, BS_OTP_ARCH, arch);
+		return op_done(a, EXIT_REFUSED);
+	}
+	return ST_WHEREIS;
+}
+
+/* someone else's session? */
+static bool send_whereis(struct agent *a)
+{
+	return rpc_atom(a, "whereis", "beamscope_agent");
+}
+
+static enum op_step got_whereis(struct agent *a)
+{
+	int idx = 1, type, size;
+	erlang_pid other;
+	if (ei_get_type(a->rpc_reply.buff, &idx, &type, &size) < 0 ||
+	    (type != ERL_PID_EXT && type != ERL_NEW_PID_EXT) ||
+	    ei_decode_pid(a->rpc_reply.buff, &idx, &other) < 0)
+		return ST_LOAD;
+	/* a session whose beamscope died is already cleaning up (its agent
+	 * saw the connection go): let it finish.  Both outcomes are worded
+	 * now, while its pid is at hand; the gone steps keep one of them. */
+	snprintf(a->notice, sizeof(a->notice), "waited for the session of a "
+		 "beamscope that is gone (agent <0.%u.%u>) to finish cleaning up",
+		 other.num, other.serial);
+	sbuf_addf(&a->op.err, "node \"%s\" is already being traced by another "
+		  "beamscope (agent <0.%u.%u>), which is still there; wait for "
+		  "it to end, it cleans up by itself", a->conn->target,
+		  other.num, other.serial);
+	a->op.until_ms = now_ms() + GONE_WAIT_MS;
+	return ST_LOADED;
+}
+
+static bool send_loaded(struct agent *a)
+{
+	return rpc_atom(a, "module_loaded", "beamscope_agent");
+}
+
+/* Still loaded: no need to ask about old code this round. */
+static enum op_step got_loaded(struct agent *a)
+{
+	return rpc_true(a) ? ST_PAUSE : ST_OLD_CODE;
+}
+
+static bool send_old_code(struct agent *a)
+{
+	return rpc_atom(a, "check_old_code", "beamscope_agent");
+}
+
+static enum op_step got_old_code(struct agent *a)
+{
+	if (rpc_true(a))
+		return ST_PAUSE;
+	if (a->op.kind != AOP_ATTACH)
+		return op_done(a, EXIT_OK);
+	sbuf_reset(&a->op.err);  /* it left: no refusal; the notice stays */
+	return ST_LOAD;
+}
+
+/* The old session's code stayed for longer than the wait allows. */
+static enum op_step gone_late(struct agent *a)
+{
+	if (a->op.kind == AOP_ATTACH) {
+		a->notice[0] = '\0';  /* the refusal is in op.err already */
+		return op_done(a, EXIT_REFUSED);
+	}
+	sbuf_addf(&a->op.err, "beamscope's agent is still loaded on \"%s\"; "
+		  "a new session can start once it is gone", a->conn->target);
+	return op_done(a, EXIT_CONNECT);
+}
+
+/* The pause between two rounds is over. */
+static enum op_step after_pause(struct agent *a)
+{
+	return now_ms() < a->op.until_ms ? ST_LOADED : gone_late(a);
+}
+
+/* the agent module; it loads the tracer and the NIF itself */
+static bool send_load(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
+	ei_x_encode_list_header(&args, 3);
+	ei_x_encode_atom(&args, "beamscope_agent");
+	ei_x_encode_string(&args, "beamscope_agent.beam");
+	ei_x_encode_binary(&args, bs_agent_beam, EMBED_SIZE(bs_agent_beam));
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "code", "load_binary", &args);
+}
+
+static enum op_step got_load(struct agent *a)
+{
+	int idx = 1, arity;
+	char tag[MAXATOMLEN];
+	if (ei_decode_tuple_header(a->rpc_reply.buff, &idx, &arity) < 0 ||
+	    arity != 2 || ei_decode_atom(a->rpc_reply.buff, &idx, tag) < 0 ||
+	    strcmp(tag, "module")) {
+		sbuf_addf(&a->op.err, "node \"%s\" would not load beamscope's "
+			  "agent: ", a->conn->target);
+		reply_text(&a->rpc_reply, 1, NULL, &a->op.err);
+		return op_done(a, EXIT_REFUSED);
+	}
+	return ST_START;
+}
+
+static bool send_start(struct agent *a)
+{
+	const struct agent_opts *o = &a->op.opts;
+	ei_x_buff args;
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
+	ei_x_encode_list_header(&args, 4);
+	ei_x_encode_pid(&args, conn_self(a->conn));
+	ei_x_encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));
+	ei_x_encode_binary(&args, bs_tracer_so, EMBED_SIZE(bs_tracer_so));
+	ei_x_encode_map_header(&args, 5);
+	ei_x_encode_atom(&args, "workers");
+	ei_x_encode_long(&args, o->workers);
+	ei_x_encode_atom(&args, "dep_timeout_ms");
+	ei_x_encode_long(&args, (long)o->dep_timeout_ms);
+	ei_x_encode_atom(&args, "high_water");
+	ei_x_encode_long(&args, (long)o->high_water);
+	ei_x_encode_atom(&args, "batch_max");
+	ei_x_encode_long(&args, (long)o->batch_max);
+	ei_x_encode_atom(&args, "batch_ms");
+	ei_x_encode_long(&args, (long)o->batch_ms);
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "beamscope_agent", "start", &args);
+}
+
+static enum op_step got_start(struct agent *a)
+{
+	const char *buf = a->rpc_reply.buff;
+	int idx = 1, arity;
+	char tag[MAXATOMLEN];
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 3 ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "ok") ||
+	    ei_decode_pid(buf, &idx, &a->pid) < 0) {
+		sbuf_addf(&a->op.err, "the agent did not start on \"%s\": ",
+			  a->conn->target);
+		reply_text(&a->rpc_reply, 1, NULL, &a->op.err);
+		return op_done(a, EXIT_REFUSED);
+	}
+	snprintf(a->node, sizeof(a->node), "%s", a->pid.node);
+	read_info(a, buf, &idx);
+	a->started = true;
+	a->gone = false;
+	if (a->workers <= 0) {
+		sbuf_addstr(&a->op.err, "the agent reported no workers");
+		return op_done(a, EXIT_REFUSED);
+	}
+	return op_done(a, EXIT_OK);
+}
+
+/* sent by agent_trace_begin, which has the spec */
+static enum op_step got_trace(struct agent *a)
+{
+	return op_done(a, trace_decode(a, a->op.trace, &a->op.err));
+}
+
+/* A request's answer that is not what the protocol says. */
+static enum op_step odd_reply(struct agent *a, const char *what)
+{
+	sbuf_addf(&a->op.err, "the agent on \"%s\" gave an odd answer to %s: ",
+		  a->node, what);
+	reply_text(&a->req_reply, 1, a->node, &a->op.err);
+	return op_done(a, EXIT_REFUSED);
+}
+
+static bool send_clock(struct agent *a)
+{
+	a->op.t0_us = wall_us();
+	return req_atom(a, "clock");
+}
+
+static enum op_step got_clock(struct agent *a)
+{
+	struct agent_op_state *op = &a->op;
+	long long t1 = wall_us(), remote;
+	int idx = 1, arity;
+	char tag[MAXATOMLEN_UTF8];
+	if (ei_decode_tuple_header(a->req_reply.buff, &idx, &arity) < 0 ||
+	    arity != 2 || ei_decode_atom(a->req_reply.buff, &idx, tag) < 0 ||
+	    strcmp(tag, "clock") ||
+	    ei_decode_longlong(a->req_reply.buff, &idx, &remote) < 0)
+		return odd_reply(a, "a clock request");
+	/* the round trip with the least queueing bounds the error best */
+	if (op->best_rtt_us < 0 || t1 - op->t0_us < op->best_rtt_us) {
+		op->best_rtt_us = t1 - op->t0_us;
+		op->offset_us = remote - (op->t0_us + t1) / 2;
+		op->error_us = (op->best_rtt_us + 1) / 2;
+	}
+	return ++op->taken < op->samples ? ST_CLOCK : op_done(a, EXIT_OK);
+}
+
+static bool send_nodes(struct agent *a)
+{
+	return req_atom(a, "nodes");
+}
+
+static enum op_step got_nodes(struct agent *a)
+{
+	const char *buf = a->req_reply.buff;
+	int idx = 1, arity, n, type, size;
+	char tag[MAXATOMLEN_UTF8];
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "nodes") ||
+	    ei_get_type(buf, &idx, &type, &size) < 0)
+		return odd_reply(a, "the nodes request");
+	if (type == ERL_NIL_EXT) {
+		a->op.nodes = xcalloc(1, sizeof(char *));
+		return op_done(a, EXIT_OK);
+	}
+	if (ei_decode_list_header(buf, &idx, &n) < 0 || n < 0)
+		return odd_reply(a, "the nodes request");
+	char **names = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		char name[MAXATOMLEN_UTF8];
+		if (ei_decode_atom(buf, &idx, name) < 0) {
+			node_names_free(names);
+			return odd_reply(a, "the nodes request");
+		}
+		names[i] = xstrdup(name);
+	}
+	a->op.nodes = names;
+	return op_done(a, EXIT_OK);
+}
+
+static bool send_alive(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_pid(&args, &a->pid);
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "erlang", "is_process_alive", &args);
+}
+
+static enum op_step got_alive(struct agent *a)
+{
+	int idx = 1;
+	char word[MAXATOMLEN];
+	if (ei_decode_atom(a->rpc_reply.buff, &idx, word) < 0) {
+		sbuf_addf(&a->op.err, "node \"%s\" gave an odd answer to "
+			  "erlang:is_process_alive/1: ", a->conn->target);
+		reply_text(&a->rpc_reply, 1, a->node, &a->op.err);
+		return op_done(a, EXIT_REFUSED);
+	}
+	a->op.alive = !strcmp(word, "true");
+	return op_done(a, EXIT_OK);
+}
+
+static const struct op_step_def {
+	const char *text;        /* what the step waits for, for people */
+	enum op_wait wait;
+	bool (*send)(struct agent *a);       /* NULL: sent by the begin */
+	enum op_step (*got)(struct agent *a);
+} steps[ST_END] = {
+	/* the architecture too: its failures were always worded so */
+	[ST_RELEASE]  = { "asking for its release", WAIT_RPC, send_release, got_release },
+	[ST_ARCH]     = { "asking for its release", WAIT_RPC, send_arch, got_arch },
+	[ST_WHEREIS]  = { "looking for another session", WAIT_RPC, send_whereis, got_whereis },
+	[ST_LOADED]   = { "waiting for the old session to leave", WAIT_RPC, send_loaded, got_loaded },
+	[ST_OLD_CODE] = { "waiting for the old session to leave", WAIT_RPC, send_old_code, got_old_code },
+	[ST_PAUSE]    = { "waiting for the old session to leave", WAIT_PAUSE, NULL, after_pause },
+	[ST_LOAD]     = { "loading the agent", WAIT_RPC, send_load, got_load },
+	[ST_START]    = { "starting the agent", WAIT_RPC, send_start, got_start },
+	[ST_TRACE]    = { "setting trace flags", WAIT_REQUEST, NULL, got_trace },
+	[ST_CLOCK]    = { "measuring its clock", WAIT_REQUEST, send_clock, got_clock },
+	[ST_NODES]    = { "listing its nodes", WAIT_REQUEST, send_nodes, got_nodes },
+	[ST_ALIVE]    = { "asking whether the agent is there", WAIT_RPC, send_alive, got_alive },
+};
+
+/* The step's answer, if it still comes, is nobody's. */
+static void op_unwant(struct agent *a)
+{
+	switch (steps[a->op.step].wait) {
+	case WAIT_RPC: a->rpc_want = false; break;
+	case WAIT_REQUEST: a->req_want = false; break;
+	case WAIT_PAUSE: break;
+	}
+}
+
+/* Is the attach waiting for an old session to leave?  Its notice is only
+ * tentative then. */
+static bool attach_waits_gone(const struct agent *a)
+{
+	return a->op.kind == AOP_ATTACH && !a->op.done &&
+		(a->op.step == ST_LOADED || a->op.step == ST_OLD_CODE ||
+		 a->op.step == ST_PAUSE);
+}
+
+/* The step's answer did not come: the connection is gone, or it is late. */
+static void op_fail(struct agent *a, int r)
+{
+	struct agent_op_state *op = &a->op;
+	op_unwant(a);
+	if (attach_waits_gone(a)) {
+		/* a target too busy to say is taken as the session staying */
+		if (r == RPC_TIMEOUT) {
+			gone_late(a);
+			return;
+		}
+		a->notice[0] = '\0';
+		sbuf_reset(&op->err);
+	}
+	op_done(a, rpc_fail(a, r, steps[op->step].text, &op->err));
+}
+
+/* The step's message went out (or could not): its answer is due. */
+static void op_sent(struct agent *a, bool sent)
+{
+	struct agent_op_state *op = &a->op;
+	op->deadline_ms = now_ms() + (steps[op->step].wait == WAIT_PAUSE ?
+				      GONE_PAUSE_MS : answer_ms(a));
+	if (!sent)
+		op_fail(a, RPC_LOST);
+}
+
+static void op_enter(struct agent *a, enum op_step st)
+{
+	a->op.step = st;
+	op_sent(a, !steps[st].send || steps[st].send(a));
+}
+
+bool agent_op_step(struct agent *a)
+{
+	struct agent_op_state *op = &a->op;
+	while (op->kind != AOP_NONE && !op->done) {
+		const struct op_step_def *s = &steps[op->step];
+		long long now = now_ms();
+		bool arrived = s->wait == WAIT_RPC ? a->rpc_got :
+			s->wait == WAIT_REQUEST ? a->req_got :
+			now >= op->deadline_ms;
+		if (arrived) {
+			op_unwant(a);
+			enum op_step next = s->got(a);
+			if (!op->done)
+				op_enter(a, next);
+		} else if (a->conn->fd < 0) {
+			op_fail(a, RPC_LOST);
+		} else if (now >= op->deadline_ms) {
+			op_fail(a, RPC_TIMEOUT);
+		} else {
+			break;
+		}
+	}
+	return op->kind == AOP_NONE || op->done;
+}
+
+void agent_op_end(struct agent *a)
+{
+	struct agent_op_state *op = &a->op;
+	if (attach_waits_gone(a))
+		a->notice[0] = '\0';
+	if (op->kind != AOP_NONE && !op->done)
+		op_unwant(a);
+	node_names_free(op->nodes);
+	sbuf_release(&op->err);
+	memset(op, 0, sizeof(*op));
+	sbuf_init(&op->err);
+	op->kind = AOP_NONE;
+}
+
+const char *agent_op_text(const struct agent *a)
+{
+	if (a->op.kind == AOP_NONE || a->op.done)
+		return "";
+	return steps[a->op.step].text;
+}
+
+/*
+ * Make kind the operation.  False if another was in progress: that one is
+ * abandoned, and the new one is done at once with EXIT_FAIL.
+ */
+static bool op_start(struct agent *a, enum agent_op kind)
+{
+	bool busy = a->op.kind != AOP_NONE && !a->op.done;
+	agent_op_end(a);
+	a->op.kind = kind;
+	a->op.alive = -1;
+	a->op.best_rtt_us = -1;
+	if (!busy)
+		return true;
+	sbuf_addf(&a->op.err, "another request to \"%s\" is in progress",
+		  a->conn->target);
+	op_done(a, EXIT_FAIL);
+	return false;
+}
+
+void agent_attach_begin(struct agent *a, const struct agent_opts *o)
+{
+	if (!op_start(a, AOP_ATTACH))
+		return;
+	a->op.opts = *o;
+	op_enter(a, ST_RELEASE);
+}
+
+void agent_trace_begin(struct agent *a, const struct trace_spec *spec,
+		       struct trace_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (!op_start(a, AOP_TRACE))
+		return;
+	ei_x_buff x;
+	trace_encode(a, spec, &x);
+	a->op.trace = res;
+	a->op.step = ST_TRACE;
+	op_sent(a, req_send(a, &x));
+}
+
+void agent_clock_begin(struct agent *a, int samples)
+{
+	if (!op_start(a, AOP_CLOCK))
+		return;
+	a->op.samples = samples;
+	if (samples > 0)
+		op_enter(a, ST_CLOCK);
+	else
+		op_done(a, EXIT_OK);
+}
+
+void agent_gone_begin(struct agent *a, int ms)
+{
+	if (!op_start(a, AOP_GONE))
+		return;
+	a->op.until_ms = now_ms() + ms;
+	if (ms > 0)
+		op_enter(a, ST_LOADED);
+	else
+		gone_late(a);
+}
+
+void agent_nodes_begin(struct agent *a)
+{
+	if (op_start(a, AOP_NODES))
+		op_enter(a, ST_NODES);
+}
+
+void agent_alive_begin(struct agent *a)
+{
+	if (op_start(a, AOP_ALIVE))
+		op_enter(a, ST_ALIVE);
+}
+
+/*
+ * The blocking calls: begin, then pump this agent alone until the operation
+ * is done.  A signal leaves it unfinished for the caller's agent_op_end.
+ */
+enum { OP_INTERRUPTED = -1 };
+
+/* The operation's rc, with its message appended to err (may be NULL), or
+ * OP_INTERRUPTED with "interrupted while ..." there. */
+static int op_wait(struct agent *a, struct sbuf *err)
+{
+	while (!agent_op_step(a)) {
+		long long left = a->op.deadline_ms - now_ms();
+		int ms = left <= 0 ? 0 : left < WAIT_SLICE_MS ? (int)left :
+			WAIT_SLICE_MS;
+		if (agent_pump(a, ms) == PUMP_SIGNAL) {
+			if (err)
+				sbuf_addf(err, "interrupted while %s",
+					  agent_op_text(a));
+			return OP_INTERRUPTED;
+		}
+	}
+	if (err && a->op.rc != EXIT_OK)
+		sbuf_addstr(err, sbuf_str(&a->op.err));
+	return a->op.rc;
+}
+
+int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
+{
+	agent_attach_begin(a, o);
+	int rc = op_wait(a, err);
+	agent_op_end(a);
+	return rc == OP_INTERRUPTED ? EXIT_OK : rc;
+}
+
+int agent_trace(struct agent *a, const struct trace_spec *spec,
+		struct trace_result *res, struct sbuf *err)
+{
+	agent_trace_begin(a, spec, res);
+	int rc = op_wait(a, err);
+	agent_op_end(a);
+	return rc == OP_INTERRUPTED ? EXIT_OK : rc;
+}
+
+int agent_clock(struct agent *a, int samples, long long *offset_us,
+		long long *error_us)
+{
+	agent_clock_begin(a, samples);
+	int rc = op_wait(a, NULL);
+	if (rc == EXIT_OK && a->op.taken > 0) {
+		*offset_us = a->op.offset_us;
+		*error_us = a->op.error_us;
+	}
+	agent_op_end(a);
+	return rc == EXIT_OK ? 0 : -1;
+}
+
+int agent_wait_gone(struct agent *a, int ms)
+{
+	agent_gone_begin(a, ms);
+	int rc = op_wait(a, NULL);
+	agent_op_end(a);
+	return rc == EXIT_OK ? 0 : -1;
+}
+
+int agent_visible_nodes(struct agent *a, char ***out)
+{
+	int n = -1;
+	*out = NULL;
+	agent_nodes_begin(a);
+	if (op_wait(a, NULL) == EXIT_OK) {
+		*out = a->op.nodes;
+		a->op.nodes = NULL;
+		for (n = 0; (*out)[n]; n++)
+			;
+	}
+	agent_op_end(a);
+	return n;
+}
+
+int agent_alive(struct agent *a)
+{
+	agent_alive_begin(a);
+	int alive = op_wait(a, NULL) == EXIT_OK ? a->op.alive : -1;
+	agent_op_end(a);
+	return alive;
+}
+
 void trace_result_release(struct trace_result *r)
 {
 	for (int i = 0; i < r->nskipped; i++)
@@ -757,6 +1233,10 @@ int agent_unfollow(struct agent *a)
 int agent_stop_send(struct agent *a)
 {
 	ei_x_buff x;
+	/* the stop's reply is awaited with req_ref, which an operation in
+	 * progress may be using: that one is abandoned */
+	if (a->op.kind != AOP_NONE && !a->op.done)
+		agent_op_end(a);
 	request_begin(a, &x, &a->req_ref);
 	ei_x_encode_atom(&x, "stop");
 	a->req_want = true;
@@ -766,119 +1246,9 @@ int agent_stop_send(struct agent *a)
 	return r;
 }
 
-/* rpc erlang:BIF(beamscope_agent); true if it answered true. */
-static int agent_module_rpc(struct agent *a, const char *bif, bool *yes)
-{
-	ei_x_buff args;
-	ei_x_new(&args);
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_atom(&args, "beamscope_agent");
-	ei_x_encode_empty_list(&args);
-	int r = rpc(a, "erlang", bif, &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return -1;
-	int idx = 1;
-	char atom[MAXATOMLEN];
-	*yes = ei_decode_atom(a->rpc_reply.buff, &idx, atom) == 0 &&
-		!strcmp(atom, "true");
-	return 0;
-}
-
-int agent_wait_gone(struct agent *a, int ms)
-{
-	long long deadline = now_ms() + ms;
-	while (now_ms() < deadline) {
-		bool loaded = true, old = true;
-		if (agent_module_rpc(a, "module_loaded", &loaded) < 0 ||
-		    agent_module_rpc(a, "check_old_code", &old) < 0)
-			return -1;
-		if (!loaded && !old)
-			return 0;
-		agent_pump(a, 20);
-	}
-	return -1;
-}
-
 bool agent_reply_arrived(const struct agent *a)
 {
 	return a->req_got;
-}
-
-/* A request that is just an atom; the reply term is in a->req_reply. */
-static int simple_request(struct agent *a, const char *what)
-{
-	ei_x_buff x;
-	request_begin(a, &x, &a->req_ref);
-	ei_x_encode_atom(&x, what);
-	int r = request(a, &x);
-	ei_x_free(&x);
-	return r;
-}
-
-static long long wall_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int agent_clock(struct agent *a, int samples, long long *offset_us,
-		long long *error_us)
-{
-	long long best_rtt = -1;
-	for (int i = 0; i < samples; i++) {
-		long long t0 = wall_us();
-		if (simple_request(a, "clock") != RPC_OK)
-			return -1;
-		long long t1 = wall_us();
-		int idx = 1, arity;
-		char tag[MAXATOMLEN_UTF8];
-		long long remote;
-		if (ei_decode_tuple_header(a->req_reply.buff, &idx, &arity) < 0 ||
-		    arity != 2 || ei_decode_atom(a->req_reply.buff, &idx, tag) < 0 ||
-		    strcmp(tag, "clock") ||
-		    ei_decode_longlong(a->req_reply.buff, &idx, &remote) < 0)
-			return -1;
-		/* the round trip with the least queueing bounds the error best */
-		if (best_rtt < 0 || t1 - t0 < best_rtt) {
-			best_rtt = t1 - t0;
-			*offset_us = remote - (t0 + t1) / 2;
-			*error_us = (best_rtt + 1) / 2;
-		}
-	}
-	return 0;
-}
-
-int agent_visible_nodes(struct agent *a, char ***out)
-{
-	*out = NULL;
-	if (simple_request(a, "nodes") != RPC_OK)
-		return -1;
-	const char *buf = a->req_reply.buff;
-	int idx = 1, arity, n, type, size;
-	char tag[MAXATOMLEN_UTF8];
-	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
-	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "nodes") ||
-	    ei_get_type(buf, &idx, &type, &size) < 0)
-		return -1;
-	if (type == ERL_NIL_EXT) {
-		*out = xcalloc(1, sizeof(char *));
-		return 0;
-	}
-	if (ei_decode_list_header(buf, &idx, &n) < 0 || n < 0)
-		return -1;
-	char **names = xcalloc((size_t)n + 1, sizeof(char *));
-	for (int i = 0; i < n; i++) {
-		char name[MAXATOMLEN_UTF8];
-		if (ei_decode_atom(buf, &idx, name) < 0) {
-			node_names_free(names);
-			return -1;
-		}
-		names[i] = xstrdup(name);
-	}
-	*out = names;
-	return n;
 }
 
 void agent_check_gone(struct agent *a, long dep_ms)
@@ -903,22 +1273,4 @@ void agent_gone_text(const struct agent *a, struct sbuf *out)
 	else
 		sbuf_addf(out, "the agent on \"%s\" went away (%s) and cleaned up",
 			  node, a->gone_why[0] ? a->gone_why : "unknown");
-}
-
-int agent_alive(struct agent *a)
-{
-	ei_x_buff args;
-	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_pid(&args, &a->pid);
-	ei_x_encode_empty_list(&args);
-	int r = rpc(a, "erlang", "is_process_alive", &args);
-	ei_x_free(&args);
-	if (r != RPC_OK)
-		return -1;
-	int idx = 1;
-	char word[MAXATOMLEN];
-	if (ei_decode_atom(a->rpc_reply.buff, &idx, word) < 0)
-		return -1;
-	return !strcmp(word, "true");
 }

@@ -139,7 +139,9 @@ int agent_focus(struct agent *a, const char *pid_text, bool on);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);
-/* Ask the agent to stop; the reply and the workers' eos arrive by pumping. */
+/* Ask the agent to stop; the reply and the workers' eos arrive by pumping.
+ * The reply is matched like a request's, so an operation in progress is
+ * abandoned first (agent_op_end: a->op.kind is AOP_NONE afterwards). */
 int agent_stop_send(struct agent *a);
 /* After a stop: wait until the agent's code is gone from the target, so
  * that a new session can start.  0, or -1 on timeout or a lost link. */
@@ -171,7 +173,10 @@ bool agent_reply_arrived(const struct agent *a);
  * on every tick, so that a late answer times out).  Once a->op.done, a->op.rc
  * is an EXIT_* code and a->op.err says what went wrong; agent_op_end() then
  * frees the state (the caller takes the results it wants first).  A begin
- * while another operation is in progress fails that begin at once.
+ * while another operation is in progress fails that begin at once: the one
+ * in progress is abandoned (its answer is ignored), and a->op shows the new
+ * one done with EXIT_FAIL.  A begin after a finished operation that was not
+ * ended ends it first.
  *
  * The blocking calls above (agent_attach, agent_trace, agent_clock,
  * agent_wait_gone, agent_visible_nodes, agent_alive) are these operations
