@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "embed.h"
 #include "exitcode.h"
 #include "sig.h"
@@ -175,20 +175,6 @@ enum pump_result agent_read(struct agent *a, int budget)
 	}
 	agent_op_step(a);  /* a lost connection ends the operation too */
 	return r;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long wall_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* how long a step waits for its answer */
@@ -676,7 +662,7 @@ static enum op_step got_whereis(struct agent *a)
 		  "beamscope (agent <0.%u.%u>), which is still there; wait for "
 		  "it to end, it cleans up by itself", a->conn->target,
 		  other.num, other.serial);
-	a->op.until_ms = now_ms() + GONE_WAIT_MS;
+	a->op.until_ms = clock_mono_ms() + GONE_WAIT_MS;
 	return ST_LOADED;
 }
 
@@ -721,7 +707,7 @@ static enum op_step gone_late(struct agent *a)
 /* The pause between two rounds is over. */
 static enum op_step after_pause(struct agent *a)
 {
-	return now_ms() < a->op.until_ms ? ST_LOADED : gone_late(a);
+	return clock_mono_ms() < a->op.until_ms ? ST_LOADED : gone_late(a);
 }
 
 /* the agent module; it loads the tracer and the NIF itself */
@@ -817,14 +803,14 @@ static enum op_step odd_reply(struct agent *a, const char *what)
 
 static bool send_clock(struct agent *a)
 {
-	a->op.t0_us = wall_us();
+	a->op.t0_us = clock_wall_us();
 	return req_atom(a, "clock");
 }
 
 static enum op_step got_clock(struct agent *a)
 {
 	struct agent_op_state *op = &a->op;
-	long long t1 = wall_us(), remote;
+	long long t1 = clock_wall_us(), remote;
 	int idx = 1, arity;
 	char tag[MAXATOMLEN_UTF8];
 	if (ei_decode_tuple_header(a->req_reply.buff, &idx, &arity) < 0 ||
@@ -959,7 +945,7 @@ static void op_fail(struct agent *a, int r)
 static void op_sent(struct agent *a, bool sent)
 {
 	struct agent_op_state *op = &a->op;
-	op->deadline_ms = now_ms() + (steps[op->step].wait == WAIT_PAUSE ?
+	op->deadline_ms = clock_mono_ms() + (steps[op->step].wait == WAIT_PAUSE ?
 				      GONE_PAUSE_MS : answer_ms(a));
 	if (!sent)
 		op_fail(a, RPC_LOST);
@@ -976,7 +962,7 @@ bool agent_op_step(struct agent *a)
 	struct agent_op_state *op = &a->op;
 	while (op->kind != AOP_NONE && !op->done) {
 		const struct op_step_def *s = &steps[op->step];
-		long long now = now_ms();
+		long long now = clock_mono_ms();
 		bool arrived = s->wait == WAIT_RPC ? a->rpc_got :
 			s->wait == WAIT_REQUEST ? a->req_got :
 			now >= op->deadline_ms;
@@ -1072,7 +1058,7 @@ void agent_gone_begin(struct agent *a, int ms)
 {
 	if (!op_start(a, AOP_GONE))
 		return;
-	a->op.until_ms = now_ms() + ms;
+	a->op.until_ms = clock_mono_ms() + ms;
 	if (ms > 0)
 		op_enter(a, ST_LOADED);
 	else
@@ -1102,7 +1088,7 @@ enum { OP_INTERRUPTED = -1 };
 static int op_wait(struct agent *a, struct sbuf *err)
 {
 	while (!agent_op_step(a)) {
-		long long left = a->op.deadline_ms - now_ms();
+		long long left = a->op.deadline_ms - clock_mono_ms();
 		int ms = left <= 0 ? 0 : left < WAIT_SLICE_MS ? (int)left :
 			WAIT_SLICE_MS;
 		if (agent_pump(a, ms) == PUMP_SIGNAL) {
