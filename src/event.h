@@ -31,6 +31,9 @@ enum event_kind {
 #define KIND_DEFAULT (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT)
 /* function calls: turned on by --call patterns, not by --events */
 #define KIND_CALL 64
+/* every kind, calls included */
+#define KIND_ALL (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT | \
+		  KIND_LINK | KIND_REGISTER | KIND_GC | KIND_RUNNING | KIND_CALL)
 
 /*  id                   NIF tag                          JSON type          kind */
 #define EVENT_TYPES(X) \

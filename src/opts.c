@@ -91,6 +91,7 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 			return -1;
 		}
 		cfg->kinds = k | (cfg->kinds & KIND_CALL);
+		cfg->events_set = true;
 		break;
 	}
 	case OPT_PIDS:
@@ -377,6 +378,8 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 			  "host", cfg->nodes[1]);
 		goto out;
 	}
+	if (cfg->open && !cfg->events_set)
+		cfg->kinds = KIND_ALL;   /* a recording: whatever it holds */
 	if (cfg->open && cfg->nnodes) {
 		sbuf_addf(err, "unexpected argument \"%s\": --open replays a "
 			  "file; give no node with it", cfg->nodes[0]);

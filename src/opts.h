@@ -76,6 +76,7 @@ struct config {
 	const char *open;         /* --open: a recording instead of nodes */
 	const char *record;       /* --record: the view writes NDJSON there */
 	int kinds;
+	bool events_set;          /* --events was given */
 	struct pidsel pids;
 	const char *pids_arg;     /* --pids as given, NULL: all */
 	const char *calls[32];    /* --call patterns */
