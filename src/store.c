@@ -2,6 +2,9 @@
  * store: ring of owned events plus per-process aggregates.
  * Invariant: ring[seq % cap] holds event seq for seq in
  * [store_oldest_seq, next_seq); everything older has been freed.
+ * Every process has its own activity stamp (seen): the store's clock
+ * steps once per touch, so no two processes share one and "the k least
+ * recently active" is always exactly k processes.
  */
 #include "store.h"
 
@@ -67,6 +70,7 @@ void store_release(struct store *st)
 	free(st->ring);
 	free_procs(st);
 	free_funcs(st);
+	free(st->keep);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -94,11 +98,18 @@ const struct sevent *store_event(const struct store *st, uint64_t seq)
 	return e->seq == seq ? e : NULL;
 }
 
+/* Every bit of the pid reaches the low bits the index uses: pids differ
+ * mostly in num, a few in serial, rarely in node. */
 static size_t pid_hash(struct bs_pid p)
 {
-	uint64_t h = (((uint64_t)p.num << 32) ^ p.serial) + p.node * 0x100000001b3ULL;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 17);
+	uint64_t h = ((uint64_t)p.num << 32 | p.serial) ^
+		(uint64_t)p.node * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (size_t)h;
 }
 
 static void index_put(struct store *st, size_t i)
@@ -127,12 +138,19 @@ struct proc *store_proc(const struct store *st, struct bs_pid pid)
 	}
 }
 
+static void touch(struct store *st, struct proc *p)
+{
+	p->seen = ++st->clock;
+}
+
 static struct proc *proc_get(struct store *st, struct bs_pid pid,
 			     const char *pid_text)
 {
 	struct proc *p = store_proc(st, pid);
-	if (p)
+	if (p) {
+		touch(st, p);
 		return p;
+	}
 	if ((st->nprocs + 1) * 2 > st->index_cap) {
 		free(st->index);
 		st->index_cap = st->index_cap ? st->index_cap * 2 : 256;
@@ -149,10 +167,138 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	snprintf(p->pid_text, sizeof(p->pid_text), "%s", pid_text);
 	p->mqlen = -1;
 	p->in_ts = -1;
+	touch(st, p);
 	st->procs[st->nprocs] = p;
 	index_put(st, st->nprocs);
 	st->nprocs++;
 	return p;
+}
+
+/* The k-th smallest (1-based, 1 <= k <= n) of keys[0..n), which it
+ * reorders: a radix select, byte by byte from the highest one in which
+ * the keys differ, keeping only the bucket the k-th falls in; O(n) per
+ * byte, and a byte that does not tell them apart is skipped. */
+static uint64_t kth_smallest(uint64_t *keys, size_t n, size_t k,
+			     uint64_t *work)
+{
+	uint64_t diff = 0;
+	for (size_t i = 1; i < n; i++)
+		diff |= keys[i] ^ keys[0];
+	*work += n;
+	int shift = 56;
+	while (shift > 0 && !(diff >> shift))
+		shift -= 8;
+	for (; shift >= 0 && n > 1; shift -= 8) {
+		size_t count[256] = { 0 }, b = 0, m = 0;
+		for (size_t i = 0; i < n; i++)
+			count[(keys[i] >> shift) & 255]++;
+		while (k > count[b])
+			k -= count[b++];
+		for (size_t i = 0; i < n; i++)
+			if (((keys[i] >> shift) & 255) == b)
+				keys[m++] = keys[i];
+		*work += 2 * n;
+		n = m;
+	}
+	return keys[0];   /* what is left is k copies of one key, or one */
+}
+
+/* How a process ranks for being forgotten: the smallest goes first.
+ * Registered processes go after all the others, then the least recently
+ * active first. */
+static uint64_t quiet_key(const struct proc *p)
+{
+	return (p->name ? UINT64_C(1) << 63 : 0) | p->seen;
+}
+
+/* Forget the oldest exited processes beyond max_exited, then the quietest
+ * until at most `want` are left; never the kept ones.  A few passes over
+ * the table: O(n). */
+static void forget(struct store *st, size_t want)
+{
+	size_t drop_exited = st->nexited > st->max_exited ?
+		st->nexited - st->max_exited : 0;
+	if (!drop_exited && st->nprocs <= want)
+		return;
+	for (size_t i = 0; i < st->nkeep; i++) {
+		struct proc *p = store_proc(st, st->keep[i]);
+		if (p)
+			p->kept = true;
+	}
+	uint64_t *keys = xmalloc(st->nprocs * sizeof(*keys));
+	/* exited processes stamped up to exit_bound go, and then the others
+	 * ranked up to quiet_bound; stamps start at 1, so 0 spares all */
+	uint64_t exit_bound = 0, quiet_bound = 0;
+	size_t left = st->nprocs, n = 0;
+	if (drop_exited) {
+		for (size_t i = 0; i < st->nprocs; i++)
+			if (!st->procs[i]->kept && st->procs[i]->exited)
+				keys[n++] = st->procs[i]->seen;
+		st->forget_work += st->nprocs;
+		exit_bound = n <= drop_exited ? UINT64_MAX :
+			kth_smallest(keys, n, drop_exited, &st->forget_work);
+		left -= n < drop_exited ? n : drop_exited;
+	}
+	if (left > want) {
+		n = 0;
+		for (size_t i = 0; i < st->nprocs; i++) {
+			const struct proc *p = st->procs[i];
+			if (!p->kept && !(p->exited && p->seen <= exit_bound))
+				keys[n++] = quiet_key(p);
+		}
+		st->forget_work += st->nprocs;
+		quiet_bound = n <= left - want ? UINT64_MAX :
+			kth_smallest(keys, n, left - want, &st->forget_work);
+	}
+	free(keys);
+
+	size_t j = 0;
+	for (size_t i = 0; i < st->nprocs; i++) {
+		struct proc *p = st->procs[i];
+		bool old_exit = p->exited && p->seen <= exit_bound;
+		if (p->kept || (!old_exit && quiet_key(p) > quiet_bound)) {
+			p->kept = false;
+			st->procs[j++] = p;
+			continue;
+		}
+		if (p->exited)
+			st->nexited--;
+		if (old_exit)
+			st->pruned++;
+		else
+			st->forgotten++;
+		proc_free(p);
+	}
+	st->forget_work += st->nprocs;
+	st->nprocs = j;
+	memset(st->index, 0, st->index_cap * sizeof(*st->index));
+	for (size_t i = 0; i < st->nprocs; i++)
+		index_put(st, i);
+	st->generation++;
+}
+
+/* Below max_procs by an eighth after a pass, so that passes, O(n) each,
+ * come once per n/8 new processes at most: O(1) a process, amortized. */
+static size_t procs_low(const struct store *st)
+{
+	size_t slack = st->max_procs / 8;
+	return st->max_procs - (slack ? slack : 1);
+}
+
+/* Before adding what may be a new process: room for it. */
+static void make_room(struct store *st, struct bs_pid pid)
+{
+	if (st->max_procs && st->nprocs >= st->max_procs &&
+	    !store_proc(st, pid))
+		forget(st, procs_low(st));
+}
+
+void store_keep(struct store *st, const struct bs_pid *pids, size_t n)
+{
+	st->keep = xrealloc(st->keep, (n ? n : 1) * sizeof(*st->keep));
+	if (n)
+		memcpy(st->keep, pids, n * sizeof(*pids));
+	st->nkeep = n;
 }
 
 static void set_str(char **dst, const char *s)
@@ -267,6 +413,11 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	if (!total)
 		e->pid_text = blk;
 
+	struct bs_pid child = { 0, 0, ev->pid.node };
+	bool has_child = ev->type == EV_SPAWN && pid_of_text(ev->peer, &child);
+	make_room(st, ev->pid);
+	if (has_child)
+		make_room(st, child);
 	struct proc *p = proc_get(st, ev->pid, ev->pid_text);
 	p->last_ts = ev->ts;
 	if (!p->first_seq)
@@ -283,8 +434,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	case EV_SPAWN: {
 		p->spawns++;
-		struct bs_pid child = { 0, 0, ev->pid.node };
-		if (pid_of_text(ev->peer, &child)) {
+		if (has_child) {
 			struct proc *c = proc_get(st, child, ev->peer);
 			c->has_parent = true;
 			c->parent = ev->pid;
@@ -343,6 +493,7 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 		      unsigned long sends, unsigned long receives,
 		      unsigned long spawns)
 {
+	make_room(st, pid);
 	struct proc *p = proc_get(st, pid, pid_text);
 	p->sends += sends;
 	p->receives += receives;
@@ -353,6 +504,7 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen)
 {
+	make_room(st, pid);
 	struct proc *p = proc_get(st, pid, pid_text);
 	if (name)
 		set_str(&p->name, name);
@@ -381,30 +533,11 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 	st->generation++;
 }
 
-static void prune(struct store *st)
-{
-	size_t drop = st->nexited - st->max_exited, j = 0;
-	for (size_t i = 0; i < st->nprocs; i++) {
-		struct proc *p = st->procs[i];
-		if (drop && p->exited) {   /* first seen, first forgotten */
-			proc_free(p);
-			drop--;
-			st->nexited--;
-			st->pruned++;
-			continue;
-		}
-		st->procs[j++] = p;
-	}
-	st->nprocs = j;
-	memset(st->index, 0, st->index_cap * sizeof(*st->index));
-	for (size_t i = 0; i < st->nprocs; i++)
-		index_put(st, i);
-}
-
 void store_tick(struct store *st)
 {
-	if (st->nexited > st->max_exited)
-		prune(st);
+	if (st->nexited > st->max_exited ||
+	    (st->max_procs && st->nprocs > st->max_procs))
+		forget(st, st->max_procs ? procs_low(st) : st->nprocs);
 	for (size_t i = 0; i < st->nfuncs; i++) {
 		struct fstat *f = st->funcs[i];
 		f->rcalls = f->calls - f->tick_calls;

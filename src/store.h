@@ -7,6 +7,18 @@
  *    per-second rates of sends/receives/spawns, message queue length,
  *    parent, and how it exited.
  *
+ * The table can be bounded too (max_procs).  Exit events can be dropped
+ * on the target, so a process is not known to be gone just because it
+ * went quiet: beyond max_procs records the store forgets the processes
+ * quiet the longest (unregistered ones before registered ones), never the
+ * ones the front end asked to keep (store_keep).  Of the exited ones it
+ * keeps at most max_exited.  A forgotten process that is active again
+ * comes back with fresh totals.
+ * Forgetting happens in store_tick and, so that a burst between two ticks
+ * cannot grow the table either, in the calls that add processes; a struct
+ * proc pointer is therefore valid only until the next store_add_event,
+ * store_add_counts, store_set_info or store_tick.
+ *
  * Totals come from events for processes in focus (event tier) and from the
  * agent's counter deltas for the rest (count tier); the tracer never
  * reports the same event both ways, so they simply add up.
@@ -67,6 +79,8 @@ struct proc {
 	int64_t in_ts;       /* scheduled in at, -1 when out */
 	unsigned long gcs;   /* garbage collections */
 	uint64_t first_seq;  /* first event of it still worth looking at */
+	uint64_t seen;       /* store clock at its last activity */
+	bool kept;           /* in the keep list, during a pass that forgets */
 };
 
 struct store {
@@ -83,6 +97,12 @@ struct store {
 	size_t max_exited;    /* exited processes kept; the oldest go first */
 	size_t nexited;
 	uint64_t pruned;      /* exited processes forgotten */
+	size_t max_procs;     /* processes kept at most; 0: no bound */
+	uint64_t forgotten;   /* quiet processes forgotten for max_procs */
+	uint64_t clock;       /* stamps activity: one step per touch */
+	uint64_t forget_work; /* records looked at by passes that forget */
+	struct bs_pid *keep;  /* never forgotten; owned, nkeep of them */
+	size_t nkeep;
 	struct fstat **funcs; /* traced functions seen; owned */
 	size_t nfuncs;
 };
@@ -107,8 +127,12 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 			 bool has_parent, struct bs_pid parent, bool exited,
 			 const char *reason);
 /* Close the per-second window: rates become the last second's counts;
- * forget the oldest exited processes beyond max_exited. */
+ * forget the oldest exited processes beyond max_exited, and the quietest
+ * beyond max_procs. */
 void store_tick(struct store *st);
+/* The processes to keep whatever happens (the one in focus, the rows on
+ * screen), until the next call; the pids are copied. */
+void store_keep(struct store *st, const struct bs_pid *pids, size_t n);
 
 struct proc *store_proc(const struct store *st, struct bs_pid pid);
 /* Percentile p (0..100) of a function's recent latencies; -1 if none. */

@@ -60,6 +60,8 @@ struct procs_table {
 	size_t nrows, cap;
 	bool have_sel;
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
+	struct bs_pid *shown;   /* the rows on screen at the last draw */
+	size_t nshown, shown_cap;
 };
 
 struct app;

@@ -108,9 +108,9 @@ void status_draw(struct app *a, int y)
 		lost && !app_attached(a) ? "LOST" :
 		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
 	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %lu ev/s  "
-		 "%lu dropped  %s %s  limits %s%s%s",
+		 "%zu procs  %lu dropped  %s %s  limits %s%s%s",
 		 who, state, up / 3600, (up / 60) % 60, up % 60, a->rate,
-		 dropped, kinds, sp->pids[0] ? sp->pids : "all",
+		 a->store.nprocs, dropped, kinds, sp->pids[0] ? sp->pids : "all",
 		 lim, a->last_error[0] ? "  last error: " : "", a->last_error);
 	sbuf_release(&pending);
 	draw_text(y, 0, COLS, line, draw_attr(a, lost ? ROLE_ERROR : ROLE_STATUS));

@@ -36,6 +36,7 @@
 #define TICK_MS 1000
 #define UI_DEFAULT_DURATION 600   /* without --duration: ten minutes */
 #define UI_RING_DEFAULT 200000
+#define UI_PROCS_MIN 10000        /* processes kept, whatever the ring */
 
 static struct termios saved_tio;
 static bool have_tio;
@@ -123,6 +124,29 @@ enum view_id app_view(const struct app *a)
 	return a->stack[a->depth - 1];
 }
 
+static bool focus_open(const struct app *a)
+{
+	for (int i = 0; i < a->depth; i++)
+		if (a->stack[i] == VIEW_PROC)
+			return true;
+	return false;
+}
+
+/* Tell the store what it must not forget: the rows on screen and the
+ * process in focus. */
+static void keep_shown(struct app *a)
+{
+	struct procs_table *t = &a->table;
+	size_t n = t->nshown;
+	if (t->shown_cap < n + 1) {
+		t->shown_cap = n + 1;
+		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
+	}
+	if (focus_open(a))   /* after the rows, outside nshown */
+		t->shown[n++] = a->focus;
+	store_keep(&a->store, t->shown, n);
+}
+
 int app_focus(struct app *a, struct bs_pid pid, const char *text)
 {
 	if (app_view(a) == VIEW_PROC)
@@ -132,15 +156,8 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
 	if (app_view(a) != VIEW_PROC)
 		app_push(a, VIEW_PROC);
+	keep_shown(a);
 	return ACT_REDRAW;
-}
-
-static bool focus_open(const struct app *a)
-{
-	for (int i = 0; i < a->depth; i++)
-		if (a->stack[i] == VIEW_PROC)
-			return true;
-	return false;
 }
 
 /* ---- the store sink: what the session reports ---- */
@@ -198,10 +215,11 @@ static void on_proc(void *arg, int node, const struct recording_proc *rp)
 	unsigned long s = rp->sends > p->sends ? rp->sends - p->sends : 0,
 		r = rp->receives > p->receives ? rp->receives - p->receives : 0,
 		sp = rp->spawns > p->spawns ? rp->spawns - p->spawns : 0;
-	if (s || r || sp)
-		store_add_counts(&a->store, rp->pid, rp->pid_text, s, r, sp);
 	store_recorded_proc(&a->store, p, rp->initial_call, rp->has_parent,
 			    rp->parent, rp->exited, rp->reason);
+	/* last: p is the store's until it adds anything */
+	if (s || r || sp)
+		store_add_counts(&a->store, rp->pid, rp->pid_text, s, r, sp);
 }
 
 static void on_node_state(void *arg, int node)
@@ -387,6 +405,7 @@ static void draw(struct app *a)
 		return;
 	}
 	view_draw(a, 0, h);
+	keep_shown(a);
 	status_draw(a, LINES - 2);
 	if (a->prompt_active) {
 		prompt_draw(a, LINES - 1);
@@ -593,6 +612,9 @@ int ui_run(const struct config *cfg)
 	a->depth = 1;
 	a->start_ms = clock_mono_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
+	/* the process table is bounded by the ring too */
+	a->store.max_procs = a->store.cap > UI_PROCS_MIN ? a->store.cap :
+		UI_PROCS_MIN;
 	a->multi = a->s.multi;
 	a->node_filter = -1;
 	a->attaching = -1;

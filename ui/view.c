@@ -137,5 +137,6 @@ void views_clear(struct app *a)
 void views_release(struct app *a)
 {
 	free(a->table.rows);
+	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));
 }

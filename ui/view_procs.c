@@ -151,7 +151,7 @@ static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 
 static void procs_draw(struct app *a, int y, int h)
 {
-	const struct procs_table *t = &a->table;
+	struct procs_table *t = &a->table;
 	struct list *l = &a->pos[VIEW_PROCS];
 	int w[COL__COUNT], x = 0;
 	widths(a, w);
@@ -171,6 +171,14 @@ static void procs_draw(struct app *a, int y, int h)
 
 	procs_rebuild(a);
 	list_fit(l, LIST_SELECT, (int)t->nrows, h);
+	size_t room = (size_t)(h > 0 ? h : 0) + 1;   /* the rows, the selection */
+	if (t->shown_cap < room) {
+		t->shown_cap = room;
+		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
+	}
+	t->nshown = 0;
+	if (t->have_sel)
+		t->shown[t->nshown++] = t->sel_pid;
 
 	for (int r = 0; r < h; r++) {
 		int i = l->top + r;
@@ -184,6 +192,7 @@ static void procs_draw(struct app *a, int y, int h)
 			continue;
 		}
 		const struct proc *p = t->rows[i];
+		t->shown[t->nshown++] = p->pid;
 		int attr = i == l->sel ? draw_attr(a, ROLE_SELECTED) :
 			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
 		char num[32], pid[48];

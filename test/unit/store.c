@@ -1,4 +1,6 @@
 /* Unit tests: the event ring and per-process aggregates, no terminal. */
+#include <time.h>
+
 #include "store.h"
 #include "tap.h"
 
@@ -10,10 +12,151 @@ static struct event mk(enum event_type t, unsigned num, const char *pid_text,
 	return e;
 }
 
+static struct bs_pid pidn(unsigned num)
+{
+	return (struct bs_pid){ num, 0, 0 };
+}
+
+static void counts(struct store *st, unsigned num)
+{
+	char t[32];
+	snprintf(t, sizeof(t), "<0.%u.0>", num);
+	store_add_counts(st, pidn(num), t, 1, 0, 0);
+}
+
+static bool has(const struct store *st, unsigned num)
+{
+	return store_proc(st, pidn(num)) != NULL;
+}
+
+/* Every process the table holds is found through the index, and once. */
+static bool index_whole(const struct store *st)
+{
+	for (size_t i = 0; i < st->nprocs; i++)
+		if (store_proc(st, st->procs[i]->pid) != st->procs[i])
+			return false;
+	return true;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The table is bounded by activity: the quietest go first, registered
+ * ones last, kept ones never. */
+static void forgetting(void)
+{
+	struct store st;
+	store_init(&st, 16);
+	st.max_procs = 16;   /* passes leave 14 */
+	store_set_info(&st, pidn(1), "<0.1.0>", "reg", NULL, -1);
+	for (unsigned i = 2; i <= 16; i++)
+		counts(&st, i);
+	store_keep(&st, &(struct bs_pid){ 2, 0, 0 }, 1);
+	counts(&st, 3);      /* active again: the quietest are now 4 and 5 */
+	is_num(st.nprocs, 16, "a full table forgets nothing yet");
+	counts(&st, 17);
+	is_num(st.nprocs, 15, "a new process: the table goes down to 7/8, then it");
+	is_num(st.forgotten, 2, "forgotten processes counted");
+	ok(!has(&st, 4) && !has(&st, 5), "the two quiet the longest are forgotten");
+	ok(has(&st, 1) && has(&st, 2) && has(&st, 3) && has(&st, 6) && has(&st, 17),
+	   "registered, kept, active again and the new one stay");
+	ok(index_whole(&st), "index rebuilt");
+	counts(&st, 4);
+	ok(has(&st, 4) && store_proc(&st, pidn(4))->sends == 1,
+	   "a forgotten process active again comes back, counted afresh");
+
+	/* a spawn storm from one process: the children cannot outgrow it */
+	size_t most = 0;
+	for (unsigned i = 1000; i < 1200; i++) {
+		char child[32];
+		snprintf(child, sizeof(child), "<0.%u.0>", i);
+		struct event e = mk(EV_SPAWN, 6, "<0.6.0>", child, "[]");
+		store_add_event(&st, &e);
+		if (st.nprocs > most)
+			most = st.nprocs;
+	}
+	ok(most <= st.max_procs + 1, "spawn events never grow the table past the bound");
+	ok(has(&st, 6) && has(&st, 1199) && has(&st, 2),
+	   "the spawner, the newest child and the kept one stay");
+
+	/* only the kept are out of reach; registered ones go when they must */
+	st.max_procs = 2;
+	store_tick(&st);
+	ok(st.nprocs == 1 && has(&st, 2), "a tick applies a lowered bound; kept stays");
+
+	/* exited beyond max_exited: the first to exit go, a kept one stays */
+	st.max_procs = 0;
+	st.max_exited = 2;
+	for (unsigned i = 3000; i < 3004; i++) {
+		char t[32];
+		snprintf(t, sizeof(t), "<0.%u.0>", i);
+		struct event x = mk(EV_EXIT, i, t, NULL, "normal");
+		store_add_event(&st, &x);
+	}
+	store_keep(&st, &(struct bs_pid){ 3000, 0, 0 }, 1);
+	store_tick(&st);
+	ok(st.nexited == 2 && has(&st, 3000) && has(&st, 3003) && !has(&st, 3001) &&
+	   !has(&st, 3002), "exited: the oldest go, the kept one stays");
+	store_release(&st);
+}
+
+/* The cost of the bound: passes over a table of 100 000 processes, each
+ * O(n), come once per n/8 new processes, so the work per new process is
+ * a constant; counted in records looked at, not timed. */
+static void forgetting_cost(void)
+{
+	struct store st;
+	const unsigned cap = 100000, total = 400000;
+	store_init(&st, 16);
+	st.max_procs = cap;
+	double t0 = now_ms();
+	for (unsigned i = 1; i <= total; i++)
+		counts(&st, i);
+	double t1 = now_ms();
+	ok(st.nprocs <= cap && st.nprocs > cap - cap / 8 - 1,
+	   "400 000 processes through a table of 100 000");
+	/* pids in a row spread over the index: no long probe runs */
+	size_t run = 0, longest = 0;
+	for (size_t k = 0; k < st.index_cap; k++) {
+		run = st.index[k] ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	printf("# longest run in the index: %zu of %zu slots\n", longest,
+	       st.index_cap);
+	ok(longest < 100, "the index of pids in a row has no long probe runs");
+	printf("# %.1f records looked at per new process\n",
+	       (double)st.forget_work / total);
+	ok(st.forget_work <= 64ULL * total, "forgetting is O(1) per new process, amortized");
+
+	uint64_t before = st.forget_work;
+	double tick0 = now_ms();
+	for (int i = 0; i < 10; i++)
+		store_tick(&st);
+	double tick1 = now_ms();
+	is_num(st.forget_work - before, 0, "a tick under the bound forgets nothing");
+	for (unsigned i = total + 1; st.nprocs < cap; i++)
+		counts(&st, i);
+	st.max_procs = cap - 1;
+	before = st.forget_work;
+	double p0 = now_ms();
+	store_tick(&st);
+	double p1 = now_ms();
+	ok(st.forget_work - before <= 16ULL * cap, "one pass over 100 000 is O(n)");
+	printf("# %u new processes: %.0f ms; a tick: %.2f ms; a pass: %.2f ms\n",
+	       total, t1 - t0, (tick1 - tick0) / 10,
+	       p1 - p0);
+	store_release(&st);
+}
+
 int main(void)
 {
 	struct store st;
-	plan(25);
+	plan(41);
 
 	store_init(&st, 4);
 	struct event e = mk(EV_REGISTER, 5, "<0.5.0>", NULL, NULL);
@@ -102,5 +245,8 @@ int main(void)
 	store_clear(&st);
 	ok(st.nprocs == 0 && store_event(&st, 5) == NULL, "clear forgets everything");
 	store_release(&st);
+
+	forgetting();
+	forgetting_cost();
 	return done_testing();
 }
