@@ -218,13 +218,31 @@ tm() {
 	tmux -L "$TMUX_SOCK" "$@"
 }
 
+# ui_session WIDTH HEIGHT COMMAND: a fresh tmux session "ui" running
+# COMMAND.  A session left by an earlier test is closed first, and the
+# server it ran in is given time to go: a new session that reaches a
+# server still shutting down fails, so it is tried again.
+ui_session() {
+	tm kill-session -t ui 2>/dev/null
+	for _ in $(seq 1 40); do
+		tm has-session 2>/dev/null || break
+		sleep 0.05
+	done
+	for _ in 1 2 3 4 5; do
+		tm -f /dev/null new-session -d -s ui -x "$1" -y "$2" "$3" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # ui_start [beamscope args...]: run the real binary in a detached tmux
 # session of 100x30; its exit status lands in $TRASH/ui.rc.
 ui_start() {
 	# a session left by a failed test: close it and let it detach
-	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
+	tm has-session -t ui 2>/dev/null && tm kill-session -t ui &&
+		target_clean 3 >/dev/null
 	rm -f "$TRASH/ui.rc"
-	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	ui_session 100 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; stty -a >'$TRASH/ui.stty'; sleep 600"
 }
 
@@ -261,10 +279,9 @@ ui_exit_status() {
 # ui_open FILE [beamscope args...]: the view on a recording, in tmux as
 # ui_start does.
 ui_open() {
-	tm kill-session -t ui 2>/dev/null
 	rm -f "$TRASH/ui.rc"
 	_f=$1
 	shift
-	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
+	ui_session 100 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' --open '$_f' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
 }

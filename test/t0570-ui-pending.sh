@@ -56,8 +56,7 @@ test_expect_success 'a node that does not shake hands: :attach is pending, keys 
 	A=$NODE APID=$NODE_PID &&
 	NODE_COOKIE=$COOKIE start_node bspend2 && B=$NODE BPID=$NODE_PID &&
 	NODE=$A NODE_PID=$APID &&
-	tm kill-session -t ui 2>/dev/null;
-	tm -f /dev/null new-session -d -s ui -x 160 -y 30 \
+	ui_session 160 30 \
 		"'$BEAMSCOPE' $A $B --cookie-file '$COOKIE_FILE'; echo \$? >'$TRASH/ui.rc'; sleep 600" &&
 	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&
 	ui_keys ":detach $B" Enter && ui_wait "detached from $B" 10 &&

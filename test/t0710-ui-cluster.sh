@@ -28,9 +28,8 @@ on_node $C "bs_cluster:start_pinger(ping_3, '$AF', pong_1)." >/dev/null
 
 # ui_start_nodes ARGS...: the real binary on several nodes in tmux
 ui_start_nodes() {
-	tm kill-session -t ui 2>/dev/null
 	rm -f "$TRASH/ui.rc"
-	tm -f /dev/null new-session -d -s ui -x 160 -y 30 \
+	ui_session 160 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' $* --cookie-file '$COOKIE_FILE'; echo \$? >'$TRASH/ui.rc'; sleep 600"
 }
 
@@ -152,8 +151,7 @@ test_expect_success 'a recording of two nodes reopens with its node column and c
 	sleep 0.5 && kill -INT $rec && wait $rec &&
 	sent=$(jq -s "[.[] | select(.type == \"send\" and .name == \"ping_3\")] | length" multi.ndjson) &&
 	[ "$sent" -ge 25 ] &&
-	tm kill-session -t ui 2>/dev/null;
-	tm -f /dev/null new-session -d -s ui -x 160 -y 30 \
+	ui_session 160 30 \
 		"'$BEAMSCOPE' --open '$TRASH/multi.ndjson'; echo \$? >'$TRASH/ui.rc'; sleep 600" &&
 	ui_wait "opened .*multi.ndjson: [0-9]+ events from 2 nodes" 10 &&
 	ui_screen | grep -E "^ *PID +NAME +NODE +CURRENT" &&
