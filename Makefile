@@ -136,11 +136,19 @@ $(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.
 	$(call quiet,FUZZ,$@)$(FUZZ_CC) -DRECORDING_RBUF_SIZE=61 -o $@ $< \
 		$(FUZZ_SRC) $(FUZZ_LIBS)
 
-fuzz: $(BUILD)/fuzz-decode $(BUILD)/fuzz-recording
+# the parsers of the command line: options, numbers, --pids, pid texts
+ARGS_FUZZ_SRC := src/opts.c src/pidsel.c src/pidtext.c src/conffile.c \
+	src/event.c src/names.c src/sbuf.c src/xalloc.c src/esc.c
+$(BUILD)/fuzz-args: test/fuzz/fuzz_args.c $(ARGS_FUZZ_SRC) $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(call quiet,FUZZ,$@)$(FUZZ_CC) -o $@ $< $(ARGS_FUZZ_SRC) $(FUZZ_LIBS)
+
+fuzz: $(BUILD)/fuzz-decode $(BUILD)/fuzz-recording $(BUILD)/fuzz-args
 	scripts/fuzz-seeds $(BUILD)/fuzz-corpus $(BUILD)/fuzz-corpus-recording
 	$(BUILD)/fuzz-decode -runs=$(FUZZ_RUNS) -max_len=4096 $(BUILD)/fuzz-corpus
 	$(BUILD)/fuzz-recording -runs=$(FUZZ_RUNS) -max_len=4096 \
 		$(BUILD)/fuzz-corpus-recording
+	$(BUILD)/fuzz-args -runs=$(FUZZ_RUNS) -max_len=512
 
 # static checks: cppcheck, and clang-tidy with the checks in .clang-tidy
 lint: $(BUILD)/config.mk

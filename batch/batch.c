@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "esc.h"
 #include "exitcode.h"
 #include "json.h"
 #include "jsonsink.h"
@@ -62,7 +63,7 @@ static void on_notice(void *arg, enum session_level level, const char *text)
 	struct run *r = arg;
 	if (level <= SESSION_NOTE && r->cfg->quiet)
 		return;
-	fprintf(stderr, "beamscope: %s\n", text);
+	esc_print(stderr, "beamscope: %s", text);
 }
 
 static const char *tripped_why(const char *t)
@@ -104,7 +105,8 @@ static void node_summary(struct run *r, struct snode *n, const char *ended,
 		.clock_error_us = s->multi ? n->clock_error_us : -1,
 		.sessions = n->sessions,
 	};
-	n->st.unknown = n->agent.unknown;
+	/* a batch naming a worker that does not exist is junk too */
+	n->st.unknown = n->agent.unknown + n->st.bad_worker;
 	json_summary(json_sink_buf(&r->js), &si, &n->st);
 }
 
@@ -136,10 +138,10 @@ static int check_pids(const struct config *cfg)
 		return EXIT_OK;
 	for (int i = 0; i < cfg->pids.n; i++)
 		if (cfg->pids.items[i].is_pid) {
-			fprintf(stderr, "beamscope: --pids/--follow: with several "
+			esc_print(stderr, "beamscope: --pids/--follow: with several "
 				"nodes, name processes by their registered name; "
 				"a pid <0.N.S> means a different process on each "
-				"node\n");
+				"node");
 			return EXIT_USAGE;
 		}
 	return EXIT_OK;
@@ -161,13 +163,21 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	sp->ship_all = !cfg->counts;
 }
 
+static void output_stalled(const struct json_sink *js)
+{
+	esc_print(stderr, "beamscope: gave up writing to %s%s%s: %s, and %llu "
+		  "bytes were left unwritten; read it faster, or write to a "
+		  "file with -o FILE", js->own_fd ? "\"" : "", js->name,
+		  js->own_fd ? "\"" : "", json_sink_error(js), js->unwritten);
+}
+
 /* A recording in, NDJSON out: the same filters as a live run. */
 static int replay(struct run *r)
 {
 	struct sbuf err = SBUF_INIT;
 	int rc = EXIT_OK;
 	if (session_open_recording(&r->s, r->cfg->open, &err) < 0) {
-		fprintf(stderr, "beamscope: %s\n", err.buf);
+		esc_print(stderr, "beamscope: %s", err.buf);
 		sbuf_release(&err);
 		return EXIT_USAGE;
 	}
@@ -177,14 +187,18 @@ static int replay(struct run *r)
 			break;
 	}
 	json_sink_tick(&r->js, true);
-	if (r->js.write_errno) {
-		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+	json_sink_finish(&r->js, FINISH_MS);
+	if (r->js.stalled) {
+		output_stalled(&r->js);
+		rc = EXIT_FAIL;
+	} else if (r->js.write_errno) {
+		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
 			"bytes written so far are whole lines; make room or "
-			"choose another -o FILE\n", r->js.name,
+			"choose another -o FILE", r->js.name,
 			strerror(r->js.write_errno), r->js.good);
 		rc = EXIT_FAIL;
 	} else if (!r->cfg->quiet) {
-		fprintf(stderr, "beamscope: %lu events written from \"%s\"\n",
+		esc_print(stderr, "beamscope: %lu events written from \"%s\"",
 			r->js.events, r->cfg->open);
 	}
 	sbuf_release(&err);
@@ -210,7 +224,7 @@ int batch_run(const struct config *cfg)
 	json_sink_init(&r.js, &r.s, cfg->counts,
 		       (long long)(cfg->interval * 1000));
 	if (json_sink_open(&r.js, cfg->output, &err) < 0) {
-		fprintf(stderr, "beamscope: %s; choose another -o FILE\n", err.buf);
+		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -287,12 +301,15 @@ int batch_run(const struct config *cfg)
 	}
 	if (r.s.multi)
 		cluster_summary(&r, ended, started, t0);
-	json_sink_flush(&r.js);
+	json_sink_finish(&r.js, FINISH_MS);
 
-	if (r.js.write_errno) {
-		fprintf(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+	if (r.js.stalled) {
+		output_stalled(&r.js);
+		rc = EXIT_FAIL;
+	} else if (r.js.write_errno) {
+		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
 			"bytes written so far are whole lines; make room or "
-			"choose another -o FILE\n", r.js.name,
+			"choose another -o FILE", r.js.name,
 			strerror(r.js.write_errno), r.js.good);
 		rc = EXIT_FAIL;
 	} else if (any_lost) {
@@ -302,12 +319,12 @@ int batch_run(const struct config *cfg)
 				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
 					  session_node_name(&r.s, i));
 		if (which.len)
-			fprintf(stderr, "beamscope: lost the connection to %s "
-				"mid-run; kept the %lu events received\n",
+			esc_print(stderr, "beamscope: lost the connection to %s "
+				"mid-run; kept the %lu events received",
 				which.buf, r.s.events_all);
 		else
-			fprintf(stderr, "beamscope: ended early; kept the %lu "
-				"events received\n", r.s.events_all);
+			esc_print(stderr, "beamscope: ended early; kept the %lu "
+				"events received", r.s.events_all);
 		sbuf_release(&which);
 		rc = EXIT_LOST;
 	} else {
@@ -323,7 +340,7 @@ int batch_run(const struct config *cfg)
 
 fail:
 	if (err.len)
-		fprintf(stderr, "beamscope: %s\n", err.buf);
+		esc_print(stderr, "beamscope: %s", err.buf);
 	/* the nodes already tracing are stopped cleanly */
 	session_drain(&r.s);
 out:

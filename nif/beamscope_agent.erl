@@ -488,8 +488,8 @@ calls([Text | Rest], Acc) ->
 
 compile_call(Text) when is_list(Text) ->
     case erl_scan:string(Text, {1, 1}) of
-        {ok, Tokens, _} ->
-            head(Tokens, Text);
+        {ok, Tokens, End} ->
+            head(Tokens, End);
         {error, {Loc, Mod, Desc}, _} ->
             {error, located(Loc, Mod:format_error(Desc))}
     end;
@@ -505,10 +505,11 @@ loc(Token) ->
         L -> {L, 1}
     end.
 
-%% mod : fun ...
-head([{atom, _, M}, {':', _}, {Kind, _, F} | Rest], _Text)
+%% mod : fun ...  (End: where the text ends; the tokens added to what
+%% was typed sit there, so that an error there reads as an early end)
+head([{atom, _, M}, {':', _}, {Kind, _, F} | Rest], End)
   when Kind =:= atom; Kind =:= var, F =:= '_' ->
-    arity(M, F, Rest);
+    arity(M, F, Rest, End);
 head([{var, L, '_'} | _], _) ->
     {error, located(L, "the module cannot be a wildcard; name it")};
 head([T | _], _) ->
@@ -516,24 +517,24 @@ head([T | _], _) ->
 head([], _) ->
     {error, {1, 1, "empty pattern"}}.
 
-arity(M, F, []) ->
+arity(M, F, [], _) ->
     {ok, M, F, '_', [{'_', [], []}]};
-arity(M, F, [{'/', _}, {integer, _, A} | Rest]) when A >= 0, A =< 255 ->
-    raw(M, F, A, Rest);
-arity(M, F, [{'/', _}, {var, _, '_'} | Rest]) ->
-    raw(M, F, '_', Rest);
-arity(_, _, [{'/', L} | _]) ->
+arity(M, F, [{'/', _}, {integer, _, A} | Rest], End) when A >= 0, A =< 255 ->
+    raw(M, F, A, Rest, End);
+arity(M, F, [{'/', _}, {var, _, '_'} | Rest], End) ->
+    raw(M, F, '_', Rest, End);
+arity(_, _, [{'/', L} | _], _) ->
     {error, located(loc({'/', L}), "expected an arity (0..255 or _) after /")};
-arity(M, F, [{'(', _} | _] = Rest) ->
-    clause(M, F, Rest);
-arity(_, _, [T | _]) ->
+arity(M, F, [{'(', _} | _] = Rest, End) ->
+    clause(M, F, Rest, End);
+arity(_, _, [T | _], _) ->
     {error, located(loc(T), "expected /arity, (Args) or the end of the pattern")}.
 
 %% mod:fun/arity followed by a match spec written out
-raw(M, F, A, []) ->
+raw(M, F, A, [], _) ->
     {ok, M, F, A, [{'_', [], []}]};
-raw(M, F, A, [T | _] = Tokens) ->
-    case erl_parse:parse_term(Tokens ++ [{dot, element(2, T)}]) of
+raw(M, F, A, [T | _] = Tokens, End) ->
+    case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
             case erlang:match_spec_test([], MS, trace) of
                 {ok, _, _, _} -> {ok, M, F, A, MS};
@@ -543,20 +544,26 @@ raw(M, F, A, [T | _] = Tokens) ->
         {ok, _} ->
             {error, located(loc(T), "a match spec is a list of {Head, Guards, Body}")};
         {error, {Loc, Mod, Desc}} ->
-            {error, located(Loc, Mod:format_error(Desc))}
+            parse_error(Loc, Mod, Desc, End)
     end.
+
+%% an error at a token that was added, not typed: the text ended too soon
+parse_error(End, _, _, End) ->
+    {error, located(End, "the pattern ends too soon")};
+parse_error(Loc, Mod, Desc, _) ->
+    {error, located(Loc, Mod:format_error(Desc))}.
 
 ms_errors(Errors) ->
     string:join([S || {_, S} <- Errors], "; ").
 
 %% mod:fun(Args) [when Guards] [-> Actions]: a fun for ms_transform
-clause(M, F, [{'(', L} | _] = Tokens) ->
+clause(M, F, [{'(', L} | _] = Tokens, End) ->
     Arrow = lists:keymember('->', 1, Tokens),
     Body = case Arrow of
                true -> [];
-               false -> [{'->', L}, {atom, L, true}]
+               false -> [{'->', End}, {atom, End, true}]
            end,
-    Fun = [{'fun', L} | Tokens] ++ Body ++ [{'end', L}, {dot, L}],
+    Fun = [{'fun', L} | Tokens] ++ Body ++ [{'end', End}, {dot, End}],
     case erl_parse:parse_exprs(Fun) of
         {ok, [{'fun', _, {clauses, [{clause, CL, Args, Guards, Acts}]}}]} ->
             case actions(Acts) of
@@ -577,7 +584,7 @@ clause(M, F, [{'(', L} | _] = Tokens) ->
         {ok, _} ->
             {error, located(L, "expected one head: mod:fun(Args) when Guard -> Actions")};
         {error, {Loc, Mod, Desc}} ->
-            {error, located(Loc, Mod:format_error(Desc))}
+            parse_error(Loc, Mod, Desc, End)
     end.
 
 %% return -> exception_trace() (return values and exceptions);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "esc.h"
 #include "embed.h"
 #include "exitcode.h"
 #include "sig.h"
@@ -1256,7 +1257,10 @@ void agent_gone_text(const struct agent *a, struct sbuf *out)
 	else if (!strcmp(a->gone_why, "aborted"))
 		sbuf_addf(out, "the agent on \"%s\" was stopped from the target "
 			  "and cleaned up", node);
-	else
-		sbuf_addf(out, "the agent on \"%s\" went away (%s) and cleaned up",
-			  node, a->gone_why[0] ? a->gone_why : "unknown");
+	else {
+		/* the reason is the target's word */
+		sbuf_addf(out, "the agent on \"%s\" went away (", node);
+		esc_addstr(out, a->gone_why[0] ? a->gone_why : "unknown");
+		sbuf_addstr(out, ") and cleaned up");
+	}
 }

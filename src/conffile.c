@@ -2,9 +2,12 @@
 #include "conffile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -39,11 +42,27 @@ static char *trim(char *s)
 /* The whole file, NUL-terminated, or NULL (errno; ENOENT: no file). */
 static char *slurp(const char *path, struct sbuf *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	/* not blocking: a FIFO would wait for a writer in open(2) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0) {
 		if (errno != ENOENT)
 			sbuf_addf(err, "cannot read config file \"%s\": %s; fix "
 				  "it or use --no-config", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		sbuf_addf(err, "config file \"%s\" is not a file; fix it or use "
+			  "--no-config", path);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		sbuf_addf(err, "cannot read config file \"%s\": %s; fix it or "
+			  "use --no-config", path, strerror(errno));
 		return NULL;
 	}
 	char *text = xmalloc(CONFFILE_MAX + 1);

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "redact.h"
+
 void conn_init(struct conn *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -50,6 +52,7 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	static unsigned serial;
 	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid() ^
 			     (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) << 20)) | 4u;
+	redact_add(cookie);   /* whatever the target says, never shown */
 	if (ei_connect_xinit(&c->ec, host, alive, c->self_name,
 			     (Erl_IpAddr)&ip, cookie, creation) < 0) {
 		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);
@@ -57,7 +60,23 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	}
 	int fd = ei_connect_tmo(&c->ec, c->target, tmo_ms);
 	if (fd < 0) {
-		int e = erl_errno;
+		int e = erl_errno, port;
+		/* ei tells a closed port from a refused cookie by neither
+		 * its result nor its errno: see whether anyone listens */
+		if ((e == EIO || e == EPROTO || e == EACCES) &&
+		    node_probe(target->host, target->alive, &port) < 0) {
+			e = errno;
+			if (port > 0)
+				sbuf_addf(err, "node \"%s\" is registered with epmd "
+					  "at port %d, but nothing accepts "
+					  "connections there (%s); has it hung, "
+					  "or is it still starting?", c->target,
+					  port, strerror(e));
+			else
+				sbuf_addf(err, "node \"%s\" went away while "
+					  "connecting; is it running?", c->target);
+			return CONN_UNREACHABLE;
+		}
 		if (e == EIO || e == EPROTO || e == EACCES) {
 			sbuf_addf(err, "node \"%s\" refused the cookie",
 				  c->target);

@@ -11,8 +11,9 @@
 #include "pidtext.h"
 #include "xalloc.h"
 
-/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
-static int utf8_len(const unsigned char *s)
+/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0; its code
+ * point in *cpp. */
+static int utf8_len(const unsigned char *s, unsigned int *cpp)
 {
 	int n;
 	unsigned int cp;
@@ -28,7 +29,16 @@ static int utf8_len(const unsigned char *s)
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
 	    (cp >= 0xD800 && cp <= 0xDFFF))
 		return 0;
+	*cpp = cp;
 	return n;
+}
+
+/* Valid, but a terminal showing the line would obey or hide it: the C1
+ * controls, the line separators, the bidirectional controls. */
+static bool hidden(unsigned int cp)
+{
+	return cp <= 0x9F || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+		(cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /* Bytes that stand for themselves inside a JSON string: printable ASCII
@@ -88,8 +98,17 @@ void json_string(struct sbuf *out, const char *str)
 			o += 6;
 			s++;
 		} else {
-			int n = utf8_len(s);
-			if (n) {
+			unsigned int cp = 0;
+			int n = utf8_len(s, &cp);
+			if (n && hidden(cp)) {
+				memcpy(o, "\\u", 2);
+				o[2] = hex[cp >> 12];
+				o[3] = hex[(cp >> 8) & 15];
+				o[4] = hex[(cp >> 4) & 15];
+				o[5] = hex[cp & 15];
+				o += 6;
+				s += n;
+			} else if (n) {
 				memcpy(o, s, (size_t)n);
 				o += n;
 				s += n;
@@ -243,6 +262,21 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	ADD_LIT(out, "}\n");
 }
 
+/* cJSON copies strings as they are; ours are escaped as json_string does. */
+static cJSON *str_item(const char *v)
+{
+	struct sbuf b = SBUF_INIT;
+	json_string(&b, v ? v : "");
+	cJSON *r = cJSON_CreateRaw(b.buf);
+	sbuf_release(&b);
+	return r;
+}
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+	cJSON_AddItemToObject(o, key, str_item(v));
+}
+
 /* cJSON prints large numbers in exponent form; counts must stay integers. */
 static void add_int(cJSON *o, const char *key, long long v)
 {
@@ -267,14 +301,14 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "type", si->type ? si->type : "summary");
-	cJSON_AddStringToObject(o, "node", si->node);
+	add_str(o, "type", si->type ? si->type : "summary");
+	add_str(o, "node", si->node);
 	if (si->clock_error_us >= 0) {
 		add_int(o, "clock_offset_us", si->clock_offset_us);
 		add_int(o, "clock_error_us", si->clock_error_us);
 		add_int(o, "sessions", si->sessions);
 	}
-	cJSON_AddStringToObject(o, "ended", si->ended);
+	add_str(o, "ended", si->ended);
 	add_int(o, "started_ts", (long long)si->started_us);
 	add_int(o, "duration_ms", (long long)si->duration_ms);
 	add_int(o, "events", (long long)st->written);
@@ -321,18 +355,18 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	add_int(o, "traced_processes", (long long)si->traced);
 	cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
 	for (int i = 0; i < si->nskipped; i++)
-		cJSON_AddItemToArray(sk, cJSON_CreateString(si->skipped[i]));
+		cJSON_AddItemToArray(sk, str_item(si->skipped[i]));
 	if (si->npatterns) {
 		cJSON *pa = cJSON_AddArrayToObject(o, "patterns");
 		for (int i = 0; i < si->npatterns; i++) {
 			cJSON *po = cJSON_CreateObject();
-			cJSON_AddStringToObject(po, "pattern", si->calls[i]);
+			add_str(po, "pattern", si->calls[i]);
 			add_int(po, "functions", si->pattern_functions[i]);
 			cJSON_AddItemToArray(pa, po);
 		}
 		cJSON *sf = cJSON_AddArrayToObject(o, "skipped_functions");
 		for (int i = 0; i < si->nskipped_functions; i++)
-			cJSON_AddItemToArray(sf, cJSON_CreateString(si->skipped_functions[i]));
+			cJSON_AddItemToArray(sf, str_item(si->skipped_functions[i]));
 	}
 	add_int(o, "malformed", (long long)si->malformed);
 	if (si->count_overflow >= 0) {
@@ -351,15 +385,15 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "type", "summary");
+	add_str(o, "type", "summary");
 	cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
 	cJSON *lost = cJSON_AddArrayToObject(o, "lost");
 	for (int i = 0; i < cs->nnodes; i++) {
-		cJSON_AddItemToArray(ns, cJSON_CreateString(cs->nodes[i]));
+		cJSON_AddItemToArray(ns, str_item(cs->nodes[i]));
 		if (cs->lost[i])
-			cJSON_AddItemToArray(lost, cJSON_CreateString(cs->nodes[i]));
+			cJSON_AddItemToArray(lost, str_item(cs->nodes[i]));
 	}
-	cJSON_AddStringToObject(o, "ended", cs->ended);
+	add_str(o, "ended", cs->ended);
 	add_int(o, "started_ts", (long long)cs->started_us);
 	add_int(o, "duration_ms", (long long)cs->duration_ms);
 	add_int(o, "events", (long long)cs->events);

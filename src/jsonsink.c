@@ -3,18 +3,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "json.h"
 #include "session.h"
+#include "sig.h"
 #include "xalloc.h"
 
-/* past this much waiting output, write at once */
+/* past this much waiting output, write at once, and wait a little for a
+ * slow reader */
 #define FLUSH_AT (1 << 20)
+#define FLUSH_WAIT_MS 100
+/* past this much, the reader has stopped: the output is given up */
+#define STALL_BYTES (64u << 20)
 
 void json_sink_init(struct json_sink *js, const struct session *s,
 		    bool counts_mode, long long interval_ms)
@@ -32,7 +41,9 @@ int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err)
 {
 	json_sink_close(js);
 	free(js->name);
-	js->good = 0;
+	js->good = js->base = js->unwritten = 0;
+	js->off = 0;
+	js->stalled = false;
 	js->write_errno = 0;
 	js->events = 0;
 	js->count_lines = 0;
@@ -52,45 +63,137 @@ int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err)
 		js->own_fd = true;
 		js->name = xstrdup(path);
 	}
+	struct stat st;
+	js->regular = fstat(js->fd, &st) == 0 &&
+		(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+	js->socket = !js->regular && S_ISSOCK(st.st_mode);
 	js->next_counts_ms = clock_mono_ms() + js->interval_ms;
 	return 0;
 }
 
-void json_sink_flush(struct json_sink *js)
+/* The last whole line written: base plus the end of the last newline in
+ * the part of the buffer that is out. */
+static void mark_good(struct json_sink *js)
 {
-	if (!js->out.len || js->write_errno || js->fd < 0)
-		goto done;
-	size_t off = 0;
-	while (off < js->out.len) {
-		ssize_t w = write(js->fd, js->out.buf + off, js->out.len - off);
-		if (w < 0 && errno == EINTR)
+	size_t i = js->off;
+	while (i && js->out.buf[i - 1] != '\n')
+		i--;
+	if (i)
+		js->good = js->base + i;
+}
+
+/* On a write error: a file is cut back to its last whole line. */
+static void write_failed(struct json_sink *js, int e)
+{
+	js->write_errno = e;
+	mark_good(js);
+	/* a pipe or a terminal cannot be cut: nothing to do there */
+	if (js->regular && js->good < js->base + js->off &&
+	    ftruncate(js->fd, (off_t)js->good) == 0)
+		(void)lseek(js->fd, 0, SEEK_END);
+}
+
+/*
+ * Write what waits, without ever blocking on a reader: a pipe, a terminal
+ * or a socket gets what it has room for (poll says so; a write of at most
+ * PIPE_BUF bytes then fits), a file everything.  wait_ms: how long to
+ * wait for room, a signal cutting it short.  True when nothing waits.
+ */
+static bool write_out(struct json_sink *js, int wait_ms)
+{
+	long long until = clock_mono_ms() + wait_ms;
+	int nsig = sig_count();
+	while (js->off < js->out.len && !js->write_errno) {
+		const char *p = js->out.buf + js->off;
+		size_t n = js->out.len - js->off;
+		if (!js->regular) {
+			struct pollfd pfd[2] = {
+				{ .fd = js->fd, .events = POLLOUT },
+				{ .fd = sig_fd(), .events = POLLIN },
+			};
+			long long left = until - clock_mono_ms();
+			int r = poll(pfd, 2, left > 0 ? (int)left : 0);
+			if (r < 0 && errno != EINTR) {
+				write_failed(js, errno);
+				break;
+			}
+			if (r <= 0 || !pfd[0].revents || sig_count() != nsig)
+				break;   /* no room yet, or a signal to see to */
+			if (n > PIPE_BUF)
+				n = PIPE_BUF;
+		}
+		ssize_t w = js->socket ?
+			send(js->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+			write(js->fd, p, n);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
-			js->write_errno = w < 0 ? errno : EIO;
+			write_failed(js, w < 0 ? errno : EIO);
 			break;
 		}
-		off += (size_t)w;
+		js->off += (size_t)w;
 	}
-	if (js->write_errno) {
-		size_t whole = off;
-		while (whole && js->out.buf[whole - 1] != '\n')
-			whole--;
-		/* a pipe or a terminal cannot be cut: nothing to do there */
-		if (whole < off &&
-		    ftruncate(js->fd, (off_t)(js->good + whole)) == 0)
-			(void)lseek(js->fd, 0, SEEK_END);
-		off = whole;
+	mark_good(js);
+	if (js->off == js->out.len || js->write_errno) {
+		js->base += js->off;
+		js->off = 0;
+		sbuf_reset(&js->out);
+	} else if (js->off > FLUSH_AT) {
+		/* keep the buffer from holding what is out already */
+		memmove(js->out.buf, js->out.buf + js->off, js->out.len - js->off);
+		js->base += js->off;
+		sbuf_truncate(&js->out, js->out.len - js->off);
+		js->off = 0;
 	}
-	js->good += off;
-done:
+	return js->out.len == 0;
+}
+
+/* The reader is gone for good: what waits is dropped, writing stops. */
+static void abandon(struct json_sink *js)
+{
+	js->stalled = true;
+	js->unwritten += js->out.len - js->off;
+	js->write_errno = EAGAIN;
+	js->base += js->off;
+	js->off = 0;
 	sbuf_reset(&js->out);
+}
+
+void json_sink_flush(struct json_sink *js)
+{
+	if (js->write_errno || js->fd < 0) {
+		sbuf_reset(&js->out);
+		js->off = 0;
+		return;
+	}
+	/* a slow reader slows the loop down a little, never stops it */
+	if (write_out(js, js->out.len - js->off > FLUSH_AT ? FLUSH_WAIT_MS : 0))
+		return;
+	if (js->out.len - js->off > STALL_BYTES)
+		abandon(js);
+}
+
+void json_sink_finish(struct json_sink *js, int wait_ms)
+{
+	if (js->write_errno || js->fd < 0) {
+		json_sink_flush(js);
+		return;
+	}
+	if (!write_out(js, wait_ms))
+		abandon(js);
+}
+
+const char *json_sink_error(const struct json_sink *js)
+{
+	return js->stalled ? "its reader stopped reading" :
+		strerror(js->write_errno);
 }
 
 void json_sink_close(struct json_sink *js)
 {
 	if (js->fd < 0)
 		return;
-	json_sink_flush(js);
+	json_sink_finish(js, FINISH_MS);
 	if (js->own_fd)
 		close(js->fd);
 	js->fd = -1;

@@ -6,7 +6,9 @@
  * The file only ever holds whole lines: lines are built in a buffer and
  * written with write(2); if the disk fills halfway through a write, the
  * file is cut back to the end of the last whole line.  The first write
- * error stops writing and is kept for the caller to report.
+ * error stops writing and is kept for the caller to report.  A pipe or a
+ * terminal is written only as fast as its reader reads, without ever
+ * blocking: a reader that stops is given up, never waited for.
  *
  * In counts mode (batch --counts) no event is written: spawns are counted
  * from their events, sends and receives from the count tier, and every
@@ -31,8 +33,14 @@ struct json_sink {
 	int fd;                  /* -1: not open */
 	bool own_fd;
 	char *name;              /* for messages: the file, or "standard output" */
+	bool regular;            /* a file: writes never wait for a reader */
+	bool socket;
+	size_t off;              /* bytes of out written already */
+	unsigned long long base; /* bytes written before out's first */
 	unsigned long long good; /* bytes of whole lines written */
 	int write_errno;         /* the first write error, 0 if none */
+	bool stalled;            /* the reader stopped reading: given up */
+	unsigned long long unwritten; /* bytes dropped when it was given up */
 	bool counts_mode;
 	struct store counts;     /* count-tier totals per process */
 	unsigned long *sent_sum; /* per counts.procs index: totals last written */
@@ -65,7 +73,20 @@ void json_sink_name(struct json_sink *js, struct bs_pid pid,
 struct sbuf *json_sink_buf(struct json_sink *js);
 /* Counts lines when the interval has passed (or force), then write. */
 void json_sink_tick(struct json_sink *js, bool force);
-/* Write what is waiting. */
+/*
+ * Write what is waiting, as far as the reader takes it: never blocks for
+ * long, so that signals and limits keep working whatever the reader does.
+ * Past STALL_BYTES waiting the reader is taken for gone: writing stops,
+ * stalled and write_errno are set.
+ */
 void json_sink_flush(struct json_sink *js);
+/* Write everything that waits, waiting up to wait_ms (or until a
+ * signal) for the reader; then what is left is given up as above. */
+void json_sink_finish(struct json_sink *js, int wait_ms);
+/* Why writing stopped, for messages. */
+const char *json_sink_error(const struct json_sink *js);
+
+/* how long the last lines wait for a reader at the end */
+#define FINISH_MS 3000
 
 #endif

@@ -1,9 +1,13 @@
 /* main: parse options and run the requested mode. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "conffile.h"
+#include "esc.h"
 #include "exitcode.h"
 #include "node.h"
 #include "opts.h"
@@ -35,12 +39,12 @@ static int list_nodes(const char *host_arg)
 	this_host(host_arg, host, sizeof(host));
 	int n = epmd_names(host, &names, &err);
 	if (n < 0) {
-		fprintf(stderr, "beamscope: %s\n", err.buf);
+		esc_print(stderr, "beamscope: %s", err.buf);
 		sbuf_release(&err);
 		return EXIT_CONNECT;
 	}
 	for (char **p = names; *p; p++)
-		printf("%s\n", *p);
+		esc_print(stdout, "%s", *p);
 	node_names_free(names);
 	sbuf_release(&err);
 	return EXIT_OK;
@@ -56,22 +60,43 @@ static int no_node(void)
 	this_host(NULL, host, sizeof(host));
 	int n = epmd_names(host, &names, &err);
 	if (n < 0)
-		fprintf(stderr, "beamscope: no node given, and %s\n", err.buf);
+		esc_print(stderr, "beamscope: no node given, and %s", err.buf);
 	else if (n == 0)
-		fprintf(stderr, "beamscope: no node given, and epmd on \"%s\" "
-			"knows no nodes; start one (erl -sname NAME), then run "
-			"beamscope NAME\n", host);
+		esc_print(stderr, "beamscope: no node given, and epmd on \"%s\" "
+			  "knows no nodes; start one (erl -sname NAME), then run "
+			  "beamscope NAME", host);
 	else {
-		fprintf(stderr, "beamscope: no node given; epmd on \"%s\" knows:\n",
-			host);
+		esc_print(stderr, "beamscope: no node given; epmd on \"%s\" knows:",
+			  host);
 		for (char **p = names; *p; p++)
-			fprintf(stderr, "  %s\n", *p);
-		fprintf(stderr, "attach with: beamscope %s   (beamscope --help "
-			"for more, man beamscope for all)\n", names[0]);
+			esc_print(stderr, "  %s", *p);
+		esc_print(stderr, "attach with: beamscope %s   (beamscope --help "
+			  "for more, man beamscope for all)", names[0]);
 	}
 	node_names_free(names);
 	sbuf_release(&err);
 	return EXIT_USAGE;
+}
+
+/*
+ * Started with 0, 1 or 2 closed, the first files and sockets opened would
+ * take their place: a progress line would go into the distribution
+ * stream, a read of the terminal into the signal pipe.  They are opened
+ * on /dev/null before anything else is.
+ */
+static void std_fds_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (n < 0)
+			_exit(EXIT_FAIL);   /* nowhere to say so */
+		if (n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -80,10 +105,12 @@ int main(int argc, char **argv)
 	struct sbuf err = SBUF_INIT;
 	int rc;
 
+	std_fds_open();
+
 	char conf[4096];
 	if (opts_parse(argc, argv, conffile_path(conf, sizeof(conf)) == 0 ?
 		       conf : NULL, &cfg, &err) < 0) {
-		fprintf(stderr, "beamscope: %s\n", err.buf);
+		esc_print(stderr, "beamscope: %s", err.buf);
 		rc = EXIT_USAGE;
 		goto out;
 	}

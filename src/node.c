@@ -18,6 +18,8 @@
 
 #define EPMD_DEFAULT_PORT 4369
 #define EPMD_NAMES_REQ 110
+#define EPMD_PORT_REQ 122
+#define EPMD_PORT_RESP 119
 #define EPMD_TIMEOUT_MS 3000
 
 int node_this_host(bool longnames, char *out, size_t outsz)
@@ -99,8 +101,10 @@ int node_name_parse(const char *arg, bool longnames, struct node_name *out,
 static int read_cookie_file(const char *path, char *out, size_t outsz,
 			    struct sbuf *err, struct sbuf *warn, bool quiet_enoent)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	/* not blocking: a FIFO would wait for a writer in open(2) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = NULL;
+	if (fd < 0) {
 		if (!(quiet_enoent && errno == ENOENT))
 			sbuf_addf(err, "cannot read cookie file \"%s\": %s; "
 				  "pass the target's with --cookie-file FILE "
@@ -109,11 +113,18 @@ static int read_cookie_file(const char *path, char *out, size_t outsz,
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		sbuf_addf(err, "cookie file \"%s\" is not a file; pass the "
 			  "file that holds the target's cookie with "
 			  "--cookie-file FILE", path);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (!(f = fdopen(fd, "r"))) {
+		close(fd);
+		sbuf_addf(err, "cannot read cookie file \"%s\": %s", path,
+			  strerror(errno));
 		return -1;
 	}
 	if ((st.st_mode & 077) && warn)
@@ -269,18 +280,15 @@ static int read_all_tmo(int fd, struct sbuf *out, int ms)
 	}
 }
 
-int epmd_names(const char *host, char ***names, struct sbuf *err)
+/* A connection to port on host, or -1 (errno; *gai: a resolver error). */
+static int tcp_open(const char *host, int portno, int *gai)
 {
 	char port[16];
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-	snprintf(port, sizeof(port), "%d", epmd_port());
-	*names = NULL;
-	int gai = getaddrinfo(host, port, &hints, &res);
-	if (gai) {
-		sbuf_addf(err, "cannot resolve host \"%s\": %s; check the name "
-			  "after '@'", host, gai_strerror(gai));
+	snprintf(port, sizeof(port), "%d", portno);
+	*gai = getaddrinfo(host, port, &hints, &res);
+	if (*gai)
 		return -1;
-	}
 	int fd = -1, e = 0;
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
 		fd = connect_tmo(ai, EPMD_TIMEOUT_MS);
@@ -288,12 +296,72 @@ int epmd_names(const char *host, char ***names, struct sbuf *err)
 			e = errno;
 	}
 	freeaddrinfo(res);
-	if (fd < 0) {
-		sbuf_addf(err, "cannot reach epmd on \"%s\" (port %s): %s; is an "
+	if (fd < 0)
+		errno = e;
+	return fd;
+}
+
+static int epmd_open(const char *host, struct sbuf *err)
+{
+	int gai;
+	int fd = tcp_open(host, epmd_port(), &gai);
+	if (fd >= 0)
+		return fd;
+	if (gai)
+		sbuf_addf(err, "cannot resolve host \"%s\": %s; check the name "
+			  "after '@'", host, gai_strerror(gai));
+	else
+		sbuf_addf(err, "cannot reach epmd on \"%s\" (port %d): %s; is an "
 			  "Erlang node running there? start one with "
-			  "'erl -sname NAME'", host, port, strerror(e));
+			  "'erl -sname NAME'", host, epmd_port(), strerror(errno));
+	return -1;
+}
+
+int node_probe(const char *host, const char *alive, int *port)
+{
+	struct sbuf err = SBUF_INIT;
+	*port = -1;
+	int fd = epmd_open(host, &err);
+	sbuf_release(&err);
+	if (fd < 0)
+		return -1;
+	/* PORT_PLEASE2_REQ: length, 122, the name */
+	unsigned char req[3 + 256];
+	size_t n = strlen(alive);
+	if (n > 255)
+		n = 255;
+	req[0] = (unsigned char)((n + 1) >> 8);
+	req[1] = (unsigned char)(n + 1);
+	req[2] = EPMD_PORT_REQ;
+	for (size_t i = 0; i < n; i++)   /* the name, not a C string */
+		req[3 + i] = (unsigned char)alive[i];
+	struct sbuf reply = SBUF_INIT;
+	bool ok = write(fd, req, n + 3) == (ssize_t)(n + 3) &&
+		read_all_tmo(fd, &reply, EPMD_TIMEOUT_MS) == 0;
+	close(fd);
+	/* PORT2_RESP: 119, result, then the port */
+	if (ok && reply.len >= 4 && (unsigned char)reply.buf[0] == EPMD_PORT_RESP &&
+	    reply.buf[1] == 0)
+		*port = (unsigned char)reply.buf[2] << 8 | (unsigned char)reply.buf[3];
+	sbuf_release(&reply);
+	if (*port <= 0) {
+		errno = ENOENT;
 		return -1;
 	}
+	int gai;
+	fd = tcp_open(host, *port, &gai);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int epmd_names(const char *host, char ***names, struct sbuf *err)
+{
+	*names = NULL;
+	int fd = epmd_open(host, err);
+	if (fd < 0)
+		return -1;
 	unsigned char req[3] = { 0, 1, EPMD_NAMES_REQ };
 	struct sbuf reply = SBUF_INIT;
 	if (write(fd, req, sizeof(req)) != (ssize_t)sizeof(req) ||

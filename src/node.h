@@ -45,4 +45,11 @@ int cookie_load(const char *file, const char *literal, char *out, size_t outsz,
 int epmd_names(const char *host, char ***names, struct sbuf *err);
 void node_names_free(char **names);
 
+/*
+ * Does the node called alive on host accept connections?  Asks epmd for
+ * its port (in *port, -1 if epmd has none) and connects to it: 0, or -1
+ * with errno.  For telling a refused cookie from a closed door.
+ */
+int node_probe(const char *host, const char *alive, int *port);
+
 #endif

@@ -22,13 +22,24 @@ const struct opt_info opt_table[OPT__COUNT] = {
 #undef X
 };
 
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Plain decimal digits only: no sign, blank, base prefix or exponent. */
 static int parse_ulong(const char *opt, const char *s, unsigned long max,
 		       unsigned long *out, struct sbuf *err)
 {
 	char *end;
 	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || *s == '-' || errno || v > max) {
+	unsigned long v = all_digits(s) ? strtoul(s, &end, 10) : 0;
+	if (!all_digits(s) || errno || v > max) {
 		sbuf_addf(err, "--%s \"%s\": expected a whole number from 0 to %lu",
 			  opt, s, max);
 		return -1;
@@ -37,15 +48,29 @@ static int parse_ulong(const char *opt, const char *s, unsigned long max,
 	return 0;
 }
 
-static int parse_seconds(const char *opt, const char *s, double *out,
-			 struct sbuf *err)
+/* Seconds: digits with at most one '.', as in 10, 0.5 or .5, from min to
+ * max; no sign, exponent, hexadecimal, inf or nan. */
+static int parse_seconds(const char *opt, const char *s, double min,
+			 double max, double *out, struct sbuf *err)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= 0) || v > 1e7) {
+	size_t digits = 0, dots = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits++;
+		else if (*p == '.')
+			dots++;
+		else
+			digits = 0, dots = 2;
+	}
+	double v = digits && dots <= 1 ? strtod(s, NULL) : -1;
+	if (!(v >= 0)) {
 		sbuf_addf(err, "--%s \"%s\": expected seconds, e.g. 10 or 0.5",
 			  opt, s);
+		return -1;
+	}
+	if (v < min || v > max) {
+		sbuf_addf(err, "--%s \"%s\": expected seconds from %.10g to %.10g",
+			  opt, s, min, max);
 		return -1;
 	}
 	*out = v;
@@ -102,7 +127,8 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		cfg->follow = false;
 		break;
 	case OPT_DURATION:
-		if (parse_seconds(name, arg, &cfg->duration, err) < 0)
+		if (parse_seconds(name, arg, 0, BS_MAX_SECONDS, &cfg->duration,
+				  err) < 0)
 			return -1;
 		cfg->duration_set = true;
 		break;
@@ -163,12 +189,9 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		sbuf_addf(err, "--on-limit \"%s\": stop or shed", arg);
 		return -1;
 	case OPT_INTERVAL:
-		if (parse_seconds(name, arg, &cfg->interval, err) < 0)
+		if (parse_seconds(name, arg, 0.05, BS_MAX_SECONDS, &cfg->interval,
+				  err) < 0)
 			return -1;
-		if (cfg->interval < 0.05) {
-			sbuf_addstr(err, "--interval must be at least 0.05 seconds");
-			return -1;
-		}
 		break;
 	case OPT_COOKIE_FILE: cfg->cookie_file = arg; break;
 	case OPT_COOKIE: cfg->cookie = arg; break;
@@ -186,13 +209,11 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		cfg->high_water = (unsigned)v;
 		break;
 	case OPT_DEP_TIMEOUT:
-		if (parse_seconds(name, arg, &cfg->dep_timeout, err) < 0)
+		/* the agent waits for it in one receive ... after, which
+		 * takes at most 2^32 - 1 ms */
+		if (parse_seconds(name, arg, 1, BS_MAX_DEP_TIMEOUT,
+				  &cfg->dep_timeout, err) < 0)
 			return -1;
-		if (cfg->dep_timeout < 1) {
-			sbuf_addstr(err, "--dependency-timeout must be at least "
-				    "1 second");
-			return -1;
-		}
 		break;
 	default: {
 		bool *flag = flag_of(cfg, id);
@@ -280,7 +301,7 @@ static int collect(int argc, char **argv, struct config *cfg,
 
 	bool pids = false, follow = false;
 	opterr = 0;
-	optind = 1;
+	optind = 0;   /* GNU: start afresh, even after a cluster left half read */
 	*nuses = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -292,10 +313,16 @@ static int collect(int argc, char **argv, struct config *cfg,
 			if (c == ':')
 				sbuf_addf(err, "option \"%s\" needs an argument; "
 					  "see beamscope --help", what);
+			else if (optopt >= 1000)   /* --flag=VALUE */
+				sbuf_addf(err, "option \"--%s\" takes no value; "
+					  "see beamscope --help",
+					  opt_table[optopt - 1000].name);
+			else if (optopt > ' ' && optopt < 0x7f)
+				sbuf_addf(err, "unknown option \"-%c\"; see "
+					  "beamscope --help", optopt);
 			else
 				sbuf_addf(err, "unknown option \"%s\"; see "
-					  "beamscope --help", optopt ?
-					  (char[]){ '-', (char)optopt, 0 } : what);
+					  "beamscope --help", what);
 			return -1;
 		} else {
 			for (int i = 0; i < OPT__COUNT; i++)
@@ -357,7 +384,11 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	cfg->dep_timeout = 30;
 	cfg->interval = 1;
 
-	struct opt_use *uses = xcalloc((size_t)argc + 1, sizeof(*uses));
+	/* "-qqq" is three options in one argument: at most one a byte */
+	size_t most = 1;
+	for (int i = 0; i < argc; i++)
+		most += strlen(argv[i]) + 1;
+	struct opt_use *uses = xcalloc(most, sizeof(*uses));
 	int nuses, rc = -1;
 	if (collect(argc, argv, cfg, uses, &nuses, &cfg->node, err) < 0)
 		goto out;

@@ -12,6 +12,11 @@
 
 #include "pidsel.h"
 
+/* the longest --duration and --interval, in seconds */
+#define BS_MAX_SECONDS 1e7
+/* the longest --dependency-timeout: 2^32 - 1 ms, in whole seconds */
+#define BS_MAX_DEP_TIMEOUT 4294967
+
 /* nodes one beamscope attaches to at once */
 #define BS_MAX_NODES 32
 

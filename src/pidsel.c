@@ -23,20 +23,43 @@ static int parse_pid(const char *s, size_t n, struct pidsel_item *it)
 	}
 	if (pt.node_len)
 		return -2;
+	if (pt.num > PIDSEL_NUM_MAX)
+		return -3;
 	it->is_pid = true;
 	it->num = pt.num;
 	it->serial = pt.serial;
 	return 0;
 }
 
-/* Registered names are atoms; Elixir's look like Elixir.MyApp.Worker. */
+/* Registered names are atoms; Elixir's look like Elixir.MyApp.Worker.  A
+ * bare name holds no blank, control or ','; any other is written as Erlang
+ * prints it, quoted: 'my name', 'it\'s'. */
 static bool name_ok(const char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || *s == '<' || *s == '>' ||
-		    *s == '\'' || *s == '"')
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
 			return false;
 	return true;
+}
+
+/* A quoted atom at p (*p == '\''): its text into name; the bytes it takes,
+ * or 0 if it is not one. */
+static size_t quoted_name(const char *p, char *name, size_t namesz)
+{
+	size_t i = 1, k = 0;
+	for (; p[i] && p[i] != '\''; i++) {
+		if (p[i] == '\\' && (p[i + 1] == '\'' || p[i + 1] == '\\'))
+			i++;
+		else if (p[i] == '\\')
+			return 0;
+		if (k + 1 >= namesz)
+			return 0;
+		name[k++] = p[i];
+	}
+	if (p[i] != '\'' || k == 0 || (p[i + 1] && p[i + 1] != ','))
+		return 0;
+	name[k] = '\0';
+	return i + 1;
 }
 
 int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
@@ -57,6 +80,16 @@ int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
 		size_t n = strcspn(p, ",");
 		struct pidsel_item it;
 		memset(&it, 0, sizeof(it));
+		if (*p == '\'') {
+			n = quoted_name(p, it.name, sizeof(it.name));
+			if (!n) {
+				sbuf_addf(err, "--pids \"%s\": a quoted name is "
+					  "written 'like this', with \\' for a "
+					  "quote inside", s);
+				goto fail;
+			}
+			goto add;
+		}
 		if (n == 0) {
 			sbuf_addf(err, "--pids \"%s\": empty item", s);
 			goto fail;
@@ -67,6 +100,12 @@ int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
 				sbuf_addf(err, "--pids: \"%.*s\" is a pid on another "
 					  "node; give pids of the target as <0.N.S>",
 					  (int)n, p);
+				goto fail;
+			}
+			if (r == -3) {
+				sbuf_addf(err, "--pids: \"%.*s\" cannot be a pid: "
+					  "the number of a process is below %u",
+					  (int)n, p, PIDSEL_NUM_MAX + 1);
 				goto fail;
 			}
 			if (r < 0) {
@@ -94,6 +133,7 @@ int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
 				goto fail;
 			}
 		}
+add:
 		sel->items = xrealloc(sel->items,
 				      (size_t)(sel->n + 1) * sizeof(*sel->items));
 		sel->items[sel->n++] = it;
@@ -105,6 +145,25 @@ int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
 fail:
 	pidsel_release(sel);
 	return -1;
+}
+
+int pidsel_check_otp(const struct pidsel *sel, int otp, struct sbuf *err)
+{
+	/* before OTP 26 a local pid holds 28 bits: a 15-bit number and a
+	 * 13-bit serial; from OTP 26 on, 28 and 32 bits (64-bit systems) */
+	unsigned num_max = otp >= 26 ? PIDSEL_NUM_MAX : 0x7fff;
+	unsigned serial_max = otp >= 26 ? 0xffffffffu : 0x1fff;
+	for (int i = 0; sel->mode == SEL_LIST && i < sel->n; i++) {
+		const struct pidsel_item *it = &sel->items[i];
+		if (it->is_pid && (it->num > num_max || it->serial > serial_max)) {
+			sbuf_addf(err, "--pids: <0.%u.%u> cannot be a pid on OTP "
+				  "%d: the number of a process is at most %u, "
+				  "the serial at most %u", it->num, it->serial,
+				  otp, num_max, serial_max);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void pidsel_release(struct pidsel *sel)

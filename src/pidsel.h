@@ -23,7 +23,14 @@ struct pidsel {
 	struct pidsel_item *items;  /* owned */
 };
 
+/* the largest number of a local pid any target has (OTP 26 on) */
+#define PIDSEL_NUM_MAX 0x0fffffffu
+
+/* Parse --pids: 0, or -1 with a one-line message in err. */
 int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err);
+/* Can every pid of sel be a process of a node that runs OTP release otp?
+ * 0, or -1 with a one-line message in err. */
+int pidsel_check_otp(const struct pidsel *sel, int otp, struct sbuf *err);
 void pidsel_release(struct pidsel *sel);
 
 struct names;

@@ -22,11 +22,13 @@
 
 #include "attach.h"
 #include "clock.h"
+#include "esc.h"
 #include "exitcode.h"
 #include "names.h"
 #include "node.h"
 #include "pidsel.h"
 #include "pidtext.h"
+#include "redact.h"
 #include "replay.h"
 #include "sig.h"
 #include "xalloc.h"
@@ -39,8 +41,12 @@ void session_notice(struct session *s, enum session_level level,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* names, reasons and patterns in it came from outside */
+	struct sbuf safe = SBUF_INIT;
+	esc_addstr(&safe, text);
 	if (s->sink.notice)
-		s->sink.notice(s->sink.arg, level, text);
+		s->sink.notice(s->sink.arg, level, safe.buf);
+	sbuf_release(&safe);
 }
 
 static void set_state(struct snode *n, enum snode_state st)
@@ -159,6 +165,8 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		s->limit_hit = true;
 		return;
 	}
+	/* before anything keeps it: no sink ever sees a cookie */
+	redact_event(e);
 	if (live)   /* a recording has its calls paired already */
 		callstacks_event(&s->calls, e);
 	if (EVENT_IS_GC_START(e->type))
@@ -569,7 +577,10 @@ static void node_trace(struct snode *n)
 	struct session *s = n->s;
 	struct pidsel sel, here;
 	struct sbuf err = SBUF_INIT;
-	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0) {
+	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0 ||
+	    pidsel_check_otp(&sel, atoi(n->agent.otp), &err) < 0) {
+		/* a pid the target cannot decode would cost the connection */
+		pidsel_release(&sel);
 		node_failed(n, EXIT_USAGE, sbuf_str(&err));
 		sbuf_release(&err);
 		return;
@@ -831,6 +842,26 @@ static bool names_check(struct session *s)
 	return true;
 }
 
+/* Pids a node's release cannot have: refused before they are sent, as
+ * the target would drop the connection over them. */
+static bool pids_check(struct session *s)
+{
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	bool ok = pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel,
+			       &err) == 0;
+	for (int i = 0; ok && i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->present && has_agent(n))
+			ok = pidsel_check_otp(&sel, atoi(n->agent.otp), &err) == 0;
+	}
+	pidsel_release(&sel);
+	if (!ok)
+		start_failed(s, EXIT_USAGE, sbuf_str(&err));
+	sbuf_release(&err);
+	return ok;
+}
+
 static bool busy(const struct snode *n)
 {
 	return n->state == SN_CONNECTING || n->state == SN_ATTACHING || n->state == SN_CLOCK ||
@@ -888,6 +919,8 @@ static void reconcile(struct session *s)
 	if (!s->start_checked) {
 		s->start_checked = true;
 		if (s->multi && !names_check(s))
+			return;
+		if (!pids_check(s))
 			return;
 	}
 	for (int i = 0; i < s->nnodes; i++) {

@@ -219,7 +219,9 @@ void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial)
 
 
 
-/* The atom a[0..n), as far as its first NUL. */
+/* The atom a[0..n), quoted when it must be; a NUL in it shows as
+ * \x{0}.  Runs of plain bytes go out whole, so that a cut never splits a
+ * UTF-8 character. */
 static void emit_atom(struct rctx *rc, const char *a, size_t n)
 {
 	/* markers the tracer NIF puts where it cut a term */
@@ -228,24 +230,22 @@ static void emit_atom(struct rctx *rc, const char *a, size_t n)
 		emit(rc, a, n);
 		return;
 	}
-	/* as a C string, the way ei hands atoms out: up to a NUL */
-	size_t upto = etf_cstr_len(a, n);
-	if (upto < n) {
-		emit_atom(rc, a, upto);
-		return;
-	}
 	emit(rc, "'", 1);
+	const char *run = a;
 	for (const char *p = a; p < a + n; p++) {
 		unsigned char c = (unsigned char)*p;
+		if (c != '\'' && c != '\\' && c >= 0x20 && c != 0x7f)
+			continue;
+		emit(rc, run, (size_t)(p - run));
 		if (c == '\'' || c == '\\') {
 			char e[2] = { '\\', (char)c };
 			emit(rc, e, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			emitf(rc, "\\x{%X}", c);
 		} else {
-			emit(rc, p, 1);
+			emitf(rc, "\\x{%X}", c);
 		}
+		run = p + 1;
 	}
+	emit(rc, run, (size_t)(a + n - run));
 	emit(rc, "'", 1);
 }
 
@@ -590,10 +590,29 @@ static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 	case ERL_ATOM_UTF8_EXT:
 	case ERL_SMALL_ATOM_UTF8_EXT: {
 		char a[MAXATOMLEN_UTF8];
+		int at = *rc->idx;
 		if (ei_decode_atom_as(rc->buf, rc->idx, a, sizeof(a),
 				      ERLANG_UTF8, NULL, NULL) < 0)
 			return -1;
-		emit_atom(rc, a, strlen(a));
+		/* ei stops at a NUL: read such an atom again, whole */
+		const unsigned char *p = (const unsigned char *)rc->buf + at;
+		size_t len = 0, hdr = 0, k = 0;
+		int enc = etf_atom_head(p, &len, &hdr);
+		if (!enc || !memchr(p + hdr, '\0', len)) {
+			emit_atom(rc, a, strlen(a));
+			return 0;
+		}
+		char whole[2 * ETF_ATOM_MAX];
+		for (size_t i = 0; i < len && k + 2 <= sizeof(whole); i++) {
+			unsigned char c = p[hdr + i];
+			if (enc == 2 || c < 0x80) {
+				whole[k++] = (char)c;
+			} else {   /* Latin-1 to UTF-8 */
+				whole[k++] = (char)(0xC0 | c >> 6);
+				whole[k++] = (char)(0x80 | (c & 0x3F));
+			}
+		}
+		emit_atom(rc, whole, k);
 		return 0;
 	}
 	case ERL_SMALL_TUPLE_EXT:

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "esc.h"
 
 void draw_text(int y, int x, int width, const char *s, int attr)
 {
@@ -20,17 +21,20 @@ void draw_text(int y, int x, int width, const char *s, int attr)
 		return;
 	if (width > (int)sizeof(buf) - 1)
 		width = (int)sizeof(buf) - 1;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : "");
-	     *p && cols < width && n < (int)sizeof(buf) - 5; p++) {
-		unsigned char c = *p;
-		if (c < 0x20 || c == 0x7f) {
+	const char *p = s ? s : "";
+	size_t left = strlen(p);
+	while (left && cols < width && n < (int)sizeof(buf) - 5) {
+		bool shown;
+		size_t len = esc_char(p, left, &shown);
+		if (!shown) {   /* controls, bidi marks, bytes that are not UTF-8 */
 			buf[n++] = '?';
-			cols++;
 		} else {
-			if ((c & 0xC0) != 0x80)  /* count a UTF-8 sequence once */
-				cols++;
-			buf[n++] = (char)c;
+			memcpy(buf + n, p, len);
+			n += (int)len;
 		}
+		cols++;
+		p += len;
+		left -= len;
 	}
 	/* finish a UTF-8 sequence that was started */
 	buf[n] = '\0';

@@ -26,6 +26,7 @@
 
 #include "app.h"
 #include "clock.h"
+#include "esc.h"
 #include "exitcode.h"
 #include "keys.h"
 #include "prompt.h"
@@ -245,7 +246,7 @@ static void on_notice(void *arg, enum session_level level, const char *text)
 	if (level == SESSION_INFO)
 		return;
 	if (!screen_up) {
-		fprintf(stderr, "beamscope: %s\n", text);
+		esc_print(stderr, "beamscope: %s", text);
 		return;
 	}
 	if (level == SESSION_ERROR && a->call_trial) {
@@ -376,7 +377,7 @@ int app_record(struct app *a, const char *path)
 		if (a->rec.write_errno)
 			app_msg(a, true, "recording to %s stopped: %s; the %llu "
 				"bytes written are whole lines", a->rec.name,
-				strerror(a->rec.write_errno), a->rec.good);
+				json_sink_error(&a->rec), a->rec.good);
 		else
 			app_msg(a, false, "recorded %lu events to %s; beamscope "
 				"--open %s reopens it", a->rec.events,
@@ -474,7 +475,7 @@ static void check_record(struct app *a)
 		app_msg(a, true, "cannot write to \"%s\": %s; recording stopped, "
 			"the %llu bytes written are whole lines; make room and "
 			":record FILE again", a->rec.name,
-			strerror(a->rec.write_errno), a->rec.good);
+			json_sink_error(&a->rec), a->rec.good);
 		json_sink_close(&a->rec);
 	}
 }
@@ -620,15 +621,15 @@ int ui_run(const struct config *cfg)
 	a->attaching = -1;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "beamscope: the interactive view needs a terminal; "
-			"use --batch to write JSON lines\n");
+		esc_print(stderr, "beamscope: the interactive view needs a terminal; "
+			"use --batch to write JSON lines");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 
 	if (cfg->open) {
 		if (session_open_recording(&a->s, cfg->open, &err) < 0) {
-			fprintf(stderr, "beamscope: %s\n", err.buf);
+			esc_print(stderr, "beamscope: %s", err.buf);
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -636,12 +637,12 @@ int ui_run(const struct config *cfg)
 		a->multi = a->s.multi;
 	} else if ((rc = open_live(a, &err)) != EXIT_OK) {
 		if (err.len)
-			fprintf(stderr, "beamscope: %s\n", err.buf);
+			esc_print(stderr, "beamscope: %s", err.buf);
 		session_drain(&a->s);
 		goto out;
 	}
 	if (cfg->record && json_sink_open(&a->rec, cfg->record, &err) < 0) {
-		fprintf(stderr, "beamscope: %s; choose another --record FILE\n",
+		esc_print(stderr, "beamscope: %s; choose another --record FILE",
 			err.buf);
 		session_drain(&a->s);
 		rc = EXIT_FAIL;

@@ -11,7 +11,7 @@
 
 /* The reference. */
 /* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0. */
-static int ref_utf8_len(const unsigned char *s)
+static int ref_utf8_len(const unsigned char *s, unsigned int *cpp)
 {
 	int n;
 	unsigned int cp;
@@ -27,7 +27,16 @@ static int ref_utf8_len(const unsigned char *s)
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
 	    (cp >= 0xD800 && cp <= 0xDFFF))
 		return 0;
+	*cpp = cp;
 	return n;
+}
+
+/* C1 controls, line separators, bidirectional controls: escaped */
+static int ref_hidden(unsigned int cp)
+{
+	return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
+		cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+		(cp >= 0x2066 && cp <= 0x2069);
 }
 
 static void ref_string(struct sbuf *out, const char *str)
@@ -55,8 +64,12 @@ static void ref_string(struct sbuf *out, const char *str)
 			sbuf_addf(out, "\\u%04x", *s);
 			s++;
 		} else {
-			int n = ref_utf8_len(s);
-			if (n) {
+			unsigned int cp = 0;
+			int n = ref_utf8_len(s, &cp);
+			if (n && ref_hidden(cp)) {
+				sbuf_addf(out, "\\u%04x", cp);
+				s += n;
+			} else if (n) {
 				sbuf_add(out, s, (size_t)n);
 				s += n;
 			} else {

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Whatever comes from outside is escaped wherever it is shown: names epmd
+# knows, function names in messages, atoms in the JSON and in the view.
+. "$(dirname "$0")/lib.sh"
+
+start_node bsesc || exit 1
+
+# processes a test starts in its subshell: stopped when the test file exits
+extra_pid() {
+	echo "$1" >>"$TRASH/extra.pids"
+}
+trap 'for p in $(cat "$TRASH/extra.pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done; cleanup' EXIT
+erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_epmd.erl" || exit 1
+
+# no escape character, C1 control, line separator or bidi override
+clean() {
+	! LC_ALL=C grep -q "$(printf '\033')" "$@" &&
+	! LC_ALL=C grep -qE "$(printf '\302[\200-\237]|\342\200[\250-\256]')" "$@"
+}
+
+EVIL=$(printf 'bsevil\033]2;PWNED\007\033[31m%s' $$)
+
+test_expect_success 'an epmd name with escape sequences: escaped by beamscope, --list and "not found"' '
+	erl -noshell -noinput -pa "$TRASH/ebin" -run bs_epmd main "$EVIL" 1 >fake.log 2>&1 &
+	fake=$! && extra_pid $fake
+	for _ in $(seq 1 100); do grep -q registered fake.log && break; sleep 0.05; done
+	grep -q registered fake.log &&
+	"$BEAMSCOPE" 2>none.err; "$BEAMSCOPE" --list >list.out 2>&1;
+	"$BEAMSCOPE" nosuchnode --batch --cookie-file "$COOKIE_FILE" 2>nf.err; rc=$?
+	kill -9 $fake  # other names lists stay plain
+	cat none.err list.out nf.err; [ $rc -eq 3 ] &&
+	grep -qF "bsevil\\x{1B}]2;PWNED\\x{7}\\x{1B}[31m" list.out &&
+	grep -qF "bsevil\\x{1B}]2;PWNED" none.err && grep -qF "bsevil\\x{1B}]2;PWNED" nf.err &&
+	clean none.err list.out nf.err
+'
+
+test_expect_success 'a function name with escapes in "already has a trace pattern"' '
+	node_eval "Fs = [{attribute,1,module,bs_esc},{attribute,1,export,[{list_to_atom(\"f\\e[2J\"),0}]},{function,1,list_to_atom(\"f\\e[2J\"),0,[{clause,1,[],[],[{atom,1,ok}]}]}], {ok, M, B} = compile:forms(Fs), {module, M} = code:load_binary(M, \"bs_esc.erl\", B), erlang:trace_pattern({bs_esc, list_to_atom(\"f\\e[2J\"), 0}, true, [global])." &&
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --call "bs_esc:_" \
+		--duration 1 -o tp.json 2>tp.err; rc=$?
+	cat tp.err; [ $rc -eq 0 ] && grep -q "already has a trace pattern" tp.err &&
+	clean tp.err tp.json &&
+	node_eval "erlang:trace_pattern({bs_esc, list_to_atom(\"f\\e[2J\"), 0}, false, [global])." &&
+	target_clean 2
+'
+
+test_expect_success 'JSON: atoms with C1 controls, U+2028 and U+202E are escaped' '
+	node_eval "bs_work:victim()." >/dev/null &&
+	bs_start --events receive --pids bs_victim --duration 0 && bs_wait_attached &&
+	node_eval "[bs_victim ! A || A <- [list_to_atom([\$a, 16#85, \$b]), list_to_atom([\$c, 16#2028, \$d]), list_to_atom([\$e, 16#202E, \$f])]], ok." >/dev/null &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	grep -F "\\u0085" "$TRASH/bs.json" && grep -F "\\u2028" "$TRASH/bs.json" &&
+	grep -F "\\u202e" "$TRASH/bs.json" && clean "$TRASH/bs.json" &&
+	jqs -e "[.[] | select(.payload == \"'"'"'e\u202ef'"'"'\")] | length == 1" &&
+	target_clean 2
+'
+
+test_expect_success 'the view shows them as ?, never raw' '
+	tm kill-session -t ui 2>/dev/null
+	ui_start --events receive --pids bs_victim && ui_wait " tracing [0-9]+:" 10 &&
+	ui_keys ":focus bs_victim" Enter && ui_wait "^ <0[.][0-9]+[.]0> bs_victim" &&
+	node_eval "bs_victim ! list_to_atom([\$g, 16#202E, \$h, 16#9B, \$i]), ok." >/dev/null &&
+	ui_wait "received <-  .g[?]h[?]i." && ui_screen >screen && clean screen &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+test_done

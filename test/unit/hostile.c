@@ -1,0 +1,134 @@
+/*
+ * Unit tests: what comes from outside, shown safely: messages escaped
+ * (esc), JSON strings without hidden characters, atoms with a NUL or cut
+ * inside a character, and cookies redacted (redact).
+ */
+#include <ei.h>
+#include <string.h>
+
+#include "esc.h"
+#include "json.h"
+#include "redact.h"
+#include "tap.h"
+#include "term.h"
+
+static char text[4096];
+
+static const char *escaped(const char *s)
+{
+	struct sbuf sb = SBUF_INIT;
+	esc_addstr(&sb, s);
+	snprintf(text, sizeof(text), "%s", sb.buf);
+	sbuf_release(&sb);
+	return text;
+}
+
+static const char *json(const char *s)
+{
+	struct sbuf sb = SBUF_INIT;
+	json_string(&sb, s);
+	snprintf(text, sizeof(text), "%s", sb.buf);
+	sbuf_release(&sb);
+	return text;
+}
+
+/* An atom from raw bytes (UTF-8 atom ext), rendered with a limit. */
+static const char *atom(const char *bytes, size_t n, size_t max, bool *cut)
+{
+	char buf[600];
+	int i = 0;
+	buf[i++] = (char)131;
+	buf[i++] = 'v';   /* ATOM_UTF8_EXT */
+	buf[i++] = (char)(n >> 8);
+	buf[i++] = (char)n;
+	memcpy(buf + i, bytes, n);
+	i += (int)n;
+	struct sbuf sb = SBUF_INIT;
+	int idx = 1;
+	*cut = false;
+	int rv = term_render(buf, &idx, "t@h", &sb, max, cut);
+	snprintf(text, sizeof(text), "%s", rv < 0 || idx != i ? "(error)" :
+		 sbuf_str(&sb));
+	sbuf_release(&sb);
+	return text;
+}
+
+static const char *atom_ref(const char *bytes, size_t n)
+{
+	char buf[600];
+	int i = 0;
+	buf[i++] = (char)131;
+	buf[i++] = 'v';
+	buf[i++] = (char)(n >> 8);
+	buf[i++] = (char)n;
+	memcpy(buf + i, bytes, n);
+	struct sbuf sb = SBUF_INIT;
+	int idx = 1;
+	int rv = term_render_reference(buf, &idx, "t@h", &sb, 0, NULL);
+	snprintf(text, sizeof(text), "%s", rv < 0 ? "(error)" : sbuf_str(&sb));
+	sbuf_release(&sb);
+	return text;
+}
+
+int main(void)
+{
+	plan(27);
+
+	/* messages */
+	is(escaped("node \"a\x1b[31mb\" not found"),
+	   "node \"a\\x{1B}[31mb\" not found", "an escape sequence is escaped");
+	is(escaped("x\xc2\x9b" "1m"), "x\\x{9B}1m", "a C1 control is escaped");
+	is(escaped("a\xe2\x80\xae" "b\xe2\x80\xa8" "c"), "a\\x{202E}b\\x{2028}c",
+	   "bidi override and line separator are escaped");
+	is(escaped("bad \xff" " byte"), "bad \\x{FF} byte", "a byte that is not UTF-8");
+	is(escaped("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93",
+	   "plain UTF-8 stays");
+	is(escaped(escaped("a\x07" "b")), "a\\x{7}b", "escaping twice changes nothing");
+	ok(!esc_needed(text, strlen(text)), "escaped text needs nothing more");
+
+	/* JSON strings */
+	is(json("a\xc2\x85" "b"), "\"a\\u0085b\"", "JSON: C1 control as \\u");
+	is(json("\xe2\x80\xa8\xe2\x80\xae"), "\"\\u2028\\u202e\"",
+	   "JSON: U+2028 and U+202E as \\u");
+	is(json("\xc3\xa9"), "\"\xc3\xa9\"", "JSON: other characters stay");
+
+	/* atoms */
+	bool cut;
+	is(atom("a\0b", 3, 0, &cut), "'a\\x{0}b'", "an atom with a NUL shows it");
+	ok(!cut, "and is not cut");
+	is(atom_ref("a\0b", 3), "'a\\x{0}b'", "the reference renders it the same");
+	/* 'éééé...' cut at 6 bytes: the quote, then whole characters */
+	char e[40];
+	for (int i = 0; i < 20; i++)
+		memcpy(e + 2 * i, "\xc3\xa9", 2);
+	is(atom(e, 40, 6, &cut), "'\xc3\xa9\xc3\xa9", "a cut quoted atom keeps whole characters");
+	ok(cut, "and says it was cut");
+	is(atom(e, 40, 4, &cut), "'\xc3\xa9", "cut after the first character");
+
+	/* cookies */
+	redact_reset();
+	redact_add("SECRETCOOKIEVALUE");
+	ok(redact_holds("{x,'SECRETCOOKIEVALUE'}", 22, false), "the cookie as an atom");
+	ok(redact_holds("<<\"SECRETCOOKIEVALUE\">>", 23, false), "in a binary");
+	const char *bytes = "[83,69,67,82,69,84,67,79,79,75,73,69,86,65,76,85,69]";
+	ok(redact_holds(bytes, strlen(bytes), false), "as byte values");
+	ok(!redact_holds("{x,'SECRETCOOK'}", 16, false), "part of it, not cut: kept");
+	ok(redact_holds("{x,<<\"SECRETC", 13, true), "a cut text ending in its start");
+	ok(redact_holds("{x,<<\"SECRET\">>,...}", 20, true), "a cut text holding its start");
+	ok(!redact_holds("{hello,world}", 13, true), "an unrelated text");
+	redact_add("we'ird\\");
+	ok(redact_holds("'we\\'ird\\\\'", 11, false), "escaped as a quoted atom");
+
+	struct event ev = { .type = EV_SEND, .name = "auth", .peer = "<0.9.0>",
+			    .payload = "{#Ref<0.1.2.3>,'OTHERNODECOOKIE'}" };
+	ok(redact_event(&ev) && !strcmp(ev.payload, REDACT_TEXT),
+	   "what auth sends is redacted");
+	ok(redact_holds("x OTHERNODECOOKIE", 17, false),
+	   "and the cookie it handed out is learnt");
+	struct event plain = { .type = EV_RECEIVE, .name = "srv",
+			       .payload = "{ping,1}" };
+	ok(!redact_event(&plain) && !strcmp(plain.payload, "{ping,1}"),
+	   "other events are left alone");
+	redact_reset();
+	return done_testing();
+}
