@@ -131,6 +131,24 @@ static void cluster_summary(struct run *r, const char *ended,
 	json_cluster_summary(json_sink_buf(&r->js), &cs);
 }
 
+/*
+ * Workers whose last count never came (the target did not answer the
+ * stop in time): said on stderr, whatever --quiet says; the summary says
+ * "complete": false.  True if there are any.
+ */
+static bool drain_incomplete(struct run *r, struct snode *n)
+{
+	int missing = stats_incomplete(&n->st);
+	if (!missing)
+		return false;
+	fprintf(stderr, "beamscope: %d of the %d workers on \"%s\" did not send "
+		"their final counts before the stop timed out; delivered + "
+		"dropped may fall short of what was traced%s\n", missing,
+		n->st.nworkers, session_node_name(&r->s, n->idx),
+		r->cfg->exact ? " (--exact: exit 7)" : "");
+	return true;
+}
+
 /* Several nodes: a pid means a different process on each of them. */
 static int check_pids(const struct config *cfg)
 {
@@ -291,13 +309,14 @@ int batch_run(const struct config *cfg)
 	session_drain(&r.s);
 	json_sink_tick(&r.js, cfg->counts);
 
-	bool any_lost = false;
+	bool any_lost = false, incomplete = false;
 	for (int i = 0; i < r.s.nnodes; i++) {
 		struct snode *n = &r.s.nodes[i];
 		if (!n->stats_ready)
 			continue;
 		node_summary(&r, n, ended, started, t0);
 		any_lost |= n->ever_lost;
+		incomplete |= !n->ever_lost && drain_incomplete(&r, n);
 	}
 	if (r.s.multi)
 		cluster_summary(&r, ended, started, t0);
@@ -327,6 +346,8 @@ int batch_run(const struct config *cfg)
 				"events received", r.s.events_all);
 		sbuf_release(&which);
 		rc = EXIT_LOST;
+	} else if (incomplete && cfg->exact) {
+		rc = EXIT_INCOMPLETE;
 	} else {
 		char line[200];
 		snprintf(line, sizeof(line), "%lu events written, %lu dropped on "

@@ -6,29 +6,48 @@
 %% events to the Owner, and the cleanup that leaves the node as it was.
 %%
 %% Invariants:
-%%  * one agent per node, registered as beamscope_agent;
+%%  * one agent per node, registered as beamscope_agent; the name is held
+%%    until the session's last process is gone (the final purge kills it),
+%%    so a new bootstrap never loads this module while one of ours runs it;
+%%  * only the Owner's requests are obeyed: they carry the session's secret,
+%%    of which the agent keeps only a digest; everything the agent and its
+%%    workers send the Owner goes to its registered name, so that the Owner
+%%    can tell them from anyone else by the sender;
+%%  * a session never takes more memory than the cap the tracer enforces;
+%%  * call patterns carry only actions that end with the session;
 %%  * the agent and its workers are never traced, and the agent spawns no
 %%    process while new_processes may be traced (it would be traced);
 %%  * only flags whose tracer is beamscope_tracer are ever cleared: another
 %%    tracer's processes are left exactly as they were;
 %%  * every way out (stop, nodedown, owner silence, a worker's death, a crash
 %%    of the agent itself) goes through the same cleanup, which ends with
-%%    both modules unloaded;
+%%    both modules unloaded; if the agent is killed, its workers clean up
+%%    instead (one of them, the one that takes the name);
 %%  * no fun of this module is ever handed to another process, so the final
 %%    purge can only kill our own processes.
 -module(beamscope_agent).
 
 -export([start/4]).
 %% entry points of the processes we spawn
--export([agent/5, worker/4]).
+-export([agent/5, worker/5]).
 
 -define(NAME, beamscope_agent).
+%% the bootstrap lock's name (PROTOCOL.md)
+-define(LOCK, beamscope_bootstrap).
 -define(TRACER, beamscope_tracer).
 -define(START_TIMEOUT, 10000).
 %% workers drain for at most this long ...
 -define(DRAIN_MS, 1000).
-%% ... and the agent waits this long for all of them
--define(WORKERS_MS, 1500).
+%% ... and the agent waits this long for all of them (a worker may be held
+%% up sending its last batches), then speaks for the ones that did not finish
+-define(WORKERS_MS, 3000).
+%% the loop runs at least this often, and a gap much longer than that means
+%% the VM could not run us: the Owner's silence is then not held against it
+-define(TICK_MS, 500).
+-define(PAUSE_MS, 2000).
+%% where the Owner, a remote node, receives what we send
+-define(OWNER_NAME, beamscope).
+-define(SECRET_MIN, 16).
 %% how long a failed start/4 waits for its caller to leave this module
 -define(CALLER_MS, 5000).
 -define(MAX_WORKERS, 1024).
@@ -45,11 +64,14 @@
 -define(K_CALL, 64).
 
 -record(st, {owner :: pid(),
+             dest :: pid() | {atom(), node()},    % where the Owner receives
+             key :: binary(),                     % md5 of the session's secret
              owner_mon :: reference() | undefined, % a local Owner only
              workers :: [{non_neg_integer(), pid(), reference()}],
              session = none :: none | reference(),
              dep_ms :: pos_integer(),
              heard :: integer(),                   % Owner last heard, ms
+             awake :: integer(),                   % the loop last ran, ms
              high_water :: pos_integer(),
              %% count tier
              interval = 0 :: non_neg_integer(),   % 0: event tier
@@ -72,17 +94,40 @@
 -record(w, {agent :: pid(),
             agent_mon :: reference(),
             index :: non_neg_integer(),
-            owner :: pid(),
-            session :: reference(),
+            owner :: pid() | {atom(), node()},    % where the Owner receives
+            dep_ms :: pos_integer(),
+            session = none :: none | reference(),
+            peers = [] :: [{non_neg_integer(), pid()}], % all the workers
+            patterns = [] :: [mfa()],             % the agent's call patterns
             max :: pos_integer(),                 % events per batch
             ms :: non_neg_integer(),              % how long a batch gathers
-            seq = 0 :: non_neg_integer()}).       % batches shipped
+            seq = 0 :: non_neg_integer(),         % batches shipped
+            dropped = 0 :: non_neg_integer()}).   % said at the end
 
 %%% start/4 -------------------------------------------------------------------
 
 %% Runs in the rpc process.  The agent does the work in its own process so
-%% that it outlives the rpc; a failed agent undoes everything itself.
+%% that it outlives the rpc; a failed agent undoes everything itself.  The
+%% bootstrap lock the Owner holds is ended here, before the answer, so that
+%% nothing traced later sees it.
 start(Owner, TracerBeam, NifBin, Opts) ->
+    Result = start1(Owner, TracerBeam, NifBin, Opts),
+    release_lock(Opts),
+    Result.
+
+release_lock(#{lock := Lock}) when is_pid(Lock) ->
+    case whereis(?LOCK) of
+        Lock ->
+            Mon = monitor(process, Lock),
+            exit(Lock, kill),
+            receive {'DOWN', Mon, process, Lock, _} -> ok end;
+        _ ->
+            ok
+    end;
+release_lock(_) ->
+    ok.
+
+start1(Owner, TracerBeam, NifBin, Opts) ->
     case whereis(?NAME) of
         undefined ->
             {Pid, Mon} = spawn_monitor(?MODULE, agent,
@@ -107,6 +152,7 @@ start(Owner, TracerBeam, NifBin, Opts) ->
 %% The agent was killed before it could answer: nobody else will unload.
 abandon() ->
     _ = (catch unload_tracer()),
+    _ = code:purge(?MODULE),
     _ = code:delete(?MODULE),
     %% this process still runs the old code: purge once it has returned
     _ = (catch timer:apply_after(1000, code, purge, [?MODULE])),
@@ -132,9 +178,9 @@ agent(Caller, Owner, TracerBeam, NifBin, Opts) ->
             Caller ! {?NAME, self(), {error, {already_attached, whereis(?NAME)}}}
     end.
 
+%% The name stays ours until the purge ends this process.
 failed(Caller, Reason) ->
     _ = (catch unload_tracer()),
-    unregister(?NAME),
     Caller ! {?NAME, self(), {error, Reason}},
     unload_self(Caller).
 
@@ -143,19 +189,17 @@ setup(Owner, TracerBeam, NifBin, Opts) when is_pid(Owner),
                                              is_binary(NifBin),
                                              is_map(Opts) ->
     case options(Opts) of
-        {ok, [N, DepMs, HighWater, BatchMax, BatchMs]} ->
-            OwnerMon = watch_owner(Owner),
+        {ok, [N, DepMs, HighWater, BatchMax, BatchMs], Secret} ->
             case load_tracer(TracerBeam, NifBin) of
                 ok ->
-                    Workers = [spawn_worker(W, Owner, BatchMax, BatchMs)
-                               || W <- lists:seq(0, N - 1)],
-                    St = #st{owner = Owner, owner_mon = OwnerMon,
-                             workers = Workers, dep_ms = DepMs,
-                             heard = now_ms(), high_water = HighWater},
-                    Info = #{workers => N,
-                             schedulers => erlang:system_info(schedulers_online),
-                             names => names()},
-                    {ok, St, Info};
+                    case fits(N, HighWater) of
+                        ok ->
+                            started(Owner, Secret, N, DepMs, HighWater,
+                                    BatchMax, BatchMs);
+                        {error, _} = E ->
+                            unload_tracer(),
+                            E
+                    end;
                 {error, _} = E ->
                     E
             end;
@@ -164,6 +208,32 @@ setup(Owner, TracerBeam, NifBin, Opts) when is_pid(Owner),
     end;
 setup(_, _, _, _) ->
     {error, badarg}.
+
+started(Owner, Secret, N, DepMs, HighWater, BatchMax, BatchMs) ->
+    OwnerMon = watch_owner(Owner),
+    Dest = dest(Owner),
+    Workers = [spawn_worker(W, Dest, BatchMax, BatchMs, DepMs)
+               || W <- lists:seq(0, N - 1)],
+    Now = now_ms(),
+    St = #st{owner = Owner, dest = Dest, key = erlang:md5(Secret),
+             owner_mon = OwnerMon, workers = Workers, dep_ms = DepMs,
+             heard = Now, awake = Now, high_water = HighWater},
+    %% the secret comes back once, so that the Owner knows this answer
+    %% is ours; it is kept nowhere
+    Info = #{workers => N,
+             worker_pids => [P || {_, P, _} <- Workers],
+             schedulers => erlang:system_info(schedulers_online),
+             names => names(),
+             secret => Secret},
+    {ok, St, Info}.
+
+%% The smallest session these options make must fit under the cap; the
+%% trace request checks the real one (it knows the payload budget).
+fits(N, HighWater) ->
+    case ?TRACER:session_memory(N, 0, 0, HighWater, false) of
+        {Need, Cap, Mem} when Need > Cap -> {error, {memory_cap, Need, Cap, Mem}};
+        _ -> ok
+    end.
 
 options(Opts) ->
     Get = fun(K, D) -> maps:get(K, Opts, D) end,
@@ -179,7 +249,14 @@ options(Opts) ->
     case [{bad_option, K, V} || {K, V, Min, Max} <- Checks,
                                 not (is_integer(V) andalso V >= Min
                                      andalso (Max =:= infinity orelse V =< Max))] of
-        [] -> {ok, [V || {_, V, _, _} <- Checks]};
+        [] ->
+            case Get(secret, none) of
+                Secret when is_binary(Secret), byte_size(Secret) >= ?SECRET_MIN ->
+                    {ok, [V || {_, V, _, _} <- Checks], Secret};
+                _ ->
+                    %% never repeated back: it may be nearly right
+                    {error, {bad_option, secret, omitted}}
+            end;
         [Bad | _] -> {error, Bad}
     end.
 
@@ -189,6 +266,13 @@ watch_owner(Owner) when node(Owner) =:= node() ->
 watch_owner(Owner) ->
     true = erlang:monitor_node(node(Owner), true),
     undefined.
+
+%% A remote Owner receives at its registered name: the distribution then
+%% tells it who sent each message (a plain send to a pid does not).
+dest(Owner) when node(Owner) =:= node() ->
+    Owner;
+dest(Owner) ->
+    {?OWNER_NAME, node(Owner)}.
 
 names() ->
     [{P, N} || N <- registered(), N =/= ?NAME, P <- [whereis(N)], is_pid(P)].
@@ -258,8 +342,9 @@ unique() ->
                                  erlang:unique_integer([positive]),
                                  rand:uniform(1 bsl 60)])).
 
-spawn_worker(W, Owner, BatchMax, BatchMs) ->
-    {Pid, Mon} = spawn_opt(?MODULE, worker, [self(), W, Owner, {BatchMax, BatchMs}],
+spawn_worker(W, Dest, BatchMax, BatchMs, DepMs) ->
+    {Pid, Mon} = spawn_opt(?MODULE, worker,
+                           [self(), W, Dest, {BatchMax, BatchMs}, DepMs],
                            [{message_queue_data, off_heap}, monitor]),
     {W, Pid, Mon}.
 
@@ -274,10 +359,15 @@ run(St0) ->
         end,
     cleanup(Why, StopRef, St).
 
-loop(#st{owner = Owner} = St) ->
+loop(St0) ->
+    #st{owner = Owner} = St = awake(St0),
     receive
-        {beamscope, Owner, Ref, Request} ->
-            handle(Request, Ref, St#st{heard = now_ms()});
+        {beamscope, Key, Ref, Request} when is_binary(Key) ->
+            case erlang:md5(Key) =:= St#st.key of
+                true -> handle(Request, Ref, St#st{heard = now_ms()});
+                %% not the Owner: nothing to say to whoever it is
+                false -> loop(St)
+            end;
         {beamscope, From, Ref, _} when is_pid(From) ->
             reply(From, Ref, {error, not_owner}),
             loop(St);
@@ -303,24 +393,39 @@ loop(#st{owner = Owner} = St) ->
             loop(tell_limits(St, false));
         _ ->
             loop(St)
-    after max(0, St#st.heard + St#st.dep_ms - now_ms()) ->
-            {owner_silent, none, St}
+    after min(?TICK_MS, max(0, St#st.heard + St#st.dep_ms - now_ms())) ->
+            %% what came in while we could not run is read first
+            St1 = awake(St),
+            case now_ms() >= St1#st.heard + St1#st.dep_ms of
+                true -> {owner_silent, none, St1};
+                false -> loop(St1)
+            end
+    end.
+
+%% Silence is judged on time the agent could run: after a pause of the VM
+%% (SIGSTOP, a suspended host) the Owner's pings are still on their way in,
+%% so its clock starts again from now.
+awake(#st{awake = Last} = St) ->
+    Now = now_ms(),
+    case Now - Last > ?PAUSE_MS of
+        true -> St#st{awake = Now, heard = max(St#st.heard, Now)};
+        false -> St#st{awake = Now}
     end.
 
 handle(ping, Ref, St) ->
-    reply(St#st.owner, Ref, pong),
+    reply_owner(St, Ref, pong),
     loop(St);
 handle(clock, Ref, St) ->
     %% the clock the tracer stamps events with
-    reply(St#st.owner, Ref, {clock, erlang:system_time(microsecond)}),
+    reply_owner(St, Ref, {clock, erlang:system_time(microsecond)}),
     loop(St);
 handle(nodes, Ref, St) ->
-    reply(St#st.owner, Ref, {nodes, erlang:nodes(visible)}),
+    reply_owner(St, Ref, {nodes, erlang:nodes(visible)}),
     loop(St);
 handle({trace, Spec}, Ref, St0) ->
     {Reply, St} = trace(Spec, St0),
     put(?STATE, St),
-    reply(St#st.owner, Ref, Reply),
+    reply_owner(St, Ref, Reply),
     loop(St);
 handle(stop, Ref, St) ->
     {stop, Ref, St};
@@ -333,22 +438,26 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
                 true -> [Pid | lists:delete(Pid, St#st.focus)];
                 false -> lists:delete(Pid, St#st.focus)
             end,
-    reply(St#st.owner, Ref, Reply),
+    reply_owner(St, Ref, Reply),
     loop(St#st{focus = Focus});
 handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
     %% only deactivate: every follower drops its flags at its next event
     ?TRACER:session_stop(S),
-    reply(St#st.owner, Ref, ok),
+    reply_owner(St, Ref, ok),
     loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
-    reply(St#st.owner, Ref, ok),
+    reply_owner(St, Ref, ok),
     loop(St);
 handle(Other, Ref, St) ->
-    reply(St#st.owner, Ref, {error, {bad_request, Other}}),
+    reply_owner(St, Ref, {error, {bad_request, Other}}),
     loop(St).
 
-%% noconnect: an Owner that is gone is not worth dialling back.
+reply_owner(#st{dest = Dest}, Ref, Reply) ->
+    send(Dest, {beamscope_reply, Ref, Reply}).
+
+%% To a process that is not the Owner.  noconnect: a sender that is gone is
+%% not worth dialling back.
 reply(To, Ref, Reply) ->
     _ = erlang:send(To, {beamscope_reply, Ref, Reply}, [noconnect]),
     ok.
@@ -365,7 +474,7 @@ limit(Key, Spec) ->
 %% changes, checked every LIMITS_MS, and always at the end).
 tell_limits(#st{session = none} = St, _) ->
     St;
-tell_limits(#st{session = S, owner = Owner, told = {Why0, Shed0}} = St, Final) ->
+tell_limits(#st{session = S, dest = Owner, told = {Why0, Shed0}} = St, Final) ->
     case catch ?TRACER:limits(S) of
         {Why, Shed} when Why =/= Why0;
                          Final andalso (Shed =/= 0 orelse Why =/= none);
@@ -379,7 +488,7 @@ tell_limits(#st{session = S, owner = Owner, told = {Why0, Shed0}} = St, Final) -
 %%% Count tier ----------------------------------------------------------------
 
 %% Ship the deltas of the table retired one interval ago.
-harvest(#st{session = S, owner = Owner, cseq = Seq, active = Active} = St) ->
+harvest(#st{session = S, dest = Owner, cseq = Seq, active = Active} = St) ->
     erlang:send_after(St#st.interval, self(), '$beamscope_counts'),
     {Overflow, Counts} = ?TRACER:counts_take(S),
     case Counts =/= [] orelse Overflow =/= St#st.overflow of
@@ -394,7 +503,7 @@ harvest(#st{session = S, owner = Owner, cseq = Seq, active = Active} = St) ->
 
 %% process_info of the processes counted lately and the ones in focus;
 %% never `messages`, which would copy a mailbox.
-sample(#st{owner = Owner, active = Active, focus = Focus} = St) ->
+sample(#st{dest = Owner, active = Active, focus = Focus} = St) ->
     erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
     Pids = lists:sublist(lists:usort(Focus ++ maps:keys(Active)), ?INFO_MAX),
     Items = [registered_name, current_function, message_queue_len],
@@ -537,7 +646,11 @@ raw(M, F, A, [T | _] = Tokens, End) ->
     case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
             case erlang:match_spec_test([], MS, trace) of
-                {ok, _, _, _} -> {ok, M, F, A, MS};
+                {ok, _, _, _} ->
+                    case refused_action(MS) of
+                        none -> {ok, M, F, A, MS};
+                        Action -> {error, located(loc(T), refusal(Action))}
+                    end;
                 {error, Errors} ->
                     {error, located(loc(T), ms_errors(Errors))}
             end;
@@ -555,6 +668,67 @@ parse_error(Loc, Mod, Desc, _) ->
 
 ms_errors(Errors) ->
     string:join([S || {_, S} <- Errors], "; ").
+
+%% The functions a raw match spec may call: the guard functions, which only
+%% compute, and the actions whose effect ends with the session (a trace
+%% message, the caller, a return or exception event) or that only read.
+%% set_tcw, set_seq_token, trace, enable_trace, disable_trace, silent,
+%% display and process_dump are refused: their effects outlive the session,
+%% reach beyond the traced call, or are unbounded.  The man page keeps the
+%% same list.
+-define(MS_ACTIONS, [return_trace, exception_trace, message, caller,
+                     caller_line, current_stacktrace, self, get_tcw,
+                     get_seq_token, is_seq_trace]).
+-define(MS_GUARDS, [is_atom, is_float, is_integer, is_list, is_number, is_pid,
+                    is_port, is_reference, is_tuple, is_map, is_map_key,
+                    is_binary, is_bitstring, is_boolean, is_function,
+                    is_record, 'and', 'or', 'not', 'xor', 'andalso', 'orelse',
+                    abs, element, hd, tl, length, map_get, map_size, max, min,
+                    node, float, round, floor, ceil, trunc, size, bit_size,
+                    byte_size, tuple_size, binary_part, '+', '-', '*', '/',
+                    'div', 'rem', 'band', 'bor', 'bxor', 'bnot', 'bsl', 'bsr',
+                    '>', '>=', '<', '=<', '=:=', '==', '=/=', '/=']).
+
+%% The first function a match spec calls that is not allowed, or none.
+%% Guards and bodies are expressions: {F, Args...} calls F, {{...}} builds
+%% a tuple, {const, T} is T itself; lists and maps hold expressions.
+refused_action(MS) ->
+    first_refused([E || {_Head, Guards, Body} <- MS, E <- Guards ++ Body]).
+
+first_refused([]) ->
+    none;
+first_refused([E | Es]) ->
+    case refused_in(E) of
+        none -> first_refused(Es);
+        F -> F
+    end.
+
+refused_in({const, _}) ->
+    none;
+refused_in({T}) when is_tuple(T) ->
+    first_refused(tuple_to_list(T));
+refused_in(T) when is_tuple(T), tuple_size(T) >= 1, is_atom(element(1, T)) ->
+    [F | Args] = tuple_to_list(T),
+    case lists:member(F, ?MS_ACTIONS) orelse lists:member(F, ?MS_GUARDS) of
+        true -> first_refused(Args);
+        false -> F
+    end;
+refused_in(L) when is_list(L) ->
+    first_refused(improper_to_list(L));
+refused_in(M) when is_map(M) ->
+    first_refused(maps:keys(M) ++ maps:values(M));
+refused_in(_) ->
+    none.
+
+improper_to_list([H | T]) -> [H | improper_to_list(T)];
+improper_to_list([]) -> [];
+improper_to_list(Tail) -> [Tail].
+
+refusal(Action) ->
+    io_lib:format("the action ~tw is refused: its effect could outlast the "
+                  "session or reach beyond the call; allowed: return_trace, "
+                  "exception_trace, message, caller and the guard functions",
+                  [Action]).
 
 %% mod:fun(Args) [when Guards] [-> Actions]: a fun for ms_transform
 clause(M, F, [{'(', L} | _] = Tokens, End) ->
@@ -633,6 +807,7 @@ set_patterns(Calls, {ok, Info}, St) ->
           end, {[], [], []}, Calls),
     St1 = St#st{patterns = Set},
     put(?STATE, St1),
+    [P ! {'$beamscope_patterns', Set} || {_, P, _} <- St#st.workers],
     {{ok, Info#{patterns => lists:reverse(Counts),
                 skipped_functions => lists:usort(Skipped)}}, St1};
 set_patterns(_, Reply, St) ->
@@ -731,8 +906,14 @@ tracer_of(What) ->
 
 commit(Plan, Mask, Flags, Payload, Ours, St) ->
     Pids = [P || {_, P, _} <- St#st.workers],
-    S = ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
-                            St#st.high_water, St#st.interval > 0),
+    %% the memory is checked against the cap before it is taken
+    case ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
+                             St#st.high_water, St#st.interval > 0) of
+        {error, _} = E -> {E, St};
+        S -> commit(S, Plan, Flags, Ours, St)
+    end.
+
+commit(S, Plan, Flags, Ours, St) ->
     {LKinds, LMax, LMs, LRate, LShed} = St#st.limits,
     ok = ?TRACER:session_limits(S, LKinds, LMax, LMs, LRate, LShed),
     erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
@@ -743,8 +924,10 @@ commit(Plan, Mask, Flags, Payload, Ours, St) ->
         false ->
             ok
     end,
-    %% workers hold the session before any event can reach them
-    [P ! {'$beamscope_session', S} || P <- Pids],
+    %% workers hold the session before any event can reach them, and know
+    %% each other, should one of them have to clean up for the agent
+    Peers = [{W, P} || {W, P, _} <- St#st.workers],
+    [P ! {'$beamscope_session', S, Peers} || {_, P} <- Peers],
     St1 = St#st{session = S},
     TFlags = [{tracer, ?TRACER, S} | Flags],
     try apply_plan(Plan, TFlags, Ours) of
@@ -788,15 +971,18 @@ cleanup(Why, StopRef, St) ->
     _ = StopRef =:= none andalso put(?LEAVING, true),
     untrace(St#st.session),
     clear_patterns(St#st.patterns),
-    Results = stop_workers(St#st.workers),
+    Dead = case Why of
+               {worker_down, W, _} -> [stand_in(W, St)];
+               _ -> []
+           end,
+    Results = lists:keysort(1, Dead ++ stop_workers(St)),
     final_counts(St),
     _ = tell_limits(St#st{told = {none, -1}}, true),
     case StopRef of
         none -> tell_exit(Why, St);
-        Ref -> reply(St#st.owner, Ref, {ok, #{workers => Results}})
+        Ref -> reply_owner(St, Ref, {ok, #{workers => Results}})
     end,
     _ = (catch unload_tracer()),
-    unregister(?NAME),
     unload_self(undefined).
 
 %% Leaving unasked: the Owner, if it is still there, learns why after the
@@ -804,7 +990,7 @@ cleanup(Why, StopRef, St) ->
 tell_exit(Why, St) when Why =:= nodedown; Why =:= owner_down ->
     _ = St,
     ok;
-tell_exit(Why, #st{owner = Owner, dep_ms = DepMs}) ->
+tell_exit(Why, #st{dest = Owner, dep_ms = DepMs}) ->
     Tag = case Why of
               owner_silent -> owner_silent;
               aborted -> aborted;
@@ -820,7 +1006,7 @@ final_counts(#st{interval = 0}) ->
     ok;
 final_counts(#st{session = none}) ->
     ok;
-final_counts(#st{session = S, owner = Owner, cseq = Seq0}) ->
+final_counts(#st{session = S, dest = Owner, cseq = Seq0}) ->
     lists:foldl(fun(_, Seq) ->
                         case catch ?TRACER:counts_take(S) of
                             {Overflow, [_ | _] = Counts} ->
@@ -843,27 +1029,56 @@ untrace(S) ->
          || P <- erlang:processes(), (catch tracer_of(P)) =:= ours],
     ok.
 
-stop_workers(Workers) ->
+stop_workers(#st{workers = Workers} = St) ->
     [P ! {'$beamscope_stop', self()} || {_, P, _} <- Workers],
-    collect(Workers, now_ms() + ?WORKERS_MS, []).
+    collect(Workers, St, now_ms() + ?WORKERS_MS, []).
 
-collect([], _Deadline, Acc) ->
+%% Every worker's last word reaches the Owner: its own, or, for one that
+%% died or did not finish in time, ours (stand_in/2).
+collect([], _St, _Deadline, Acc) ->
     lists:keysort(1, Acc);
-collect(Workers, Deadline, Acc) ->
+collect(Workers, St, Deadline, Acc) ->
     receive
         {'$beamscope_done', Pid, W, Batches, Dropped} ->
             case lists:keytake(Pid, 2, Workers) of
                 {value, {_, _, Mon}, Rest} ->
                     erlang:demonitor(Mon, [flush]),
-                    collect(Rest, Deadline, [{W, Batches, Dropped} | Acc]);
+                    collect(Rest, St, Deadline, [{W, Batches, Dropped} | Acc]);
                 false ->
-                    collect(Workers, Deadline, Acc)
+                    collect(Workers, St, Deadline, Acc)
             end;
         {'DOWN', Mon, process, _, _} ->
-            collect(lists:keydelete(Mon, 3, Workers), Deadline, Acc)
+            case lists:keytake(Mon, 3, Workers) of
+                {value, {W, _, _}, Rest} ->
+                    collect(Rest, St, Deadline, [stand_in(W, St) | Acc]);
+                false ->
+                    collect(Workers, St, Deadline, Acc)
+            end
     after max(0, Deadline - now_ms()) ->
             [exit(P, kill) || {_, P, _} <- Workers],
-            lists:keysort(1, Acc)
+            Late = [begin
+                        receive {'DOWN', Mon, process, _, _} -> ok
+                        after ?DRAIN_MS -> ok
+                        end,
+                        stand_in(W, St)
+                    end || {W, _, Mon} <- Workers],
+            lists:keysort(1, Late ++ Acc)
+    end.
+
+%% A worker that is gone without its last word: what its ring still holds
+%% is dropped, and the counts are said for it, so that delivered + dropped
+%% stays what was traced.  Only once it is dead: its ring has one reader.
+stand_in(W, #st{session = none, dest = Owner}) ->
+    send(Owner, {beamscope_eos, W, 0, 0, 0}),
+    {W, 0, 0};
+stand_in(W, #st{session = S, dest = Owner}) ->
+    _ = (catch ?TRACER:discard(S, W)),
+    case catch ?TRACER:worker_stats(S, W) of
+        {Batches, Dropped, Taken} ->
+            send(Owner, {beamscope_eos, W, Batches, Dropped, Taken}),
+            {W, Batches, Dropped};
+        _ ->
+            {W, 0, 0}
     end.
 
 unload_tracer() ->
@@ -872,10 +1087,16 @@ unload_tracer() ->
     _ = code:purge(?TRACER),
     ok.
 
-%% The purge kills whatever still runs our code, so it must come last and
-%% from a process that does not: code:purge/1 itself.  A caller still
-%% inside start/4 would be killed too, so wait for it to leave.
+%% The final purge kills whatever still runs our code, so it must come last
+%% and from a process that does not: code:purge/1 itself.  A caller still
+%% inside start/4 would be killed too, so wait for it to leave.  The name
+%% stays ours until then: a new session waits for our code to be gone
+%% before it loads its own (nothing is ever loaded over code that runs).
 unload_self(Caller) ->
+    %% old code here is a session's that died with all its processes (our
+    %% load made it old): nothing of ours runs it, and it would keep the
+    %% delete from happening
+    _ = code:purge(?MODULE),
     _ = code:delete(?MODULE),
     wait_gone(Caller, now_ms() + ?CALLER_MS),
     _ = spawn(code, purge, [?MODULE]),
@@ -902,18 +1123,19 @@ now_ms() ->
 
 %%% Workers -------------------------------------------------------------------
 
-worker(Agent, W, Owner, {BatchMax, BatchMs}) ->
+worker(Agent, W, Owner, {BatchMax, BatchMs}, DepMs) ->
     Mon = monitor(process, Agent),
+    Ws = #w{agent = Agent, agent_mon = Mon, index = W, owner = Owner,
+            dep_ms = DepMs, max = BatchMax, ms = BatchMs},
     receive
-        {'$beamscope_session', S} ->
-            pump(#w{agent = Agent, agent_mon = Mon, index = W, owner = Owner,
-                    session = S, max = BatchMax, ms = BatchMs});
+        {'$beamscope_session', S, Peers} ->
+            pump(Ws#w{session = S, peers = Peers});
         {'$beamscope_stop', Agent} ->
             %% never got a session: nothing was traced for us
-            send(Owner, {beamscope_eos, W, 0, 0}),
+            send(Owner, {beamscope_eos, W, 0, 0, 0}),
             Agent ! {'$beamscope_done', self(), W, 0, 0};
-        {'DOWN', Mon, process, _, _} ->
-            ok
+        {'DOWN', Mon, process, _, Why} ->
+            orphan(Ws, Why)
     end.
 
 %% The tracees put events in the worker's ring in the NIF; the worker takes
@@ -925,11 +1147,11 @@ wloop(#w{agent = Agent, agent_mon = Mon} = Ws, Wait) ->
         '$beamscope_wake' ->
             wloop(Ws, Ws#w.ms);
         {'$beamscope_stop', Agent} ->
-            drain(Ws, now_ms() + ?DRAIN_MS);
-        {'DOWN', Mon, process, _, _} ->
-            %% the agent died without cleaning up: at least stop producing
-            _ = (catch ?TRACER:session_stop(Ws#w.session)),
-            ok;
+            finish(drain(Ws, now_ms() + ?DRAIN_MS));
+        {'$beamscope_patterns', MFAs} ->
+            wloop(Ws#w{patterns = MFAs}, Wait);
+        {'DOWN', Mon, process, _, Why} ->
+            orphan(Ws, Why);
         _ ->
             wloop(Ws, Wait)
     after Wait ->
@@ -960,25 +1182,81 @@ ship(#w{index = W, session = S, seq = Seq, max = Max} = Ws) ->
             {N, Ws#w{seq = Seq + 1}}
     end.
 
-%% Take what has arrived, ship it, and stop once nothing is pending.
+%% Take what has arrived and ship it until nothing is pending; what is
+%% still there at the deadline is discarded and counted as dropped.  Then
+%% the worker's last word: batches shipped, dropped, and events taken.
 drain(#w{session = S, index = W} = Ws, Deadline) ->
     {N, Ws1} = ship(Ws),
     case N =:= 0 andalso not ?TRACER:pending(S, W) of
         true ->
-            finish(Ws1);
+            eos(Ws1);
         false ->
             case now_ms() >= Deadline of
-                true -> finish(Ws1);
+                true -> _ = ?TRACER:discard(S, W), eos(Ws1);
                 false when N > 0 -> drain(Ws1, Deadline);
                 false -> receive after 1 -> drain(Ws1, Deadline) end
             end
     end.
 
-finish(#w{index = W, session = S, seq = Seq, agent = Agent} = Ws) ->
-    Dropped = ?TRACER:dropped(S, W),
-    send(Ws#w.owner, {beamscope_eos, W, Seq, Dropped}),
+eos(#w{index = W, session = S, seq = Seq} = Ws) ->
+    {_, Dropped, Taken} = ?TRACER:worker_stats(S, W),
+    send(Ws#w.owner, {beamscope_eos, W, Seq, Dropped, Taken}),
+    Ws#w{dropped = Dropped}.
+
+finish(#w{index = W, seq = Seq, dropped = Dropped, agent = Agent}) ->
     Agent ! {'$beamscope_done', self(), W, Seq, Dropped},
     ok.
+
+%% The agent died without cleaning up (killed): its workers stop the
+%% session, ship what their rings hold, and the first of them to take the
+%% agent's name does the cleanup the agent would have done and tells the
+%% Owner (PROTOCOL.md, agent_lost).  The others just end.
+orphan(#w{session = S} = Ws, Why) ->
+    put(?LEAVING, true),
+    _ = S =:= none orelse (catch ?TRACER:session_stop(S)),
+    _ = S =:= none orelse drain(Ws, now_ms() + ?DRAIN_MS),
+    case catch register(?NAME, self()) of
+        true -> orphan_cleanup(Ws, Why);
+        _ -> ok
+    end.
+
+orphan_cleanup(#w{session = S, owner = Owner, peers = Peers} = Ws, Why) ->
+    Others = [{W, P, monitor(process, P)} || {W, P} <- Peers, P =/= self()],
+    wait_peers(Others, S, Owner, now_ms() + ?WORKERS_MS),
+    untrace(S),
+    clear_patterns(Ws#w.patterns),
+    send(Owner, {beamscope_exit, agent_lost, Ws#w.dep_ms, reason_text(Why)}),
+    _ = (catch unload_tracer()),
+    unload_self(undefined).
+
+%% The other workers end once they have said their last word; one that
+%% does not in time is stopped, and its word is said for it.
+wait_peers([], _S, _Owner, _Deadline) ->
+    ok;
+wait_peers(Peers, S, Owner, Deadline) ->
+    receive
+        {'DOWN', Mon, process, _, Why} ->
+            case lists:keytake(Mon, 3, Peers) of
+                {value, {W, _, _}, Rest} ->
+                    _ = Why =:= normal orelse Why =:= noproc orelse
+                        stand_in(W, #st{session = S, dest = Owner}),
+                    wait_peers(Rest, S, Owner, Deadline);
+                false ->
+                    wait_peers(Peers, S, Owner, Deadline)
+            end
+    after max(0, Deadline - now_ms()) ->
+            [exit(P, kill) || {_, P, _} <- Peers],
+            [begin
+                 receive {'DOWN', Mon, process, _, _} -> ok after ?DRAIN_MS -> ok end,
+                 stand_in(W, #st{session = S, dest = Owner})
+             end || {W, _, Mon} <- Peers],
+            ok
+    end.
+
+%% Why the agent died, as bounded text (a reason can be any term).
+reason_text(Why) ->
+    Text = lists:flatten(io_lib:format("~0tP", [Why, 6])),
+    unicode:characters_to_binary(string:slice(Text, 0, 120)).
 
 send(Owner, Msg) ->
     Opts = case get(?LEAVING) of

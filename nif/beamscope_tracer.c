@@ -18,14 +18,22 @@
  *    the traced term: terms are measured only up to the budget, then cut.
  *  - After session_stop/1 every callback answers `remove`, so each tracee
  *    drops the tracer at its next trace point, even if the agent is gone.
+ *  - A session's memory is one mapping, sized and checked against the
+ *    session cap before it is taken (session_new/5); a mapping that cannot
+ *    be had is an error for the agent, never an abort of the VM.
  */
+/* mmap's MAP_ANONYMOUS and sysconf's _SC_PHYS_PAGES */
+#define _DEFAULT_SOURCE
 #include <erl_nif.h>
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define CACHE_LINE 64
 #define MAX_WORKERS 1024
@@ -38,6 +46,9 @@
 #define EXIT_BUDGET_OFF 64
 /* spawn fails with system_limit past this, so no spawn event has more */
 #define MAX_ARITY 255
+/* a session takes at most the smaller of these (PROTOCOL.md, the man page) */
+#define SESSION_MEM_CEILING (1ULL << 30)
+#define SESSION_MEM_SHARE 8   /* of the target's memory */
 
 /* event kinds; the bit values are shared with the agent and the C node */
 enum {
@@ -139,8 +150,10 @@ struct ring {
 	_Alignas(CACHE_LINE) atomic_ullong tail;  /* cells claimed since the start */
 	_Alignas(CACHE_LINE) atomic_ullong head;  /* cells given back by the worker */
 	atomic_int idle;           /* the worker sleeps until woken */
-	atomic_long dropped;       /* cumulative: no room, or too big */
-	unsigned char *data;       /* ncells * CELL, in the session resource */
+	atomic_long dropped;       /* cumulative: no room, too big, discarded */
+	atomic_long taken;         /* events take/3 gave the worker */
+	atomic_long batches;       /* take/3 calls that gave any */
+	unsigned char *data;       /* ncells * CELL, in the session's mapping */
 };
 
 _Static_assert(sizeof(struct ring) % CACHE_LINE == 0, "rings share no line");
@@ -204,9 +217,11 @@ struct session {
 	unsigned nworkers;
 	size_t payload;        /* budget for B, in bytes of text; 0: none */
 	unsigned long long ncells;  /* per ring; a power of two */
-	ErlNifPid *workers;    /* nworkers, inside this resource */
-	struct ring *rings;    /* nworkers, inside this resource, aligned */
-	struct eslot *ecache;  /* ECACHE_SLOTS, inside this resource */
+	ErlNifPid *workers;    /* nworkers, in mem */
+	struct ring *rings;    /* nworkers, in mem, aligned */
+	struct eslot *ecache;  /* ECACHE_SLOTS, in mem */
+	void *mem;             /* one anonymous mapping: all of the above */
+	size_t mem_size;
 };
 
 static ErlNifResourceType *session_type;
@@ -1504,7 +1519,135 @@ static unsigned long long ring_cells(size_t payload, long high_water)
 	return n;
 }
 
-/* session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater[, CountTier]) */
+/* Where each part of a session's mapping starts, and its size. */
+struct layout {
+	unsigned long long cells;  /* per ring */
+	size_t rings, cache, tables, bufs, size;
+};
+
+static void session_layout(struct layout *l, unsigned n, size_t payload,
+			   long high_water, bool count_tier)
+{
+	l->cells = ring_cells(payload, high_water);
+	l->rings = line_up((size_t)n * sizeof(ErlNifPid));
+	l->cache = l->rings + line_up((size_t)n * sizeof(struct ring));
+	l->tables = l->cache + line_up(ECACHE_SLOTS * sizeof(struct eslot));
+	l->bufs = l->tables + (count_tier ?
+		line_up(3 * (size_t)COUNT_SLOTS * sizeof(struct cslot)) : 0);
+	l->size = l->bufs + (size_t)n * (size_t)l->cells * CELL;
+}
+
+/* A number from the first line of a file; 0 if there is none ("max"). */
+static unsigned long long file_number(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* The memory this VM may use: the machine's, or its control group's limit
+ * (cgroup v2, then v1) when that is smaller. */
+static unsigned long long target_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	unsigned long long mem = pages > 0 && page > 0 ?
+		(unsigned long long)pages * (unsigned long long)page : 0;
+	char line[512], path[600];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "0::", 3))
+				continue;
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+				 line + 3);
+			unsigned long long lim = file_number(path);
+			if (lim && (!mem || lim < mem))
+				mem = lim;
+		}
+		fclose(f);
+	}
+	unsigned long long v1 =
+		file_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	if (v1 && (!mem || v1 < mem))
+		mem = v1;
+	return mem;
+}
+
+/* The most one session may take on this VM. */
+static unsigned long long session_cap(unsigned long long mem)
+{
+	unsigned long long share = mem / SESSION_MEM_SHARE;
+	return mem && share < SESSION_MEM_CEILING ? share : SESSION_MEM_CEILING;
+}
+
+/* The arguments of session_new and session_memory; false: badarg. */
+static bool session_args(ErlNifEnv *env, const ERL_NIF_TERM argv[], int *n,
+			 unsigned *kinds, ErlNifUInt64 *payload, ErlNifSInt64 *hw)
+{
+	return enif_get_int(env, argv[0], n) && *n >= 1 && *n <= MAX_WORKERS &&
+		enif_get_uint(env, argv[1], kinds) && !(*kinds & ~(unsigned)K_ALL) &&
+		enif_get_uint64(env, argv[2], payload) && *payload <= MAX_PAYLOAD &&
+		enif_get_int64(env, argv[3], hw) && *hw >= 1 && *hw <= MAX_HIGH_WATER;
+}
+
+static ERL_NIF_TERM memory_error(ErlNifEnv *env, const char *why,
+				 unsigned long long need, unsigned long long cap,
+				 unsigned long long mem)
+{
+	return enif_make_tuple2(env, enif_make_atom(env, "error"),
+		enif_make_tuple4(env, enif_make_atom(env, why),
+				 enif_make_uint64(env, need),
+				 enif_make_uint64(env, cap),
+				 enif_make_uint64(env, mem)));
+}
+
+/*
+ * session_memory(Workers, KindsMask, PayloadBytes, HighWater, CountTier)
+ * -> {Need, Cap, Memory}: the bytes a session of this shape would take,
+ * the most a session may take here, and the memory that cap comes from
+ * (0: unknown).  Nothing is allocated.
+ */
+static ERL_NIF_TERM nif_session_memory(ErlNifEnv *env, int argc,
+				       const ERL_NIF_TERM argv[])
+{
+	int n;
+	unsigned kinds;
+	ErlNifUInt64 payload;
+	ErlNifSInt64 hw;
+	struct layout l;
+	(void)argc;
+	if (!session_args(env, argv, &n, &kinds, &payload, &hw))
+		return enif_make_badarg(env);
+	session_layout(&l, (unsigned)n, (size_t)payload, (long)hw,
+		       argv[4] == am_true_);
+	unsigned long long mem = target_memory();
+	return enif_make_tuple3(env, enif_make_uint64(env, l.size),
+				enif_make_uint64(env, session_cap(mem)),
+				enif_make_uint64(env, mem));
+}
+
+static void session_dtor(ErlNifEnv *env, void *obj)
+{
+	struct session *s = obj;
+	(void)env;
+	if (s->mem)
+		munmap(s->mem, s->mem_size);
+	s->mem = NULL;
+}
+
+/*
+ * session_new(WorkersTuple, KindsMask, PayloadBytes, HighWater, CountTier)
+ * -> Session | {error, {memory_cap, Need, Cap, Memory}}
+ *            | {error, {no_memory, Need, Cap, Memory}}
+ * The memory is checked against the cap first, then mapped: pages the
+ * kernel zeroes, taken only as the rings fill.
+ */
 static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 				    const ERL_NIF_TERM argv[])
 {
@@ -1514,52 +1657,51 @@ static ERL_NIF_TERM nif_session_new(ErlNifEnv *env, int argc,
 	unsigned kinds;
 	ErlNifUInt64 payload;
 	ErlNifSInt64 hw;
-	(void)argc;
+	ERL_NIF_TERM args[4];
+	struct layout l;
 
-	if (!enif_get_tuple(env, argv[0], &n, &ws) || n < 1 || n > MAX_WORKERS ||
-	    !enif_get_uint(env, argv[1], &kinds) || kinds & ~(unsigned)K_ALL ||
-	    !enif_get_uint64(env, argv[2], &payload) || payload > MAX_PAYLOAD ||
-	    !enif_get_int64(env, argv[3], &hw) || hw < 1 || hw > MAX_HIGH_WATER)
+	if (!enif_get_tuple(env, argv[0], &n, &ws))
+		return enif_make_badarg(env);
+	args[0] = enif_make_int(env, n);
+	memcpy(args + 1, argv + 1, 3 * sizeof(ERL_NIF_TERM));
+	if (!session_args(env, args, &n, &kinds, &payload, &hw))
 		return enif_make_badarg(env);
 
-	/* one block: the struct, the pids, then on line boundaries the rings,
-	 * the cache, the count tables, and each ring's cells */
-	unsigned long long cells = ring_cells((size_t)payload, (long)hw);
-	size_t head = sizeof(struct session) + (size_t)n * sizeof(ErlNifPid);
-	size_t rings_sz = line_up((size_t)n * sizeof(struct ring));
-	size_t cache_sz = line_up(ECACHE_SLOTS * sizeof(struct eslot));
-	size_t tables_sz = count_tier ?
-		line_up(3 * (size_t)COUNT_SLOTS * sizeof(struct cslot)) : 0;
-	size_t per_ring = (size_t)cells * CELL;
-	size_t size = head + CACHE_LINE + rings_sz + cache_sz + tables_sz +
-		(size_t)n * per_ring;
-	struct session *s = enif_alloc_resource(session_type, size);
-	if (!s)
-		return enif_make_badarg(env);
-	memset(s, 0, size);
-	char *p = (char *)(((uintptr_t)s + head + CACHE_LINE - 1) &
-			   ~(uintptr_t)(CACHE_LINE - 1));
-	s->workers = (ErlNifPid *)(void *)((char *)s + sizeof(struct session));
-	s->rings = (struct ring *)(void *)p;
-	s->ecache = (struct eslot *)(void *)(p + rings_sz);
-	if (count_tier)   /* zeroed by the memset: every slot free */
-		s->tables = (struct cslot *)(void *)(p + rings_sz + cache_sz);
-	char *bufs = p + rings_sz + cache_sz + tables_sz;
+	session_layout(&l, (unsigned)n, (size_t)payload, (long)hw, count_tier);
+	unsigned long long mem = target_memory(), cap = session_cap(mem);
+	if (l.size > cap)
+		return memory_error(env, "memory_cap", l.size, cap, mem);
+	void *m = mmap(NULL, l.size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return memory_error(env, "no_memory", l.size, cap, mem);
+	struct session *s = enif_alloc_resource(session_type, sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	s->mem = m;
+	s->mem_size = l.size;
+	char *p = m;   /* page-aligned, so every part is line-aligned */
+	s->workers = (ErlNifPid *)(void *)p;
+	s->rings = (struct ring *)(void *)(p + l.rings);
+	s->ecache = (struct eslot *)(void *)(p + l.cache);
+	if (count_tier)   /* zero pages: every slot free */
+		s->tables = (struct cslot *)(void *)(p + l.tables);
 	s->nworkers = (unsigned)n;
-	s->ncells = cells;
+	s->ncells = l.cells;
 	s->count_tier = count_tier;
 	s->kinds = kinds;
 	s->payload = (size_t)payload;
 	for (int i = 0; i < n; i++) {
 		struct ring *r = &s->rings[i];
-		char *rb = bufs + (size_t)i * per_ring;
 		atomic_init(&r->tail, 0);
 		atomic_init(&r->head, 0);
 		atomic_init(&r->idle, 0);
 		atomic_init(&r->dropped, 0);
-		r->data = (unsigned char *)rb;
+		atomic_init(&r->taken, 0);
+		atomic_init(&r->batches, 0);
+		r->data = (unsigned char *)p + l.bufs +
+			(size_t)i * (size_t)l.cells * CELL;
 		if (!enif_get_local_pid(env, ws[i], &s->workers[i])) {
-			enif_release_resource(s);
+			enif_release_resource(s);   /* the destructor unmaps */
 			return enif_make_badarg(env);
 		}
 	}
@@ -1749,7 +1891,57 @@ static ERL_NIF_TERM nif_take(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
 	}
 	/* the cells are read: tracees may have them */
 	atomic_store_explicit(&r->head, p, memory_order_release);
+	if (count) {
+		atomic_fetch_add_explicit(&r->taken, count, memory_order_relaxed);
+		atomic_fetch_add_explicit(&r->batches, 1, memory_order_relaxed);
+	}
 	return enif_make_tuple2(env, enif_make_uint(env, count), bin);
+}
+
+/*
+ * discard(S, W) -> Count: what is left in worker W's ring, published, is
+ * given back unread and counted as dropped, so that delivered + dropped
+ * stays what the tracees produced when a drain runs out of time.  Called
+ * by worker W, or by the agent once W is dead (head has one writer).
+ */
+static ERL_NIF_TERM nif_discard(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	if (!r)
+		return enif_make_badarg(env);
+	unsigned long long mask = s->ncells - 1;
+	unsigned long long p = atomic_load_explicit(&r->head, memory_order_relaxed);
+	long count = 0;
+	for (;;) {
+		struct rec_head *rh = (struct rec_head *)(void *)(r->data + (p & mask) * CELL);
+		if (atomic_load_explicit(&rh->pub, memory_order_acquire) != p + 1)
+			break;
+		unsigned long long k = (REC_HEAD + rh->len + CELL - 1) / CELL;
+		for (unsigned long long j = 0; j < k; j++)
+			memset(r->data + ((p + j) & mask) * CELL, 0, sizeof(atomic_ullong));
+		p += k;
+		count++;
+	}
+	atomic_fetch_add_explicit(&r->dropped, count, memory_order_relaxed);
+	atomic_store_explicit(&r->head, p, memory_order_release);
+	return enif_make_long(env, count);
+}
+
+/* worker_stats(S, W) -> {Batches, Dropped, Taken}: what W's ring gave. */
+static ERL_NIF_TERM nif_worker_stats(ErlNifEnv *env, int argc,
+				     const ERL_NIF_TERM argv[])
+{
+	(void)argc;
+	struct session *s;
+	struct ring *r = get_ring(env, argv, &s);
+	if (!r)
+		return enif_make_badarg(env);
+	return enif_make_tuple3(env,
+		enif_make_long(env, atomic_load(&r->batches)),
+		enif_make_long(env, atomic_load(&r->dropped)),
+		enif_make_long(env, atomic_load(&r->taken)));
 }
 
 /*
@@ -1802,7 +1994,8 @@ static ERL_NIF_TERM nif_dropped(ErlNifEnv *env, int argc,
 /* ---------------------------------------------------------------------------
  * Library life cycle.  The agent unloads the module before it loads it
  * again, so there is no upgrade; sessions of an earlier copy that are still
- * referenced are taken over (same layout, no destructor).
+ * referenced are taken over (same layout and destructor: the type's name
+ * says which layout).
  */
 
 /* 2^256 and -2^256, from their external format (SMALL_BIG_EXT) */
@@ -1825,8 +2018,10 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info)
 #define X(id, text) am_##id = enif_make_atom(env, text);
 	ATOMS(X)
 #undef X
-	session_type = enif_open_resource_type(env, NULL, "beamscope_session",
-					       NULL, ERL_NIF_RT_CREATE |
+	/* the layout's version is in the name: a session of another layout
+	 * is never taken for one of ours (its tracees get remove) */
+	session_type = enif_open_resource_type(env, NULL, "beamscope_session_2",
+					       session_dtor, ERL_NIF_RT_CREATE |
 					       ERL_NIF_RT_TAKEOVER, NULL);
 	if (!session_type || !make_consts()) {
 		if (consts_env)
@@ -1849,6 +2044,9 @@ static void unload(ErlNifEnv *env, void *priv)
 static ErlNifFunc funcs[] = {
 	{ "session_new", 4, nif_session_new, 0 },
 	{ "session_new", 5, nif_session_new, 0 },
+	{ "session_memory", 5, nif_session_memory, 0 },
+	{ "discard", 2, nif_discard, 0 },
+	{ "worker_stats", 2, nif_worker_stats, 0 },
 	{ "counts_take", 1, nif_counts_take, 0 },
 	{ "focus", 3, nif_focus, 0 },
 	{ "session_limits", 6, nif_session_limits, 0 },

@@ -9,6 +9,7 @@
 -export([load/1]).
 -export([session_new/4, session_stop/1, take/3, idle/2, pending/2, dropped/2]).
 -export([session_new/5, counts_take/1, focus/3, session_limits/6, limits/1]).
+-export([session_memory/5, discard/2, worker_stats/2]).
 %% erl_tracer callbacks
 -export([enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
          enabled_call/3, enabled_garbage_collection/3,
@@ -19,6 +20,7 @@
 
 -nifs([session_new/4, session_stop/1, take/3, idle/2, pending/2, dropped/2,
        session_new/5, counts_take/1, focus/3, session_limits/6, limits/1,
+       session_memory/5, discard/2, worker_stats/2,
        enabled/3, enabled_send/3, enabled_receive/3, enabled_procs/3,
        enabled_call/3, enabled_garbage_collection/3,
        enabled_running_procs/3, enabled_ports/3, enabled_running_ports/3,
@@ -53,6 +55,12 @@ focus(_S, _Pid, _On) ->
 session_limits(_S, _Kinds, _MaxEvents, _DurationMs, _Rate, _Shed) ->
     erlang:nif_error(not_loaded).
 limits(_S) ->
+    erlang:nif_error(not_loaded).
+session_memory(_Workers, _Kinds, _PayloadBytes, _HighWater, _CountTier) ->
+    erlang:nif_error(not_loaded).
+discard(_S, _W) ->
+    erlang:nif_error(not_loaded).
+worker_stats(_S, _W) ->
     erlang:nif_error(not_loaded).
 
 enabled(_Tag, _S, _Tracee) ->

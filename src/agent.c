@@ -13,10 +13,13 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "esc.h"
@@ -33,7 +36,16 @@
 #define RPC_TMO_MS 15000
 /* how long an attach waits for the session of a beamscope that died */
 #define GONE_WAIT_MS 4000
+/* ... and for our code to go when no agent has the name: the workers of
+ * an agent that was killed may be cleaning up */
+#define ORPHAN_WAIT_MS 8000
 #define GONE_PAUSE_MS 20         /* between two looks at the old code */
+/* the bootstrap lock: a process of the target registered under this name
+ * while one beamscope checks for other sessions, loads and starts its
+ * agent; it ends when released, or by itself after LOCK_MS */
+#define LOCK_NAME "beamscope_bootstrap"
+#define LOCK_MS 30000
+#define LOCK_WAIT_MS 6000        /* another bootstrap holds it: wait so long */
 #define WAIT_SLICE_MS 50         /* longest pump of a blocking call */
 
 #ifndef BS_OTP_ARCH
@@ -54,6 +66,8 @@ void agent_init(struct agent *a, struct conn *c, const struct agent_stream *s)
 void agent_release(struct agent *a)
 {
 	agent_op_end(a);  /* leaves op.err empty, nothing to free */
+	free(a->worker_pids);
+	a->worker_pids = NULL;
 	names_release(&a->names);
 	ei_x_free(&a->rpc_reply);
 	ei_x_free(&a->req_reply);
@@ -82,6 +96,53 @@ static void copy_term(ei_x_buff *dst, const char *buf, int idx)
 		ei_x_encode_atom(dst, "malformed");
 }
 
+static bool same_pid(const erlang_pid *x, const erlang_pid *y)
+{
+	return x->num == y->num && x->serial == y->serial &&
+		x->creation == y->creation && !strcmp(x->node, y->node);
+}
+
+/* The distribution says who sent the message (a send to our name does; a
+ * send to our pid does not), and it is the agent. */
+static bool from_agent(const struct agent *a)
+{
+	const erlang_msg *msg = &a->conn->msg;
+	return a->started && msg->msgtype == ERL_REG_SEND &&
+		same_pid(&msg->from, &a->pid);
+}
+
+/* ... and it is worker w (any worker, w < 0). */
+static bool from_worker(const struct agent *a, long w)
+{
+	const erlang_msg *msg = &a->conn->msg;
+	if (!a->started || !a->worker_pids || msg->msgtype != ERL_REG_SEND)
+		return false;
+	if (w >= 0)
+		return w < a->workers && same_pid(&msg->from, &a->worker_pids[w]);
+	for (int i = 0; i < a->workers; i++)
+		if (same_pid(&msg->from, &a->worker_pids[i]))
+			return true;
+	return false;
+}
+
+/* The agent's reason for leaving, if it gave one: printable text only. */
+static void exit_reason(struct agent *a, const char *buf, const struct msg *m)
+{
+	char text[sizeof(a->gone_reason)];
+	int idx = m->body, type, size;
+	long len;
+	a->gone_reason[0] = '\0';
+	if (!m->body || ei_get_type(buf, &idx, &type, &size) < 0 ||
+	    type != ERL_BINARY_EXT || size < 0 || (size_t)size >= sizeof(text) ||
+	    ei_decode_binary(buf, &idx, text, &len) < 0)
+		return;
+	for (long i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			text[i] = '?';
+	text[len] = '\0';
+	snprintf(a->gone_reason, sizeof(a->gone_reason), "%s", text);
+}
+
 static void dispatch(struct agent *a)
 {
 	const char *buf = a->conn->rx.buff;
@@ -92,14 +153,21 @@ static void dispatch(struct agent *a)
 		a->unknown++;
 		return;
 	}
+	/* the shape first, then whether its sender may say it */
 	switch (decode_msg(buf, &m)) {
 	case WIRE_RPC_REPLY:
+		/* rex answers with a plain send: no sender to check; only the
+		 * answer awaited is taken, and the start's must carry our
+		 * secret (got_start) */
 		if (a->rpc_want && !a->rpc_got) {
 			copy_term(&a->rpc_reply, buf, m.body);
 			a->rpc_got = true;
 		}
 		break;
 	case WIRE_REPLY:
+		if (!from_agent(a))
+			goto unknown;
+		a->heard_ms = clock_mono_ms();
 		if (a->req_want && !a->req_got && same_ref(&m.ref, &a->req_ref)) {
 			copy_term(&a->req_reply, buf, m.body);
 			a->req_got = true;
@@ -107,31 +175,48 @@ static void dispatch(struct agent *a)
 		/* other replies answer pings: nothing to do */
 		break;
 	case WIRE_BATCH:
+		if (!from_worker(a, m.worker))
+			goto unknown;
 		if (a->stream.batch)
 			a->stream.batch(a->stream.arg, buf, &m);
 		break;
 	case WIRE_EOS:
+		/* the agent speaks for a worker that could not */
+		if (!from_worker(a, m.worker) && !from_agent(a))
+			goto unknown;
 		if (a->stream.eos)
 			a->stream.eos(a->stream.arg, &m);
 		break;
 	case WIRE_COUNTS:
+		if (!from_agent(a))
+			goto unknown;
 		if (a->stream.counts)
 			a->stream.counts(a->stream.arg, buf, &m);
 		break;
 	case WIRE_INFO:
+		if (!from_agent(a))
+			goto unknown;
 		if (a->stream.info)
 			a->stream.info(a->stream.arg, buf, &m);
 		break;
 	case WIRE_LIMIT:
+		if (!from_agent(a))
+			goto unknown;
 		if (a->stream.limit)
 			a->stream.limit(a->stream.arg, &m);
 		break;
 	case WIRE_EXIT:
+		/* a worker tells when the agent was killed */
+		if (!from_agent(a) &&
+		    !(from_worker(a, -1) && !strcmp(m.limit, "agent_lost")))
+			goto unknown;
 		a->gone = true;
 		snprintf(a->gone_why, sizeof(a->gone_why), "%s", m.limit);
+		exit_reason(a, buf, &m);
 		a->gone_dep_ms = m.seq;
 		break;
 	default:
+	unknown:
 		a->unknown++;
 		break;
 	}
@@ -237,26 +322,54 @@ static bool rpc_true(const struct agent *a)
 		!strcmp(atom, "true");
 }
 
-/* Decode the start/4 reply's info map. */
-static void read_info(struct agent *a, const char *buf, int *idx)
+/* The worker pids of the start/4 reply, in index order. */
+static int read_worker_pids(struct agent *a, const char *buf, int *idx)
 {
-	int arity;
+	int n;
+	if (ei_decode_list_header(buf, idx, &n) < 0 || n < 1 || n > 4096)
+		return -1;
+	free(a->worker_pids);
+	a->worker_pids = xcalloc((size_t)n, sizeof(erlang_pid));
+	for (int k = 0; k < n; k++)
+		if (ei_decode_pid(buf, idx, &a->worker_pids[k]) < 0)
+			return -1;
+	return ei_skip_term(buf, idx) < 0 ? -1 : n;
+}
+
+/* Decode the start/4 reply's info map; false if it lacks our secret (it
+ * is not the answer of the agent we started) or its workers. */
+static bool read_info(struct agent *a, const char *buf, int *idx)
+{
+	int arity, npids = -1;
+	bool secret = false;
 	if (ei_decode_map_header(buf, idx, &arity) < 0)
-		return;
+		return false;
 	for (int i = 0; i < arity; i++) {
 		char key[MAXATOMLEN_UTF8];
 		long v;
 		if (ei_decode_atom(buf, idx, key) < 0)
-			return;
+			return false;
 		if (!strcmp(key, "workers") && ei_decode_long(buf, idx, &v) == 0) {
 			a->workers = (int)v;
+		} else if (!strcmp(key, "worker_pids")) {
+			if ((npids = read_worker_pids(a, buf, idx)) < 0)
+				return false;
+		} else if (!strcmp(key, "secret")) {
+			char got[AGENT_SECRET_LEN];
+			long len;
+			int type, size;
+			if (ei_get_type(buf, idx, &type, &size) < 0 ||
+			    type != ERL_BINARY_EXT || size != AGENT_SECRET_LEN ||
+			    ei_decode_binary(buf, idx, got, &len) < 0)
+				return false;
+			secret = !memcmp(got, a->secret, sizeof(got));
 		} else if (!strcmp(key, "schedulers") &&
 			   ei_decode_long(buf, idx, &v) == 0) {
 			a->schedulers = (int)v;
 		} else if (!strcmp(key, "names")) {
 			int n;
 			if (ei_decode_list_header(buf, idx, &n) < 0)
-				return;
+				return false;
 			for (int k = 0; k < n; k++) {
 				int t;
 				erlang_pid p;
@@ -265,16 +378,17 @@ static void read_info(struct agent *a, const char *buf, int *idx)
 				    ei_decode_pid(buf, idx, &p) < 0 ||
 				    ei_decode_atom_as(buf, idx, name, sizeof(name),
 						      ERLANG_UTF8, NULL, NULL) < 0)
-					return;
+					return false;
 				struct bs_pid bp = { p.num, p.serial, 0 };
 				names_set(&a->names, bp, name);
 			}
 			if (n > 0 && ei_skip_term(buf, idx) < 0)
-				return;
+				return false;
 		} else if (ei_skip_term(buf, idx) < 0) {
-			return;
+			return false;
 		}
 	}
+	return secret && npids == a->workers;
 }
 
 static int request_send(struct agent *a, ei_x_buff *x)
@@ -282,13 +396,13 @@ static int request_send(struct agent *a, ei_x_buff *x)
 	return conn_send(a->conn, &a->pid, x, SEND_TMO_MS);
 }
 
-/* {beamscope, Self, Ref, ...}: the caller encodes the request after this. */
+/* {beamscope, Secret, Ref, ...}: the caller encodes the request after this. */
 static void request_begin(struct agent *a, ei_x_buff *x, erlang_ref *ref)
 {
 	ei_x_new_with_version(x);
 	ei_x_encode_tuple_header(x, 4);
 	ei_x_encode_atom(x, "beamscope");
-	ei_x_encode_pid(x, conn_self(a->conn));
+	ei_x_encode_binary(x, a->secret, sizeof(a->secret));
 	ei_make_ref(&a->conn->ec, ref);
 	ei_x_encode_ref(x, ref);
 }
@@ -350,6 +464,50 @@ static int decode_str(const char *buf, int *idx, char *out, size_t outsz)
 	return type == ERL_STRING_EXT ? ei_decode_string(buf, idx, out) : -1;
 }
 
+/* n bytes for people: "512 MiB", "2.0 GiB". */
+static void size_text(unsigned long long n, char *out, size_t outsz)
+{
+	if (n >= 1ULL << 30)
+		snprintf(out, outsz, "%.1f GiB", (double)n / (1ULL << 30));
+	else if (n >= 1ULL << 20)
+		snprintf(out, outsz, "%llu MiB", (n + (1ULL << 19)) >> 20);
+	else
+		snprintf(out, outsz, "%llu KiB", (n + 512) >> 10);
+}
+
+/*
+ * {memory_cap | no_memory, Need, Cap, Memory} at buf[idx] (after the tag):
+ * what the session would take and why it may not; false if it is not that.
+ */
+static bool memory_refusal(struct agent *a, const char *tag, const char *buf,
+			   int idx, const char *options, struct sbuf *err)
+{
+	unsigned long long need, cap, mem;
+	char tn[32], tc[32], tm[32];
+	const char *node = a->node[0] ? a->node : a->conn->target;
+	if ((strcmp(tag, "memory_cap") && strcmp(tag, "no_memory")) ||
+	    ei_decode_ulonglong(buf, &idx, &need) < 0 ||
+	    ei_decode_ulonglong(buf, &idx, &cap) < 0 ||
+	    ei_decode_ulonglong(buf, &idx, &mem) < 0)
+		return false;
+	size_text(need, tn, sizeof(tn));
+	size_text(cap, tc, sizeof(tc));
+	size_text(mem, tm, sizeof(tm));
+	if (!strcmp(tag, "no_memory"))
+		sbuf_addf(err, "node \"%s\" could not give the %s the session "
+			  "needs; nothing was traced; lower %s", node, tn, options);
+	else if (mem)
+		sbuf_addf(err, "the session would take %s on \"%s\", more than "
+			  "beamscope takes there (%s: an eighth of its %s, at "
+			  "most 1 GiB); nothing was traced; lower %s", tn, node,
+			  tc, tm, options);
+	else
+		sbuf_addf(err, "the session would take %s on \"%s\", more than "
+			  "beamscope takes there (%s); nothing was traced; "
+			  "lower %s", tn, node, tc, options);
+	return true;
+}
+
 /* Turn an {error, Reason} from the trace request into advice; the exit code. */
 static int trace_error(struct agent *a, const char *buf, int idx,
 		       struct sbuf *err)
@@ -360,6 +518,9 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 
 	if (ei_decode_tuple_header(buf, &idx, &arity) == 0 && arity >= 2 &&
 	    ei_decode_atom(buf, &idx, tag) == 0) {
+		if (arity == 4 && memory_refusal(a, tag, buf, idx,
+				"--workers, --high-water or --payload-bytes", err))
+			goto out;
 		term_render(buf, &idx, a->node, &what, 200, NULL);
 		if (arity == 3)
 			term_render(buf, &idx, a->node, &extra, 200, NULL);
@@ -570,7 +731,9 @@ static int trace_decode(struct agent *a, struct trace_result *res,
  * step, or ST_END through op_done().
  */
 enum op_step {
-	ST_RELEASE, ST_ARCH, ST_WHEREIS,
+	ST_RELEASE, ST_ARCH,
+	ST_LOCK_SPAWN, ST_LOCK_TIMER, ST_LOCK_TAKE, ST_LOCK_PAUSE,
+	ST_WHEREIS,
 	ST_LOADED, ST_OLD_CODE, ST_PAUSE,  /* the old session's code leaving */
 	ST_LOAD, ST_START,
 	ST_TRACE, ST_CLOCK, ST_NODES, ST_ALIVE,
@@ -579,10 +742,14 @@ enum op_step {
 
 enum op_wait { WAIT_RPC, WAIT_REQUEST, WAIT_PAUSE };
 
+static void lock_release(struct agent *a);
+
 static enum op_step op_done(struct agent *a, int rc)
 {
 	a->op.done = true;
 	a->op.rc = rc;
+	if (a->op.kind == AOP_ATTACH)
+		lock_release(a);
 	return ST_END;
 }
 
@@ -636,7 +803,122 @@ static enum op_step got_arch(struct agent *a)
 			  "for %s", a->conn->target, arch, BS_OTP_ARCH, arch);
 		return op_done(a, EXIT_REFUSED);
 	}
-	return ST_WHEREIS;
+	return ST_LOCK_SPAWN;
+}
+
+/*
+ * The bootstrap lock.  Checking for another session, loading the agent
+ * and starting it must happen for one beamscope at a time: a second load
+ * would make the first session's code old under it.  The lock is a name:
+ * a process of the target's own code (it sleeps until any message, and
+ * one comes after LOCK_MS at the latest) is registered under it, which
+ * only one can do.  It is released when the attach ends, however it ends.
+ */
+static bool send_lock_spawn(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);  /* ei_rpc_to wants no version byte */
+	ei_x_encode_list_header(&args, 3);
+	ei_x_encode_atom(&args, "erlang");
+	ei_x_encode_atom(&args, "exit");
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, "normal");
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	ei_x_buff call;
+	ei_x_new(&call);
+	ei_x_encode_list_header(&call, 3);
+	ei_x_encode_atom(&call, "erlang");
+	ei_x_encode_atom(&call, "hibernate");
+	ei_x_append_buf(&call, args.buff, args.index);
+	ei_x_encode_empty_list(&call);
+	ei_x_free(&args);
+	return rpc_send(a, "erlang", "spawn", &call);
+}
+
+static enum op_step got_lock_spawn(struct agent *a)
+{
+	int idx = 1;
+	if (ei_decode_pid(a->rpc_reply.buff, &idx, &a->lock) < 0) {
+		sbuf_addf(&a->op.err, "node \"%s\" would not start a process: ",
+			  a->conn->target);
+		reply_text(&a->rpc_reply, 1, NULL, &a->op.err);
+		return op_done(a, EXIT_REFUSED);
+	}
+	a->lock_spawned = true;
+	return ST_LOCK_TIMER;
+}
+
+/* erlang:send_after(LOCK_MS, Lock, release): it ends by itself */
+static bool send_lock_timer(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 3);
+	ei_x_encode_long(&args, LOCK_MS);
+	ei_x_encode_pid(&args, &a->lock);
+	ei_x_encode_atom(&args, "release");
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "erlang", "send_after", &args);
+}
+
+static enum op_step got_lock_timer(struct agent *a)
+{
+	a->op.until_ms = clock_mono_ms() + LOCK_WAIT_MS;
+	return ST_LOCK_TAKE;
+}
+
+static bool send_lock_take(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 2);
+	ei_x_encode_atom(&args, LOCK_NAME);
+	ei_x_encode_pid(&args, &a->lock);
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "erlang", "register", &args);
+}
+
+static enum op_step got_lock_take(struct agent *a)
+{
+	if (rpc_true(a))
+		return ST_WHEREIS;
+	if (clock_mono_ms() < a->op.until_ms)
+		return ST_LOCK_PAUSE;
+	sbuf_addf(&a->op.err, "another beamscope has been attaching to node "
+		  "\"%s\" for a while and is not done; try again in a moment",
+		  a->conn->target);
+	return op_done(a, EXIT_REFUSED);
+}
+
+static enum op_step after_lock_pause(struct agent *a)
+{
+	(void)a;
+	return ST_LOCK_TAKE;
+}
+
+/* Any message ends the lock's process (and so frees the name); sent once
+ * the attach is over, and also when the lock was never had. */
+static void lock_release(struct agent *a)
+{
+	if (!a->lock_spawned)
+		return;
+	a->lock_spawned = false;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_atom(&x, "release");
+	conn_send(a->conn, &a->lock, &x, SEND_TMO_MS);
+	ei_x_free(&x);
+}
+
+/* Another session's agent is there: the words for it. */
+static void other_session(struct agent *a, const erlang_pid *other)
+{
+	sbuf_reset(&a->op.err);
+	sbuf_addf(&a->op.err, "node \"%s\" is already being traced by another "
+		  "beamscope (agent <0.%u.%u>), which is still there; wait for "
+		  "it to end, it cleans up by itself", a->conn->target,
+		  other->num, other->serial);
 }
 
 /* someone else's session? */
@@ -651,18 +933,22 @@ static enum op_step got_whereis(struct agent *a)
 	erlang_pid other;
 	if (ei_get_type(a->rpc_reply.buff, &idx, &type, &size) < 0 ||
 	    (type != ERL_PID_EXT && type != ERL_NEW_PID_EXT) ||
-	    ei_decode_pid(a->rpc_reply.buff, &idx, &other) < 0)
-		return ST_LOAD;
+	    ei_decode_pid(a->rpc_reply.buff, &idx, &other) < 0) {
+		/* no session; but our code may still be loaded, by the workers
+		 * of an agent that was killed, cleaning up for it: our code is
+		 * never loaded over code that runs */
+		a->op.saw_agent = false;
+		a->op.until_ms = clock_mono_ms() + ORPHAN_WAIT_MS;
+		return ST_LOADED;
+	}
 	/* a session whose beamscope died is already cleaning up (its agent
 	 * saw the connection go): let it finish.  Both outcomes are worded
 	 * now, while its pid is at hand; the gone steps keep one of them. */
 	snprintf(a->notice, sizeof(a->notice), "waited for the session of a "
 		 "beamscope that is gone (agent <0.%u.%u>) to finish cleaning up",
 		 other.num, other.serial);
-	sbuf_addf(&a->op.err, "node \"%s\" is already being traced by another "
-		  "beamscope (agent <0.%u.%u>), which is still there; wait for "
-		  "it to end, it cleans up by itself", a->conn->target,
-		  other.num, other.serial);
+	other_session(a, &other);
+	a->op.saw_agent = true;
 	a->op.until_ms = clock_mono_ms() + GONE_WAIT_MS;
 	return ST_LOADED;
 }
@@ -696,6 +982,8 @@ static enum op_step got_old_code(struct agent *a)
 /* The old session's code stayed for longer than the wait allows. */
 static enum op_step gone_late(struct agent *a)
 {
+	if (a->op.kind == AOP_ATTACH && !a->op.saw_agent)
+		return ST_LOAD;   /* nobody runs it: left over, replaced */
 	if (a->op.kind == AOP_ATTACH) {
 		a->notice[0] = '\0';  /* the refusal is in op.err already */
 		return op_done(a, EXIT_REFUSED);
@@ -748,7 +1036,11 @@ static bool send_start(struct agent *a)
 	ei_x_encode_pid(&args, conn_self(a->conn));
 	ei_x_encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));
 	ei_x_encode_binary(&args, bs_tracer_so, EMBED_SIZE(bs_tracer_so));
-	ei_x_encode_map_header(&args, 5);
+	ei_x_encode_map_header(&args, 7);
+	ei_x_encode_atom(&args, "secret");
+	ei_x_encode_binary(&args, a->secret, sizeof(a->secret));
+	ei_x_encode_atom(&args, "lock");
+	ei_x_encode_pid(&args, &a->lock);
 	ei_x_encode_atom(&args, "workers");
 	ei_x_encode_long(&args, o->workers);
 	ei_x_encode_atom(&args, "dep_timeout_ms");
@@ -763,11 +1055,34 @@ static bool send_start(struct agent *a)
 	return rpc_send(a, "beamscope_agent", "start", &args);
 }
 
+/* {error, Reason} from start/4 that has words of its own; false if not. */
+static bool start_refusal(struct agent *a, const char *buf)
+{
+	int idx = 1, arity;
+	char tag[MAXATOMLEN_UTF8];
+	erlang_pid other;
+	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "error") ||
+	    ei_decode_tuple_header(buf, &idx, &arity) < 0 ||
+	    ei_decode_atom(buf, &idx, tag) < 0)
+		return false;
+	if (arity == 2 && !strcmp(tag, "already_attached") &&
+	    ei_decode_pid(buf, &idx, &other) == 0) {
+		other_session(a, &other);
+		return true;
+	}
+	return arity == 4 && memory_refusal(a, tag, buf, idx,
+					    "--workers or --high-water",
+					    &a->op.err);
+}
+
 static enum op_step got_start(struct agent *a)
 {
 	const char *buf = a->rpc_reply.buff;
 	int idx = 1, arity;
 	char tag[MAXATOMLEN];
+	if (start_refusal(a, buf))
+		return op_done(a, EXIT_REFUSED);
 	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 3 ||
 	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "ok") ||
 	    ei_decode_pid(buf, &idx, &a->pid) < 0) {
@@ -777,13 +1092,16 @@ static enum op_step got_start(struct agent *a)
 		return op_done(a, EXIT_REFUSED);
 	}
 	snprintf(a->node, sizeof(a->node), "%s", a->pid.node);
-	read_info(a, buf, &idx);
-	a->started = true;
-	a->gone = false;
-	if (a->workers <= 0) {
-		sbuf_addstr(&a->op.err, "the agent reported no workers");
+	if (!read_info(a, buf, &idx) || a->workers <= 0) {
+		/* someone else's answer, or not the agent we know */
+		sbuf_addf(&a->op.err, "the answer to starting the agent on "
+			  "\"%s\" was not from the agent beamscope started; "
+			  "nothing is traced; try again", a->conn->target);
 		return op_done(a, EXIT_REFUSED);
 	}
+	a->started = true;
+	a->gone = false;
+	a->heard_ms = clock_mono_ms();
 	return op_done(a, EXIT_OK);
 }
 
@@ -894,6 +1212,10 @@ static const struct op_step_def {
 	/* the architecture too: its failures were always worded so */
 	[ST_RELEASE]  = { "asking for its release", WAIT_RPC, send_release, got_release },
 	[ST_ARCH]     = { "asking for its release", WAIT_RPC, send_arch, got_arch },
+	[ST_LOCK_SPAWN] = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_spawn, got_lock_spawn },
+	[ST_LOCK_TIMER] = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_timer, got_lock_timer },
+	[ST_LOCK_TAKE]  = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_take, got_lock_take },
+	[ST_LOCK_PAUSE] = { "waiting for another beamscope to attach", WAIT_PAUSE, NULL, after_lock_pause },
 	[ST_WHEREIS]  = { "looking for another session", WAIT_RPC, send_whereis, got_whereis },
 	[ST_LOADED]   = { "waiting for the old session to leave", WAIT_RPC, send_loaded, got_loaded },
 	[ST_OLD_CODE] = { "waiting for the old session to leave", WAIT_RPC, send_old_code, got_old_code },
@@ -925,6 +1247,8 @@ static bool attach_waits_gone(const struct agent *a)
 		 a->op.step == ST_PAUSE);
 }
 
+static void op_enter(struct agent *a, enum op_step st);
+
 /* The step's answer did not come: the connection is gone, or it is late. */
 static void op_fail(struct agent *a, int r)
 {
@@ -933,7 +1257,9 @@ static void op_fail(struct agent *a, int r)
 	if (attach_waits_gone(a)) {
 		/* a target too busy to say is taken as the session staying */
 		if (r == RPC_TIMEOUT) {
-			gone_late(a);
+			enum op_step next = gone_late(a);
+			if (!op->done)
+				op_enter(a, next);
 			return;
 		}
 		a->notice[0] = '\0';
@@ -990,6 +1316,8 @@ void agent_op_end(struct agent *a)
 		a->notice[0] = '\0';
 	if (op->kind != AOP_NONE && !op->done)
 		op_unwant(a);
+	if (op->kind == AOP_ATTACH)
+		lock_release(a);
 	node_names_free(op->nodes);
 	sbuf_release(&op->err);
 	memset(op, 0, sizeof(*op));
@@ -1023,11 +1351,39 @@ static bool op_start(struct agent *a, enum agent_op kind)
 	return false;
 }
 
+/* Fresh random bytes; the kernel's, or /dev/urandom's. */
+static int random_bytes(unsigned char *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = getrandom(buf + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == n)
+		return 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, n);
+	close(fd);
+	return r == (ssize_t)n ? 0 : -1;
+}
+
 void agent_attach_begin(struct agent *a, const struct agent_opts *o)
 {
 	if (!op_start(a, AOP_ATTACH))
 		return;
 	a->op.opts = *o;
+	if (random_bytes(a->secret, sizeof(a->secret)) < 0) {
+		sbuf_addf(&a->op.err, "cannot read random bytes for the session's "
+			  "secret: %s", strerror(errno));
+		op_done(a, EXIT_FAIL);
+		return;
+	}
 	op_enter(a, ST_RELEASE);
 }
 
@@ -1247,6 +1603,16 @@ void agent_check_gone(struct agent *a, long dep_ms)
 	a->gone_dep_ms = dep_ms;
 }
 
+void agent_set_lost(struct agent *a, const char *reason)
+{
+	if (a->gone)
+		return;
+	a->gone = true;
+	snprintf(a->gone_why, sizeof(a->gone_why), "agent_lost");
+	snprintf(a->gone_reason, sizeof(a->gone_reason), "%s", reason);
+	a->gone_dep_ms = 0;
+}
+
 void agent_gone_text(const struct agent *a, struct sbuf *out)
 {
 	const char *node = a->node[0] ? a->node : a->conn->target;
@@ -1257,8 +1623,16 @@ void agent_gone_text(const struct agent *a, struct sbuf *out)
 	else if (!strcmp(a->gone_why, "aborted"))
 		sbuf_addf(out, "the agent on \"%s\" was stopped from the target "
 			  "and cleaned up", node);
-	else {
+	else if (!strcmp(a->gone_why, "agent_lost") && a->gone_reason[0]) {
 		/* the reason is the target's word */
+		sbuf_addf(out, "the agent on \"%s\" was lost (", node);
+		esc_addstr(out, a->gone_reason);
+		sbuf_addstr(out, "); its workers removed the tracer and cleaned up");
+	} else if (!strcmp(a->gone_why, "agent_lost")) {
+		sbuf_addf(out, "the agent on \"%s\" is gone without a word; "
+			  "what it set may still be there until its next event",
+			  node);
+	} else {
 		sbuf_addf(out, "the agent on \"%s\" went away (", node);
 		esc_addstr(out, a->gone_why[0] ? a->gone_why : "unknown");
 		sbuf_addstr(out, ") and cleaned up");

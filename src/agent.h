@@ -5,6 +5,12 @@
  * dispatches each message by its shape.  Waiting for an rpc or a request
  * reply is just pumping until the reply has been seen, so event batches that
  * arrive meanwhile are handed to the stream callbacks, never swallowed.
+ *
+ * Only the session's own processes are believed: a protocol message counts
+ * when the distribution names its sender (the agent and its workers send
+ * to our registered name) and the sender is the agent, or the worker the
+ * message speaks for.  Everything else is counted in unknown and ignored.
+ * Requests carry a secret made for each attach, which the agent checks.
  */
 #ifndef BS_AGENT_H
 #define BS_AGENT_H
@@ -20,6 +26,8 @@
 
 /* the oldest OTP release a target may run: the embedded code is built by it */
 #define AGENT_MIN_OTP 25
+/* bytes of the secret our requests carry */
+#define AGENT_SECRET_LEN 16
 
 struct agent_opts {
 	int workers;             /* 0: one per scheduler */
@@ -44,6 +52,10 @@ struct agent {
 	struct conn *conn;
 	struct agent_stream stream;
 	erlang_pid pid;          /* the agent process on the target */
+	erlang_pid *worker_pids; /* its workers, by index (workers of them) */
+	unsigned char secret[AGENT_SECRET_LEN]; /* this attach's, for requests */
+	erlang_pid lock;         /* holds the bootstrap lock while lock_spawned */
+	bool lock_spawned;
 	bool started;
 	char node[MAXATOMLEN_UTF8]; /* the target's own name for itself */
 	char otp[16];
@@ -62,7 +74,9 @@ struct agent {
 	bool gone;
 	char notice[160];        /* said once attached, if not empty */
 	char gone_why[32];
+	char gone_reason[128];   /* agent_lost: why it died, as the target said */
 	long gone_dep_ms;
+	long long heard_ms;      /* the agent's last reply (monotonic) */
 	int rpc_tmo_ms;          /* how long to wait for an answer; 0: 15 s */
 
 	/* the operation in progress (agent_*_begin), at most one at a time */
@@ -72,6 +86,7 @@ struct agent {
 			AOP_NODES, AOP_ALIVE
 		} kind;
 		int step;               /* where in its sequence it is */
+		bool saw_agent;         /* AOP_ATTACH: another session's agent */
 		bool done;              /* finished: rc and err say how */
 		int rc;                 /* EXIT_* once done */
 		struct sbuf err;        /* one line for the user when rc != 0 */
@@ -161,6 +176,9 @@ int agent_alive(struct agent *a);
  * dep_ms: if the agent is no longer there, it is gone as one that heard
  * nothing (its own word may not have made it through a busy link). */
 void agent_check_gone(struct agent *a, long dep_ms);
+/* The agent is gone without a word (no reply for a while, and the target
+ * says it is not there): it is lost, as one that was killed. */
+void agent_set_lost(struct agent *a, const char *reason);
 /* Why the agent left by itself, in one line for the user (gone only). */
 void agent_gone_text(const struct agent *a, struct sbuf *out);
 /* Has the reply to the last request arrived? */

@@ -60,20 +60,23 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 		    ei_decode_long(buf, &idx, &m->dropped) < 0)
 			return m->kind;
 		m->kind = WIRE_LIMIT;
-	} else if (arity == 3 && !strcmp(tag, "beamscope_exit")) {
-		/* why, and the dependency timeout in ms */
+	} else if ((arity == 3 || arity == 4) && !strcmp(tag, "beamscope_exit")) {
+		/* why, the dependency timeout in ms, and maybe a reason */
 		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
 				      ERLANG_UTF8, NULL, NULL) < 0 ||
 		    ei_decode_long(buf, &idx, &m->seq) < 0)
 			return m->kind;
+		m->body = arity == 4 ? idx : 0;
 		m->kind = WIRE_EXIT;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
 		m->body = idx;
 		m->kind = WIRE_INFO;
-	} else if (arity == 4 && !strcmp(tag, "beamscope_eos")) {
+	} else if ((arity == 4 || arity == 5) && !strcmp(tag, "beamscope_eos")) {
+		m->taken = -1;
 		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
 		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0)
+		    ei_decode_long(buf, &idx, &m->dropped) < 0 ||
+		    (arity == 5 && ei_decode_long(buf, &idx, &m->taken) < 0))
 			return m->kind;
 		m->kind = WIRE_EOS;
 	}

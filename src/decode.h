@@ -6,11 +6,13 @@
  *   {rex, Reply}                                  bootstrap rpc reply
  *   {beamscope_reply, Ref, Reply}                 agent reply
  *   {beamscope_batch, W, Seq, Dropped, Events}    event batch (a binary)
- *   {beamscope_eos, W, Batches, Dropped}          a worker's last word
+ *   {beamscope_eos, W, Batches, Dropped, Taken}   a worker's last word
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
  *   {beamscope_limit, Tripped, Shed}              a limit, events shed
- * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.
+ *   {beamscope_exit, Why, DepMs[, Reason]}        the agent left by itself
+ * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
+ * shape says nothing about who sent it: the caller checks that.
  */
 #ifndef BS_DECODE_H
 #define BS_DECODE_H
@@ -42,8 +44,11 @@ struct msg {
 	long worker;         /* WIRE_BATCH, WIRE_EOS */
 	long seq;            /* batch sequence number, or batch count at eos */
 	long dropped;        /* cumulative drops of that worker; overflow; shed */
+	long taken;          /* WIRE_EOS: events the worker took from its ring,
+			      * shipped or not; -1 if not said */
 	char limit[32];      /* WIRE_LIMIT: none, max_events, rate, duration;
-			      * WIRE_EXIT: why the agent left */
+			      * WIRE_EXIT: why the agent left (body: its
+			      * reason, a binary, when there is one; else 0) */
 };
 
 /* Classify the message in buf (starting with the version byte). */

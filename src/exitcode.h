@@ -10,6 +10,7 @@ enum {
 	EXIT_AUTH = 4,      /* the target refused our cookie */
 	EXIT_LOST = 5,      /* the target went away mid-run */
 	EXIT_REFUSED = 6,   /* target unsupported, busy, or processes not traceable */
+	EXIT_INCOMPLETE = 7,/* --exact: the final counts of a worker never came */
 };
 
 #endif

@@ -334,6 +334,8 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	add_int(o, "shed", si->shed);
 	add_int(o, "filtered", (long long)st->filtered);
 	add_int(o, "over_limit", (long long)st->over_limit);
+	/* every worker said its last count: delivered + dropped is all */
+	cJSON_AddBoolToObject(o, "complete", stats_incomplete(st) == 0);
 	cJSON *ws = cJSON_AddArrayToObject(o, "workers");
 	for (int i = 0; i < st->nworkers; i++) {
 		const struct worker_stats *w = &st->w[i];

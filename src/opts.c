@@ -87,6 +87,7 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	case OPT_LIST: return &cfg->list;
 	case OPT_CLUSTER: return &cfg->cluster;
 	case OPT_RECONNECT: return &cfg->reconnect;
+	case OPT_EXACT: return &cfg->exact;
 	case OPT_QUIET: return &cfg->quiet;
 	case OPT_NO_CONFIG: return &cfg->no_config;
 	case OPT_HELP: return &cfg->help;

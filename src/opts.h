@@ -47,6 +47,7 @@
 	X(WORKERS,     "workers",            0,   "N",       1, "worker processes on the target (default: one per scheduler)") \
 	X(HIGH_WATER,  "high-water",         0,   "N",       1, "room per worker on the target, in 64-byte cells, before it drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", 1, "the target cleans up after SECONDS without beamscope (default: 30)") \
+	X(EXACT,       "exact",              0,   NULL,      1, "batch: exit with status 7 if the final counts are not complete") \
 	X(QUIET,       "quiet",              'q', NULL,      1, "no progress lines on standard error") \
 	X(NO_CONFIG,   "no-config",          0,   NULL,      0, "do not read ~/.config/beamscope/config") \
 	X(HELP,        "help",               'h', NULL,      0, "show this help") \
@@ -76,6 +77,7 @@ struct config {
 	bool cluster;             /* --cluster: and the nodes they see */
 	bool reconnect;           /* --reconnect: reattach lost nodes */
 	bool batch, list, longnames, quiet, help, version, counts, no_config;
+	bool exact;               /* --exact: incomplete counts fail the run */
 	double interval;          /* --counts period, seconds */
 	const char *output;
 	const char *open;         /* --open: a recording instead of nodes */

@@ -221,7 +221,7 @@ static void on_eos(void *arg, const struct msg *m)
 {
 	struct snode *n = arg;
 	if (n->stats_ready)
-		stats_eos(&n->st, m->worker, m->seq, m->dropped);
+		stats_eos(&n->st, m->worker, m->seq, m->dropped, m->taken);
 }
 
 static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
@@ -648,7 +648,8 @@ static void node_traced(struct snode *n)
 /* Ask the agent to stop; its reply and the last batches follow. */
 static void node_stop(struct snode *n)
 {
-	n->deadline_ms = clock_mono_ms() + SESSION_STOP_TMO_MS;
+	n->stop_ms = clock_mono_ms();
+	n->deadline_ms = n->stop_ms + SESSION_STOP_TMO_MS;
 	if (agent_stop_send(&n->agent) < 0) {
 		node_lost(n);
 		return;
@@ -657,6 +658,22 @@ static void node_stop(struct snode *n)
 }
 
 static void start_failed(struct session *s, int rc, const char *why);
+
+/*
+ * A stop waits for the agent's reply and every worker's last word, up to
+ * SESSION_STOP_TMO_MS; longer while batches still come (the last words are
+ * behind them, on a link beamscope reads slowly), up to SESSION_STOP_MAX_MS.
+ */
+static bool stop_pending(const struct snode *n)
+{
+	long long now = clock_mono_ms();
+	bool flowing = now - n->last_rx_ms < SESSION_STOP_QUIET_MS &&
+		now - n->stop_ms < SESSION_STOP_MAX_MS;
+	if (agent_reply_arrived(&n->agent) && n->stats_ready &&
+	    stats_all_eos(&n->st))
+		return false;
+	return now < n->deadline_ms || flowing;
+}
 
 /* Take the answer to the node's request in progress, if it is in. */
 static void node_step(struct snode *n)
@@ -736,20 +753,22 @@ static void node_step(struct snode *n)
 		node_traced(n);
 		return;
 	case SN_TRACING:
-		/* the stall re-check's question */
+		/* the stall re-check's question, or the silence check's */
 		if (ag->op.kind == AOP_ALIVE && agent_op_step(ag)) {
-			if (ag->op.alive == 0 && !ag->gone) {
+			if (ag->op.alive == 0 && n->silence_check) {
+				agent_set_lost(ag, "");
+			} else if (ag->op.alive == 0 && !ag->gone) {
 				ag->gone = true;
 				snprintf(ag->gone_why, sizeof(ag->gone_why),
 					 "owner_silent");
 				ag->gone_dep_ms = (long)(s->cfg->dep_timeout * 1000);
 			}
+			n->silence_check = false;
 			agent_op_end(ag);
 		}
 		return;
 	case SN_STOPPING:
-		if (!(agent_reply_arrived(ag) && n->stats_ready &&
-		      stats_all_eos(&n->st)) && clock_mono_ms() < n->deadline_ms)
+		if (stop_pending(n))
 			return;
 		if (!agent_reply_arrived(ag))
 			session_notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
@@ -1098,9 +1117,27 @@ static void recheck_agents(struct session *s)
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
 		if (n->state == SN_TRACING && !n->agent.gone &&
-		    n->agent.op.kind == AOP_NONE)
+		    n->agent.op.kind == AOP_NONE) {
+			n->silence_check = false;
 			agent_alive_begin(&n->agent);
+		}
 	}
+}
+
+/*
+ * An agent that has not answered a ping for a while may be gone without a
+ * word (killed with all its workers): ask the target.  A target that does
+ * not answer either (paused, overloaded) is given no verdict.
+ */
+static void check_silent(struct snode *n, long long now)
+{
+	struct agent *ag = &n->agent;
+	if (n->state != SN_TRACING || ag->gone || ag->op.kind != AOP_NONE ||
+	    now - ag->heard_ms < SESSION_SILENT_MS)
+		return;
+	ag->heard_ms = now;   /* ask again after as long */
+	n->silence_check = true;
+	agent_alive_begin(ag);
 }
 
 void session_tick(struct session *s)
@@ -1131,6 +1168,8 @@ void session_tick(struct session *s)
 		node_step(n);
 		if (has_agent(n) && n->agent.gone)
 			node_agent_left(n);
+		else
+			check_silent(n, now);
 	}
 	if (now >= s->next_ping_ms) {
 		for (int i = 0; i < s->nnodes; i++) {
@@ -1339,7 +1378,8 @@ void session_drain(struct session *s)
 {
 	s->closing = true;
 	session_stop(s, "quit");
-	long long deadline = clock_mono_ms() + SESSION_STOP_TMO_MS + 100;
+	/* each stopping node gives up by itself (node_step) */
+	long long deadline = clock_mono_ms() + SESSION_STOP_MAX_MS + 100;
 	run_until_settled(s, deadline);
 	/* a second signal or the deadline: what is still stopping is left
 	 * to clean up by itself once we are gone */

@@ -41,7 +41,10 @@
 
 /* the engine's constants: each has one definition */
 #define SESSION_PING_MS 1000       /* heartbeat to every agent */
-#define SESSION_STOP_TMO_MS 5000   /* a stop's reply and last batches */
+#define SESSION_STOP_TMO_MS 5000   /* a stop's reply and last batches ... */
+#define SESSION_STOP_QUIET_MS 1000 /* ... longer while batches still come */
+#define SESSION_STOP_MAX_MS 60000  /* ... but never longer than this */
+#define SESSION_SILENT_MS 5000     /* no reply from an agent: is it there? */
 #define SESSION_RETRY_MS 1000      /* --reconnect: try a lost node again */
 #define SESSION_CLOCK_SAMPLES 8    /* round trips to measure a node's clock */
 #define SESSION_BATCH_MAX 2000     /* events per batch from a worker */
@@ -111,6 +114,8 @@ struct snode {
 	long long next_retry_ms;
 	bool retry_said;        /* told the user why it is not back yet */
 	long long deadline_ms;  /* SN_STOPPING: give up waiting then */
+	long long stop_ms;      /* SN_STOPPING: when the stop was sent */
+	bool silence_check;     /* the alive question asks about silence */
 	char tripped[32];       /* a limit the target enforced, "" if none */
 	long shed;              /* events shed over --rate */
 	long count_overflow;    /* count-tier events that found no slot; -1 */

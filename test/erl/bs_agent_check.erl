@@ -16,6 +16,8 @@
 -define(N, 1000).
 -define(KIDS, 10).
 -define(FLOOD, 200000).
+%% the session's secret: requests carry it
+-define(SECRET, <<"bs_agent_check:0">>).
 
 main([Target, Victim, Build]) ->
     io:format("1..~b~n", [?PLAN]),
@@ -32,6 +34,8 @@ main([Target, Victim, Build]) ->
     halt(case get(failed) of 0 -> 0; _ -> 1 end).
 
 run(T, V, Build) ->
+    %% the agent sends a remote Owner everything at this name
+    true = register(beamscope, self()),
     up(T),
     up(V),
     Beams = beams(Build),
@@ -42,7 +46,7 @@ run(T, V, Build) ->
 
     %% ---- session 1: shape of the stream -----------------------------------
     Opts = #{workers => 2, dep_timeout_ms => 30000, high_water => 20000,
-             batch_max => 500, batch_ms => 5},
+             batch_max => 500, batch_ms => 5, secret => ?SECRET},
     R1 = attach(T, Beams, Opts),
     tap("start/4 returns the agent, worker count and names",
         case R1 of
@@ -61,7 +65,13 @@ run(T, V, Build) ->
         match({error, not_owner},
               (fun() ->
                        Me = self(),
-                       P = spawn(fun() -> Me ! {stranger, request(Agent, ping)} end),
+                       P = spawn(fun() ->
+                                         R = make_ref(),
+                                         Agent ! {beamscope, self(), R, ping},
+                                         Me ! {stranger,
+                                               receive {beamscope_reply, R, Rp} -> Rp
+                                               after 5000 -> timeout end}
+                                 end),
                        receive {stranger, Rp} -> _ = P, Rp after 5000 -> timeout end
                end)())),
     tap("ping gets pong", match(pong, request(Agent, ping))),
@@ -252,11 +262,13 @@ run(T, V, Build) ->
 %%% The second driver --------------------------------------------------------
 
 hold(Reporter, T, Build) ->
+    true = register(beamscope, self()),
     {ok, Agent, _} = attach(T, beams(Build), #{workers => 0,
                                                dep_timeout_ms => 60000,
                                                high_water => 20000,
                                                batch_max => 500,
-                                               batch_ms => 5}),
+                                               batch_ms => 5,
+                                               secret => ?SECRET}),
     {ok, _} = request(Agent, {trace, #{events => [send, 'receive', spawn],
                                        pids => all, payload_bytes => 64}}),
     _ = rpc:call(T, erlang, spawn, [?MODULE, pingpong, [20]]),
@@ -287,7 +299,7 @@ attach(T, {AgentBeam, TracerBeam, Nif}, Opts) ->
 
 request(Agent, Req) ->
     Ref = make_ref(),
-    Agent ! {beamscope, self(), Ref, Req},
+    Agent ! {beamscope, ?SECRET, Ref, Req},
     receive {beamscope_reply, Ref, R} -> R after 10000 -> timeout end.
 
 workers(T, Agent) ->
@@ -297,7 +309,7 @@ workers(T, Agent) ->
 %% Stop, and take the stream until the reply and every eos are in.
 stop(Agent, NWorkers) ->
     Ref = make_ref(),
-    Agent ! {beamscope, self(), Ref, stop},
+    Agent ! {beamscope, ?SECRET, Ref, stop},
     take(Ref, NWorkers, none, [], now_ms() + 10000).
 
 take(_Ref, 0, Reply, Acc, _Deadline) when Reply =/= none ->
@@ -306,7 +318,7 @@ take(Ref, Left, Reply, Acc, Deadline) ->
     receive
         {beamscope_batch, W, Seq, D, Evs} ->
             take(Ref, Left, Reply, [{batch, W, Seq, D, Evs} | Acc], Deadline);
-        {beamscope_eos, W, B, D} ->
+        {beamscope_eos, W, B, D, _Taken} ->
             take(Ref, Left - 1, Reply, [{eos, W, B, D} | Acc], Deadline);
         {beamscope_reply, Ref, R} ->
             take(Ref, Left, R, Acc, Deadline)

@@ -181,7 +181,7 @@ int main(void)
 	stats_init(&st, 2);
 	stats_batch(&st, 0, 0, 0, 10);
 	stats_batch(&st, 0, 2, 5, 10);   /* seq 1 lost */
-	stats_eos(&st, 1, 0, 3);
+	stats_eos(&st, 1, 0, 3, -1);
 	st.counts[EV_SEND] = 4;
 	st.counts[EV_SEND_DEAD] = 1;
 	st.written = 5;
