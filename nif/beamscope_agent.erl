@@ -48,6 +48,7 @@
 %% where the Owner, a remote node, receives what we send
 -define(OWNER_NAME, beamscope).
 -define(SECRET_MIN, 16).
+-define(SECRET_MAX, 64).
 %% how long a failed start/4 waits for its caller to leave this module
 -define(CALLER_MS, 5000).
 -define(MAX_WORKERS, 1024).
@@ -251,7 +252,8 @@ options(Opts) ->
                                      andalso (Max =:= infinity orelse V =< Max))] of
         [] ->
             case Get(secret, none) of
-                Secret when is_binary(Secret), byte_size(Secret) >= ?SECRET_MIN ->
+                Secret when is_binary(Secret), byte_size(Secret) >= ?SECRET_MIN,
+                            byte_size(Secret) =< ?SECRET_MAX ->
                     {ok, [V || {_, V, _, _} <- Checks], Secret};
                 _ ->
                     %% never repeated back: it may be nearly right
@@ -362,7 +364,8 @@ run(St0) ->
 loop(St0) ->
     #st{owner = Owner} = St = awake(St0),
     receive
-        {beamscope, Key, Ref, Request} when is_binary(Key) ->
+        {beamscope, Key, Ref, Request} when is_binary(Key),
+                                            byte_size(Key) =< ?SECRET_MAX ->
             case erlang:md5(Key) =:= St#st.key of
                 true -> handle(Request, Ref, St#st{heard = now_ms()});
                 %% not the Owner: nothing to say to whoever it is

@@ -13,9 +13,9 @@ HOLD='register(bs_hold, spawn(fun() -> C = whereis(code_server), true = erlang:s
 
 race() {
 	node_eval "$HOLD" >/dev/null &&
-	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 6 \
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 9 \
 		-o a.json 2>a.err & pa=$!
-	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 6 \
+	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 9 \
 		-o b.json 2>b.err & pb=$!
 	sleep 1.5
 	node_eval "bs_hold ! go, ok." >/dev/null

@@ -8,7 +8,7 @@ start_node bspause || exit 1
 node_eval "bs_work:victim()." >/dev/null
 
 test_expect_success 'paused 5 s with --dependency-timeout 2: the run goes on' '
-	bs_start --events receive --pids bs_victim --duration 9 --dependency-timeout 2 &&
+	bs_start --events receive --pids bs_victim --duration 11 --dependency-timeout 2 &&
 	bs_wait_attached && node_eval "bs_victim ! before_pause, ok." >/dev/null &&
 	sleep 0.3 && kill -STOP "$NODE_PID" && sleep 5 && kill -CONT "$NODE_PID" &&
 	sleep 1 && node_eval "bs_victim ! after_pause, ok." >/dev/null &&
