@@ -11,6 +11,7 @@
 #define BS_APP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "jsonsink.h"
 #include "opts.h"
@@ -92,7 +93,12 @@ struct app {
 	enum view_id stack[8];
 	int depth;
 	struct list pos[VIEW__COUNT];
-	bool paused;            /* display frozen */
+	bool paused;            /* display frozen: the view is drawn only
+				 * when a key asks for it */
+	bool view_due;          /* paused: a key asked for the view */
+	uint64_t pause_seq;     /* paused: the logs end before this event */
+	uint64_t log_anchor;    /* the process log scrolled back: the seq of
+				 * its bottom line; 0: counted by l->top */
 
 	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
@@ -129,6 +135,8 @@ enum view_id app_view(const struct app *a);
 void app_msg(struct app *a, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int app_focus(struct app *a, struct bs_pid pid, const char *text);
+/* Pause the display (tracing goes on) or resume it; ACT_* flags. */
+int app_pause(struct app *a, bool on);
 
 /* tracing control (ui.c) */
 int app_retrace(struct app *a);

@@ -220,17 +220,13 @@ static int c_unfocus(struct app *a, const struct cmd_line *cl)
 static int c_pause(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	a->paused = true;
-	app_msg(a, false, "display paused (tracing goes on); p or :resume");
-	return ACT_REDRAW;
+	return app_pause(a, true);
 }
 
 static int c_resume(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	a->paused = false;
-	app_msg(a, false, "display resumed");
-	return ACT_REDRAW;
+	return app_pause(a, false);
 }
 
 static int c_clear(struct app *a, const struct cmd_line *cl)

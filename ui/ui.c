@@ -69,6 +69,17 @@ void app_msg(struct app *a, bool error, const char *fmt, ...)
 	a->dirty = true;
 }
 
+int app_pause(struct app *a, bool on)
+{
+	if (on && !a->paused)
+		a->pause_seq = a->store.next_seq;
+	a->paused = on;
+	a->view_due = true;
+	app_msg(a, false, on ? "display paused (tracing goes on); p or :resume "
+		"resumes" : "display resumed");
+	return ACT_REDRAW;
+}
+
 /* ---- nodes ---- */
 
 bool app_attached(const struct app *a)
@@ -386,7 +397,10 @@ static void draw(struct app *a)
 		refresh();
 		return;
 	}
-	view_draw(a, 0, h);
+	/* paused, the view holds still unless a key asks for it */
+	if (!a->paused || a->view_due)
+		view_draw(a, 0, h);
+	a->view_due = false;
 	status_draw(a, LINES - 2);
 	if (a->prompt_active) {
 		prompt_draw(a, LINES - 1);
@@ -409,8 +423,10 @@ static int on_key(struct app *a, int ch)
 {
 	if (a->prompt_active)
 		return prompt_key(a, ch);
-	if (ch == KEY_RESIZE)
+	if (ch == KEY_RESIZE) {
+		a->view_due = true;
 		return ACT_REDRAW;
+	}
 	if (a->message[0]) {
 		a->message[0] = '\0';
 		a->message_is_error = false;
@@ -515,11 +531,15 @@ static int loop(struct app *a)
 		if (r < 0 || (r > 0 && (pfd[0].revents & POLLIN))) {
 			int ch;
 			while ((ch = getch()) != ERR) {
+				bool typing = a->prompt_active && a->prompt_kind == ':';
 				int act = on_key(a, ch);
 				if (act & ACT_QUIT)
 					return EXIT_OK;
+				/* typing a command leaves the view as it is */
 				if (act & ACT_REDRAW)
 					a->dirty = true;
+				if ((act & ACT_REDRAW) && !(typing && a->prompt_active))
+					a->view_due = true;
 				/* a key is shown at once, not at the next slot */
 				draw(a);
 				last_draw = clock_mono_ms();

@@ -98,10 +98,7 @@ static int req_prompt(struct app *a)
 
 static int req_pause(struct app *a)
 {
-	a->paused = !a->paused;
-	app_msg(a, false, a->paused ? "display paused (tracing goes on); "
-		"p resumes" : "display resumed");
-	return ACT_REDRAW;
+	return app_pause(a, !a->paused);
 }
 
 static int req_redraw(struct app *a)
