@@ -255,6 +255,11 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	for (int i = 0; i < COL__COUNT; i++)
 		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0]))) {
+			if (i == COL_NODE && !a->multi) {
+				app_msg(a, true, "the node column sorts only with "
+					"several nodes; this view is on one node");
+				return ACT_REDRAW;
+			}
 			a->sort_col = i;
 			a->sort_asc = i <= COL_CURRENT;
 			return ACT_REDRAW;

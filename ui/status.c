@@ -107,9 +107,12 @@ void status_draw(struct app *a, int y)
 	const char *state = pending.len ? pending.buf :
 		lost && !app_attached(a) ? "LOST" :
 		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
-	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %lu ev/s  "
+	char where[400];
+	view_where(a, where, sizeof(where));
+	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %s%s%lu ev/s  "
 		 "%lu dropped  %s %s  limits %s%s%s",
-		 who, state, up / 3600, (up / 60) % 60, up % 60, a->rate,
+		 who, state, up / 3600, (up / 60) % 60, up % 60, where,
+		 where[0] ? "  " : "", a->rate,
 		 dropped, kinds, sp->pids[0] ? sp->pids : "all",
 		 lim, a->last_error[0] ? "  last error: " : "", a->last_error);
 	sbuf_release(&pending);

@@ -37,6 +37,13 @@ void view_leave(struct app *a, enum view_id v)
 		views[v]->leave(a);
 }
 
+void view_where(struct app *a, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	if (views[app_view(a)]->where)
+		views[app_view(a)]->where(a, out, outsz);
+}
+
 void view_draw(struct app *a, int y, int h)
 {
 	views[app_view(a)]->draw(a, y, h);

@@ -270,7 +270,19 @@ static int procs_request(struct app *a, enum request req)
 	}
 }
 
+/* "3/120  sort R/s desc  filter "x"": the rows as last drawn */
+static void procs_where(struct app *a, char *out, size_t outsz)
+{
+	const struct list *l = &a->pos[VIEW_PROCS];
+	int n = snprintf(out, outsz, "%d/%zu  sort %s %s",
+			 a->table.nrows ? l->sel + 1 : 0, a->table.nrows,
+			 proc_cols[a->sort_col].title, a->sort_asc ? "asc" : "desc");
+	if (a->filter[0] && n > 0 && (size_t)n < outsz)
+		snprintf(out + n, outsz - (size_t)n, "  filter \"%s\"", a->filter);
+}
+
 const struct view_ops procs_view_ops = {
 	.draw = procs_draw,
 	.request = procs_request,
+	.where = procs_where,
 };
