@@ -302,19 +302,31 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/* "~/x" as a shell reads it: in $HOME */
+static void expand_home(const char *path, char *out, size_t outsz)
+{
+	const char *home = getenv("HOME");
+	if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home)
+		snprintf(out, outsz, "%s%s", home, path + 1);
+	else
+		snprintf(out, outsz, "%s", path);
+}
+
 static int c_export(struct app *a, const struct cmd_line *cl)
 {
 	struct sbuf err = SBUF_INIT;
+	char path[4096];
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
+	expand_home(cl->argv[0], path, sizeof(path));
 	const char *names[BS_MAX_NODES];
 	for (int i = 0; i < a->s.nnodes; i++)
 		names[i] = app_node_name(a, i);
-	if (export_write(cl->argv[0], &a->store, names, a->s.nnodes, &err) < 0)
+	if (export_write(path, &a->store, names, a->s.nnodes, &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
-			cl->argv[0]);
+			path);
 	sbuf_release(&err);
 	return ACT_REDRAW;
 }
@@ -508,7 +520,12 @@ int cmd_run(struct app *a, const char *line)
 		sbuf_release(&err);
 		return ACT_REDRAW;
 	}
-	return handlers[cl.id](a, &cl);
+	/* a command that works clears the error of one that did not */
+	a->message_is_error = false;
+	int act = handlers[cl.id](a, &cl);
+	if (!a->message_is_error)
+		a->last_error[0] = '\0';
+	return act;
 }
 
 const char *app_complete_proc(struct app *a, const char *prefix, int state)

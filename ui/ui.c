@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "attach.h"
 #include "clock.h"
 #include "exitcode.h"
 #include "keys.h"
@@ -281,12 +282,13 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 			return;
 		}
 	}
+	const char *procs = traced == 1 ? "process" : "processes";
 	if (a->multi)
-		app_msg(a, false, "tracing %lu processes on %d nodes%s; ? for help",
-			traced, nodes, also);
+		app_msg(a, false, "tracing %lu %s on %d nodes%s; ? for help",
+			traced, procs, nodes, also);
 	else
-		app_msg(a, false, "tracing %lu processes on %s%s; ? for help",
-			traced, app_node_name(a, 0), also);
+		app_msg(a, false, "tracing %lu %s on %s%s; ? for help",
+			traced, procs, app_node_name(a, 0), also);
 }
 
 /* ---- tracing control ---- */
@@ -618,6 +620,12 @@ int ui_run(const struct config *cfg)
 	a->attaching = -1;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		/* a node that is not there is the first thing to fix */
+		for (int i = 0; !cfg->open && i < cfg->nnodes; i++)
+			if ((rc = attach_known(cfg, cfg->nodes[i], &err)) != EXIT_OK) {
+				fprintf(stderr, "beamscope: %s\n", err.buf);
+				goto out;
+			}
 		fprintf(stderr, "beamscope: the interactive view needs a terminal; "
 			"use --batch to write JSON lines\n");
 		rc = EXIT_USAGE;
@@ -660,6 +668,14 @@ int ui_run(const struct config *cfg)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home and End as many terminals send them, whatever their terminfo
+	 * entry says (xterm-256color has ESC O H and ESC O F only) */
+	define_key("\033[1~", KEY_HOME);
+	define_key("\033[4~", KEY_END);
+	define_key("\033[7~", KEY_HOME);
+	define_key("\033[8~", KEY_END);
+	define_key("\033[H", KEY_HOME);
+	define_key("\033[F", KEY_END);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
 	draw_init_colors(a);
