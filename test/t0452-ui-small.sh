@@ -90,6 +90,7 @@ test_expect_success 'no terminal and no such node: the node is what is said' '
 
 test_expect_success 'no terminal, the node is there: it needs a terminal' '
 	! "$BEAMSCOPE" "$NODE" --cookie-file "$COOKIE_FILE" </dev/null >out 2>err &&
-	cat err && grep "needs a terminal" err && target_clean 2
+	cat err && grep "needs a terminal" err && grep -- "--batch" err &&
+	target_clean 2
 '
 test_done
