@@ -40,6 +40,7 @@ test_expect_success 'p freezes the process table; p again catches up' '
 	changes_within 3 &&
 	ui_keys p && ui_wait "display paused" && sleep 0.2 &&
 	still_for 2.5 &&
+	ui_keys j k && sleep 0.3 && view | cmp still.a - &&
 	ui_keys p && ui_wait "display resumed" &&
 	changes_within 3
 '

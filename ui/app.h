@@ -57,10 +57,16 @@ extern const struct col_info proc_cols[COL__COUNT];
 
 /* The process table as last drawn: filtered and sorted. */
 struct procs_table {
-	struct proc **rows;     /* the store's; valid until the store changes */
+	struct proc **rows;     /* the store's (or frozen's); valid until the
+				 * store changes */
 	size_t nrows, cap;
 	bool have_sel;
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
+	/* paused: the processes as they were, which the table shows until
+	 * the display resumes; their strings are copies */
+	struct proc *frozen;
+	size_t nfrozen;
+	bool is_frozen;
 };
 
 struct app;
@@ -157,6 +163,10 @@ int app_attach_node(struct app *a, const char *name);
 int app_detach_node(struct app *a, const char *name);
 /* A pid text as the agent of its node wants it: "<0.N.S>". */
 void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
+
+/* The process table holds its rows still (paused), or follows the store
+ * again (view_procs.c). */
+void procs_freeze(struct app *a, bool on);
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

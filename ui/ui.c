@@ -74,6 +74,8 @@ int app_pause(struct app *a, bool on)
 {
 	if (on && !a->paused)
 		a->pause_seq = a->store.next_seq;
+	if (on != a->paused)
+		procs_freeze(a, on);
 	a->paused = on;
 	a->view_due = true;
 	app_msg(a, false, on ? "display paused (tracing goes on); p or :resume "

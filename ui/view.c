@@ -140,6 +140,7 @@ void views_clear(struct app *a)
 
 void views_release(struct app *a)
 {
+	procs_freeze(a, false);
 	free(a->table.rows);
 	memset(&a->table, 0, sizeof(a->table));
 }
