@@ -30,7 +30,7 @@ changes_within() {
 		sleep 0.1
 		view | cmp -s moved.a - || return 0
 	done
-	echo "the view did not change"
+	echo "the view did not change in $1s:"; ui_screen
 	return 1
 }
 

@@ -23,7 +23,12 @@ node_eval "spawn(fun() -> register(parent40, self()), receive go -> [spawn(fun b
 
 test_expect_success 'Home and End as ESC [ 1 ~ and ESC [ 4 ~ (TERM=xterm-256color)' '
 	ui_start_term xterm-256color && ui_wait "tracing [0-9]+ processes" 10 &&
-	node_eval "parent40 ! go, ok." >/dev/null && sleep 1.5 &&
+	node_eval "parent40 ! go, ok." >/dev/null &&
+	ui_keys t && ui_wait "spawn tree" && ui_wait "\`- " &&
+	for _ in $(seq 1 50); do
+		[ "$(ui_screen | grep -c "\`- ")" -ge 27 ] && break
+		sleep 0.1
+	done && ui_keys q &&
 	ui_wait " [0-9]+/[0-9]+ " &&
 	tm send-keys -t ui -H 1b 5b 34 7e && ui_wait " ([0-9]+)/\\1 " 2 &&
 	tm send-keys -t ui -H 1b 5b 31 7e && ui_wait " 1/[0-9]+ " 2 &&
@@ -36,8 +41,12 @@ test_expect_success 'Home and End as ESC [ 1 ~ and ESC [ 4 ~ (TERM=xterm-256colo
 test_expect_success 'End reaches the end of the spawn tree; reopened, the tree starts at its root' '
 	ui_keys t && ui_wait "spawn tree" &&
 	ui_screen | sed -n 2p | grep -v "\`-" &&
-	tm send-keys -t ui -H 1b 5b 34 7e && sleep 0.3 &&
-	ui_screen | sed -n 2,28p | grep -c "\`- " >n && [ "$(cat n)" -ge 27 ] &&
+	tm send-keys -t ui -H 1b 5b 34 7e &&
+	for _ in $(seq 1 50); do
+		[ "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 ] && break
+		sleep 0.1
+	done &&
+	[ "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 ] &&
 	ui_keys q t && ui_wait "spawn tree" && sleep 0.2 &&
 	ui_screen | sed -n 2p | tee root.txt | grep -v "\`-" && grep "<0[.]" root.txt
 '

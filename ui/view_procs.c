@@ -91,7 +91,7 @@ static void unfreeze(struct procs_table *t)
 	free(t->frozen);
 	t->frozen = NULL;
 	t->nfrozen = 0;
-	t->is_frozen = true;
+	t->is_frozen = false;
 	t->nrows = 0;   /* the rows pointed into the copies */
 }
 
