@@ -19,6 +19,30 @@ static void list_known(struct sbuf *err, const char *host, char **names)
 		sbuf_addf(err, "%s%s", p == names ? "" : ", ", *p);
 }
 
+static int known(const struct node_name *nn, struct sbuf *err)
+{
+	char **names = NULL;
+	if (epmd_names(nn->host, &names, err) < 0)
+		return EXIT_CONNECT;
+	bool found = false;
+	for (char **p = names; *p; p++)
+		found |= !strcmp(*p, nn->alive);
+	if (!found) {
+		sbuf_addf(err, "node \"%s\" not found", nn->full);
+		list_known(err, nn->host, names);
+	}
+	node_names_free(names);
+	return found ? EXIT_OK : EXIT_CONNECT;
+}
+
+int attach_known(const struct config *cfg, const char *node, struct sbuf *err)
+{
+	struct node_name nn;
+	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
+		return EXIT_USAGE;
+	return known(&nn, err);
+}
+
 /* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
 int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 		   struct sbuf *err, struct sbuf *warn)
@@ -26,7 +50,7 @@ int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 	struct node_name nn;
 	char cookie[1024];
 	struct sbuf from = SBUF_INIT;
-	char **names = NULL;
+	int rc;
 
 	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
 		return EXIT_USAGE;
@@ -34,21 +58,10 @@ int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 			err, warn, &from) < 0)
 		return EXIT_USAGE;
 
-	if (epmd_names(nn.host, &names, err) < 0) {
+	if ((rc = known(&nn, err)) != EXIT_OK) {
 		sbuf_release(&from);
-		return EXIT_CONNECT;
+		return rc;
 	}
-	bool found = false;
-	for (char **p = names; *p; p++)
-		found |= !strcmp(*p, nn.alive);
-	if (!found) {
-		sbuf_addf(err, "node \"%s\" not found", nn.full);
-		list_known(err, nn.host, names);
-		node_names_free(names);
-		sbuf_release(&from);
-		return EXIT_CONNECT;
-	}
-	node_names_free(names);
 
 	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
 	memset(cookie, 0, sizeof(cookie));

@@ -14,5 +14,8 @@
  * warning about the cookie (say, a file others may read) goes to warn. */
 int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 		   struct sbuf *err, struct sbuf *warn);
+/* Does epmd know the node?  EXIT_OK, or an EXIT_* code with one line in
+ * err (the names epmd knows, when it was reached). */
+int attach_known(const struct config *cfg, const char *node, struct sbuf *err);
 
 #endif

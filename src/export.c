@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -109,6 +110,13 @@ int export_write(const char *path, const struct store *st,
 
 	if (!path || !*path) {
 		sbuf_addstr(err, "export needs a file name: export FILE");
+		return -1;
+	}
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		sbuf_addf(err, "\"%s\" is a directory; name a file in it, e.g. "
+			  "%s%sbeamscope.json", path, path,
+			  path[strlen(path) - 1] == '/' ? "" : "/");
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());

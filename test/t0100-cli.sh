@@ -49,8 +49,10 @@ test_expect_success 'missing cookie file is a clear error' '
 test_expect_success 'no cookie anywhere says what to do' '
 	expect_usage demo --batch && grep -q -- "--cookie-file" err
 '
-test_expect_success 'no terminal and no --batch: says to use --batch' '
-	expect_usage demo && grep -q -- "--batch" err
+test_expect_success 'no terminal and no such node: the node is said first' '
+	echo c >c2 && chmod 400 c2 &&
+	"$BEAMSCOPE" nosuch_$$ --cookie-file c2 </dev/null 2>err; rc=$?
+	cat err; [ $rc -eq 3 ] && grep -qE "not found|cannot reach epmd" err && ! grep -q terminal err
 '
 test_expect_success 'dead epmd: exit 3 with advice' '
 	echo c >c && chmod 400 c &&

@@ -11,7 +11,7 @@ test_expect_success 'the process table shows the sink with its exact counts' '
 	node_eval "bs_work:sink(1000, 10), ok." >/dev/null &&
 	sleep 1.5 &&
 	ui_keys / bs_sink Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_sink" &&
-	ui_screen | grep -E "bs_sink" | tee row &&
+	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
 	[ "$(wc -l <row)" -eq 1 ] &&
 	awk "{ exit !(\$(NF-5) == 2 && \$(NF-3) == 1001 && \$(NF-1) == 10) }" row
 '

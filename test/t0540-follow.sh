@@ -21,7 +21,7 @@ OURS='length([P || P <- processes(), element(2, erlang:trace_info(P, tracer)) =/
 test_expect_success ':follow traces the root and every process it spawns' '
 	root=$(node_eval "bs_work:hold_tree()." | tr -d "\"") && echo "$root" >root &&
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
-	ui_keys ":follow $root" Enter && ui_wait "tracing 1 processes" &&
+	ui_keys ":follow $root" Enter && ui_wait "tracing 1 process on" &&
 	node_eval "list_to_pid(\"$root\") ! go, ok." >/dev/null &&
 	ours_is 10 &&
 	ui_keys t && ui_wait "^$root" &&

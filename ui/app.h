@@ -11,6 +11,7 @@
 #define BS_APP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "jsonsink.h"
 #include "opts.h"
@@ -56,12 +57,18 @@ extern const struct col_info proc_cols[COL__COUNT];
 
 /* The process table as last drawn: filtered and sorted. */
 struct procs_table {
-	struct proc **rows;     /* the store's; valid until the store changes */
+	struct proc **rows;     /* the store's (or frozen's); valid until the
+				 * store changes */
 	size_t nrows, cap;
 	bool have_sel;
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
 	struct bs_pid *shown;   /* the rows on screen at the last draw */
 	size_t nshown, shown_cap;
+	/* paused: the processes as they were, which the table shows until
+	 * the display resumes; their strings are copies */
+	struct proc *frozen;
+	size_t nfrozen;
+	bool is_frozen;
 };
 
 struct app;
@@ -94,7 +101,12 @@ struct app {
 	enum view_id stack[8];
 	int depth;
 	struct list pos[VIEW__COUNT];
-	bool paused;            /* display frozen */
+	bool paused;            /* display frozen: the view is drawn only
+				 * when a key asks for it */
+	bool view_due;          /* paused: a key asked for the view */
+	uint64_t pause_seq;     /* paused: the logs end before this event */
+	uint64_t log_anchor;    /* the process log scrolled back: the seq of
+				 * its bottom line; 0: counted by l->top */
 
 	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
@@ -131,6 +143,8 @@ enum view_id app_view(const struct app *a);
 void app_msg(struct app *a, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int app_focus(struct app *a, struct bs_pid pid, const char *text);
+/* Pause the display (tracing goes on) or resume it; ACT_* flags. */
+int app_pause(struct app *a, bool on);
 
 /* tracing control (ui.c) */
 int app_retrace(struct app *a);
@@ -151,6 +165,10 @@ int app_attach_node(struct app *a, const char *name);
 int app_detach_node(struct app *a, const char *name);
 /* A pid text as the agent of its node wants it: "<0.N.S>". */
 void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
+
+/* The process table holds its rows still (paused), or follows the store
+ * again (view_procs.c). */
+void procs_freeze(struct app *a, bool on);
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

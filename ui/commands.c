@@ -220,17 +220,13 @@ static int c_unfocus(struct app *a, const struct cmd_line *cl)
 static int c_pause(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	a->paused = true;
-	app_msg(a, false, "display paused (tracing goes on); p or :resume");
-	return ACT_REDRAW;
+	return app_pause(a, true);
 }
 
 static int c_resume(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
-	a->paused = false;
-	app_msg(a, false, "display resumed");
-	return ACT_REDRAW;
+	return app_pause(a, false);
 }
 
 static int c_clear(struct app *a, const struct cmd_line *cl)
@@ -259,6 +255,11 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	for (int i = 0; i < COL__COUNT; i++)
 		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0]))) {
+			if (i == COL_NODE && !a->multi) {
+				app_msg(a, true, "the node column sorts only with "
+					"several nodes; this view is on one node");
+				return ACT_REDRAW;
+			}
 			a->sort_col = i;
 			a->sort_asc = i <= COL_CURRENT;
 			return ACT_REDRAW;
@@ -301,19 +302,31 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/* "~/x" as a shell reads it: in $HOME */
+static void expand_home(const char *path, char *out, size_t outsz)
+{
+	const char *home = getenv("HOME");
+	if (path[0] == '~' && (path[1] == '/' || !path[1]) && home && *home)
+		snprintf(out, outsz, "%s%s", home, path + 1);
+	else
+		snprintf(out, outsz, "%s", path);
+}
+
 static int c_export(struct app *a, const struct cmd_line *cl)
 {
 	struct sbuf err = SBUF_INIT;
+	char path[4096];
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
+	expand_home(cl->argv[0], path, sizeof(path));
 	const char *names[BS_MAX_NODES];
 	for (int i = 0; i < a->s.nnodes; i++)
 		names[i] = app_node_name(a, i);
-	if (export_write(cl->argv[0], &a->store, names, a->s.nnodes, &err) < 0)
+	if (export_write(path, &a->store, names, a->s.nnodes, &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
-			cl->argv[0]);
+			path);
 	sbuf_release(&err);
 	return ACT_REDRAW;
 }
@@ -507,7 +520,12 @@ int cmd_run(struct app *a, const char *line)
 		sbuf_release(&err);
 		return ACT_REDRAW;
 	}
-	return handlers[cl.id](a, &cl);
+	/* a command that works clears the error of one that did not */
+	a->message_is_error = false;
+	int act = handlers[cl.id](a, &cl);
+	if (!a->message_is_error)
+		a->last_error[0] = '\0';
+	return act;
 }
 
 const char *app_complete_proc(struct app *a, const char *prefix, int state)

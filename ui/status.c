@@ -107,10 +107,13 @@ void status_draw(struct app *a, int y)
 	const char *state = pending.len ? pending.buf :
 		lost && !app_attached(a) ? "LOST" :
 		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
-	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %lu ev/s  "
+	char where[400];
+	view_where(a, where, sizeof(where));
+	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %s%s%lu ev/s  "
 		 "%zu procs  %lu dropped  %s %s  limits %s%s%s",
-		 who, state, up / 3600, (up / 60) % 60, up % 60, a->rate,
-		 a->store.nprocs, dropped, kinds, sp->pids[0] ? sp->pids : "all",
+		 who, state, up / 3600, (up / 60) % 60, up % 60, where,
+		 where[0] ? "  " : "", a->rate, a->store.nprocs,
+		 dropped, kinds, sp->pids[0] ? sp->pids : "all",
 		 lim, a->last_error[0] ? "  last error: " : "", a->last_error);
 	sbuf_release(&pending);
 	draw_text(y, 0, COLS, line, draw_attr(a, lost ? ROLE_ERROR : ROLE_STATUS));

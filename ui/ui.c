@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "attach.h"
 #include "clock.h"
 #include "esc.h"
 #include "exitcode.h"
@@ -69,6 +70,19 @@ void app_msg(struct app *a, bool error, const char *fmt, ...)
 	if (error)
 		snprintf(a->last_error, sizeof(a->last_error), "%s", a->message);
 	a->dirty = true;
+}
+
+int app_pause(struct app *a, bool on)
+{
+	if (on && !a->paused)
+		a->pause_seq = a->store.next_seq;
+	if (on != a->paused)
+		procs_freeze(a, on);
+	a->paused = on;
+	a->view_due = true;
+	app_msg(a, false, on ? "display paused (tracing goes on); p or :resume "
+		"resumes" : "display resumed");
+	return ACT_REDRAW;
 }
 
 /* ---- nodes ---- */
@@ -289,12 +303,13 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 			return;
 		}
 	}
+	const char *procs = traced == 1 ? "process" : "processes";
 	if (a->multi)
-		app_msg(a, false, "tracing %lu processes on %d nodes%s; ? for help",
-			traced, nodes, also);
+		app_msg(a, false, "tracing %lu %s on %d nodes%s; ? for help",
+			traced, procs, nodes, also);
 	else
-		app_msg(a, false, "tracing %lu processes on %s%s; ? for help",
-			traced, app_node_name(a, 0), also);
+		app_msg(a, false, "tracing %lu %s on %s%s; ? for help",
+			traced, procs, app_node_name(a, 0), also);
 }
 
 /* ---- tracing control ---- */
@@ -405,7 +420,10 @@ static void draw(struct app *a)
 		refresh();
 		return;
 	}
-	view_draw(a, 0, h);
+	/* paused, the view holds still unless a key asks for it */
+	if (!a->paused || a->view_due)
+		view_draw(a, 0, h);
+	a->view_due = false;
 	keep_shown(a);
 	status_draw(a, LINES - 2);
 	if (a->prompt_active) {
@@ -429,8 +447,10 @@ static int on_key(struct app *a, int ch)
 {
 	if (a->prompt_active)
 		return prompt_key(a, ch);
-	if (ch == KEY_RESIZE)
+	if (ch == KEY_RESIZE) {
+		a->view_due = true;
 		return ACT_REDRAW;
+	}
 	if (a->message[0]) {
 		a->message[0] = '\0';
 		a->message_is_error = false;
@@ -535,11 +555,15 @@ static int loop(struct app *a)
 		if (r < 0 || (r > 0 && (pfd[0].revents & POLLIN))) {
 			int ch;
 			while ((ch = getch()) != ERR) {
+				bool typing = a->prompt_active && a->prompt_kind == ':';
 				int act = on_key(a, ch);
 				if (act & ACT_QUIT)
 					return EXIT_OK;
+				/* typing a command leaves the view as it is */
 				if (act & ACT_REDRAW)
 					a->dirty = true;
+				if ((act & ACT_REDRAW) && !(typing && a->prompt_active))
+					a->view_due = true;
 				/* a key is shown at once, not at the next slot */
 				draw(a);
 				last_draw = clock_mono_ms();
@@ -621,6 +645,12 @@ int ui_run(const struct config *cfg)
 	a->attaching = -1;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		/* a node that is not there is the first thing to fix */
+		for (int i = 0; !cfg->open && i < cfg->nnodes; i++)
+			if ((rc = attach_known(cfg, cfg->nodes[i], &err)) != EXIT_OK) {
+				esc_print(stderr, "beamscope: %s", err.buf);
+				goto out;
+			}
 		esc_print(stderr, "beamscope: the interactive view needs a terminal; "
 			"use --batch to write JSON lines");
 		rc = EXIT_USAGE;
@@ -663,6 +693,14 @@ int ui_run(const struct config *cfg)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home and End as many terminals send them, whatever their terminfo
+	 * entry says (xterm-256color has ESC O H and ESC O F only) */
+	define_key("\033[1~", KEY_HOME);
+	define_key("\033[4~", KEY_END);
+	define_key("\033[7~", KEY_HOME);
+	define_key("\033[8~", KEY_END);
+	define_key("\033[H", KEY_HOME);
+	define_key("\033[F", KEY_END);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
 	draw_init_colors(a);

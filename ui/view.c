@@ -37,6 +37,13 @@ void view_leave(struct app *a, enum view_id v)
 		views[v]->leave(a);
 }
 
+void view_where(struct app *a, char *out, size_t outsz)
+{
+	out[0] = '\0';
+	if (views[app_view(a)]->where)
+		views[app_view(a)]->where(a, out, outsz);
+}
+
 void view_draw(struct app *a, int y, int h)
 {
 	views[app_view(a)]->draw(a, y, h);
@@ -98,10 +105,7 @@ static int req_prompt(struct app *a)
 
 static int req_pause(struct app *a)
 {
-	a->paused = !a->paused;
-	app_msg(a, false, a->paused ? "display paused (tracing goes on); "
-		"p resumes" : "display resumed");
-	return ACT_REDRAW;
+	return app_pause(a, !a->paused);
 }
 
 static int req_redraw(struct app *a)
@@ -136,6 +140,7 @@ void views_clear(struct app *a)
 
 void views_release(struct app *a)
 {
+	procs_freeze(a, false);
 	free(a->table.rows);
 	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));

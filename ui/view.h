@@ -9,6 +9,8 @@
 #ifndef BS_VIEW_H
 #define BS_VIEW_H
 
+#include <stddef.h>
+
 #include "keys.h"
 #include "list.h"
 
@@ -25,11 +27,16 @@ struct view_ops {
 	/* The view was opened, or closed; either may be NULL. */
 	void (*enter)(struct app *a);
 	void (*leave)(struct app *a);
+	/* Where the view is, for the status line ("3/120  sort ..."); NULL
+	 * if it has nothing to say. */
+	void (*where)(struct app *a, char *out, size_t outsz);
 };
 
 extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops;
 
+/* What the view on top says of where it is; "" if nothing. */
+void view_where(struct app *a, char *out, size_t outsz);
 /* Draw the view on top in rows y .. y+h-1. */
 void view_draw(struct app *a, int y, int h);
 /* What a key asked for: the requests every view shares, else the view

@@ -5,6 +5,7 @@
  */
 #include <curses.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "app.h"
 #include "cmd.h"
@@ -13,15 +14,34 @@
 /* the rows: a title, the keys, a blank, a title, the commands */
 enum { HELP_KEYS = REQ__COUNT - 1, HELP_ROWS = 3 + HELP_KEYS + CMD__COUNT };
 
+/* The width of the left column: the longest key list or command with its
+ * arguments, so that every help text starts in one column, after a gap. */
+static int left_width(void)
+{
+	static int w;
+	if (w)
+		return w;
+	for (int i = REQ_NONE + 1; i < REQ__COUNT; i++) {
+		int k = (int)strlen(request_table[i].keys);
+		w = k > w ? k : w;
+	}
+	for (int i = 0; i < CMD__COUNT; i++) {
+		int k = (int)(strlen(cmd_table[i].name) + 1 + strlen(cmd_table[i].args));
+		w = k > w ? k : w;
+	}
+	return w;
+}
+
 static void help_line(int i, char *line, size_t n, int *attr)
 {
+	int w = left_width();
 	*attr = A_NORMAL;
 	if (i == 0) {
 		snprintf(line, n, "Keys");
 		*attr = A_BOLD;
 	} else if (i <= HELP_KEYS) {
 		const struct request_info *k = &request_table[i];
-		snprintf(line, n, "  %-24s %s", k->keys, k->help);
+		snprintf(line, n, "  %-*s  %s", w, k->keys, k->help);
 	} else if (i == HELP_KEYS + 1) {
 		line[0] = '\0';
 	} else if (i == HELP_KEYS + 2) {
@@ -31,7 +51,7 @@ static void help_line(int i, char *line, size_t n, int *attr)
 		const struct cmd_info *c = &cmd_table[i - HELP_KEYS - 3];
 		char left[64];
 		snprintf(left, sizeof(left), "%s %s", c->name, c->args);
-		snprintf(line, n, "  %-24s %s", left, c->help);
+		snprintf(line, n, "  %-*s  %s", w, left, c->help);
 	}
 }
 

@@ -2,8 +2,8 @@
  * view_proc: the live log of one process: what it sent (to whom), what it
  * received, what it spawned, links, registrations and its exit.  Its list
  * counts lines from the newest, at the bottom: it follows the newest line
- * unless scrolled back, and a scrolled-back log keeps its distance from
- * the newest line.  Leaving it takes the process out of focus.
+ * unless scrolled back, and a scrolled-back log is anchored on the event
+ * of its bottom line (a->log_anchor), not on its distance from the newest.  Leaving it takes the process out of focus.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -98,22 +98,39 @@ static int role_of(const struct sevent *e)
 	}
 }
 
-/* The lines of process pid, newest first: how many there are, and the
- * seqs of at most n of them after skipping the newest skip. */
-static int log_lines(const struct store *st, struct bs_pid pid, int skip,
-		     uint64_t *seqs, int n, int *got)
+/* The lines of process pid before seq end, newest first: how many there
+ * are, and how many of them are newer than seq newer_than (if not 0). */
+static int log_count(const struct store *st, struct bs_pid pid, uint64_t end,
+		     uint64_t newer_than, int *newer)
 {
 	int total = 0;
-	*got = 0;
+	*newer = 0;
 	uint64_t oldest = store_oldest_seq(st);
-	for (uint64_t s = st->next_seq; s-- > oldest;) {
+	for (uint64_t s = end; s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
 		if (!e || !bs_pid_eq(e->pid, pid))
 			continue;
-		if (total++ >= skip && *got < n)
-			seqs[(*got)++] = s;
+		total++;
+		if (newer_than && s > newer_than)
+			(*newer)++;
 	}
 	return total;
+}
+
+/* The seqs of at most n of those lines, after skipping the newest skip. */
+static int log_lines(const struct store *st, struct bs_pid pid, uint64_t end,
+		     int skip, uint64_t *seqs, int n)
+{
+	int seen = 0, got = 0;
+	uint64_t oldest = store_oldest_seq(st);
+	for (uint64_t s = end; s-- > oldest && got < n;) {
+		const struct sevent *e = store_event(st, s);
+		if (!e || !bs_pid_eq(e->pid, pid))
+			continue;
+		if (seen++ >= skip)
+			seqs[got++] = s;
+	}
+	return got;
 }
 
 static void proc_draw(struct app *a, int y, int h)
@@ -138,13 +155,19 @@ static void proc_draw(struct app *a, int y, int h)
 	if (h <= 0)
 		return;
 
-	/* the lines shown, newest first; then printed oldest on top */
+	/* the lines shown, newest first; then printed oldest on top.  A log
+	 * scrolled back keeps its bottom line where it is, however many
+	 * lines come after it; a paused one ends where it was paused. */
+	uint64_t end = a->paused ? a->pause_seq : st->next_seq;
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
-	int got, top = l->top;
-	int total = log_lines(st, a->focus, top, seqs, h, &got);
+	int newer;
+	int total = log_count(st, a->focus, end, l->top ? a->log_anchor : 0,
+			      &newer);
+	if (l->top && a->log_anchor)
+		l->top = newer;
 	list_fit(l, LIST_LOG, total, h);
-	if (l->top != top)   /* fewer lines than before: fit, then fetch */
-		log_lines(st, a->focus, l->top, seqs, h, &got);
+	int got = log_lines(st, a->focus, end, l->top, seqs, h);
+	a->log_anchor = l->top && got ? seqs[0] : 0;
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
@@ -165,14 +188,17 @@ static void proc_draw(struct app *a, int y, int h)
 
 static int proc_request(struct app *a, enum request req)
 {
-	return list_request(&a->pos[VIEW_PROC], LIST_LOG, req) ?
-		ACT_REDRAW : ACT_NONE;
+	if (!list_request(&a->pos[VIEW_PROC], LIST_LOG, req))
+		return ACT_NONE;
+	a->log_anchor = 0;   /* the next draw anchors where the move went */
+	return ACT_REDRAW;
 }
 
 /* a newly opened log follows its newest line */
 static void proc_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_PROC]);
+	a->log_anchor = 0;
 }
 
 static void proc_leave(struct app *a)

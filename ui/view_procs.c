@@ -76,20 +76,63 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-/* Rebuild the rows: filtered and sorted, the selection on its process. */
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void unfreeze(struct procs_table *t)
+{
+	for (size_t i = 0; i < t->nfrozen; i++) {
+		free(t->frozen[i].name);
+		free(t->frozen[i].initial);
+		free(t->frozen[i].current);
+	}
+	free(t->frozen);
+	t->frozen = NULL;
+	t->nfrozen = 0;
+	t->is_frozen = false;
+	t->nrows = 0;   /* the rows pointed into the copies */
+}
+
+void procs_freeze(struct app *a, bool on)
+{
+	struct procs_table *t = &a->table;
+	struct store *st = &a->store;
+	unfreeze(t);
+	if (!on)
+		return;
+	t->frozen = xmalloc((st->nprocs ? st->nprocs : 1) * sizeof(*t->frozen));
+	for (size_t i = 0; i < st->nprocs; i++) {
+		struct proc *p = &t->frozen[i];
+		*p = *st->procs[i];
+		p->name = dup_or_null(p->name);
+		p->initial = dup_or_null(p->initial);
+		p->current = dup_or_null(p->current);
+		p->reason = NULL;   /* not shown here */
+	}
+	t->nfrozen = st->nprocs;
+	t->is_frozen = true;
+}
+
+/* Rebuild the rows: filtered and sorted, the selection on its process.
+ * Paused, from the processes as they were. */
 static void procs_rebuild(struct app *a)
 {
 	struct store *st = &a->store;
 	struct procs_table *t = &a->table;
 	struct list *l = &a->pos[VIEW_PROCS];
-	if (t->cap < st->nprocs) {
-		t->cap = st->nprocs + 64;
+	size_t n = t->is_frozen ? t->nfrozen : st->nprocs;
+	if (t->cap < n) {
+		t->cap = n + 64;
 		t->rows = xrealloc(t->rows, t->cap * sizeof(*t->rows));
 	}
 	t->nrows = 0;
-	for (size_t i = 0; i < st->nprocs; i++)
-		if (matches(a, st->procs[i], a->filter))
-			t->rows[t->nrows++] = st->procs[i];
+	for (size_t i = 0; i < n; i++) {
+		struct proc *p = t->is_frozen ? &t->frozen[i] : st->procs[i];
+		if (matches(a, p, a->filter))
+			t->rows[t->nrows++] = p;
+	}
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
 	if (t->nrows > 1)
@@ -279,7 +322,19 @@ static int procs_request(struct app *a, enum request req)
 	}
 }
 
+/* "3/120  sort R/s desc  filter "x"": the rows as last drawn */
+static void procs_where(struct app *a, char *out, size_t outsz)
+{
+	const struct list *l = &a->pos[VIEW_PROCS];
+	int n = snprintf(out, outsz, "%d/%zu  sort %s %s",
+			 a->table.nrows ? l->sel + 1 : 0, a->table.nrows,
+			 proc_cols[a->sort_col].title, a->sort_asc ? "asc" : "desc");
+	if (a->filter[0] && n > 0 && (size_t)n < outsz)
+		snprintf(out + n, outsz - (size_t)n, "  filter \"%s\"", a->filter);
+}
+
 const struct view_ops procs_view_ops = {
 	.draw = procs_draw,
 	.request = procs_request,
+	.where = procs_where,
 };

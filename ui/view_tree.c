@@ -95,7 +95,14 @@ static int tree_request(struct app *a, enum request req)
 		ACT_REDRAW : ACT_NONE;
 }
 
+/* opened again, the tree starts at its first root */
+static void tree_enter(struct app *a)
+{
+	list_reset(&a->pos[VIEW_TREE]);
+}
+
 const struct view_ops tree_view_ops = {
 	.draw = tree_draw,
 	.request = tree_request,
+	.enter = tree_enter,
 };
