@@ -152,6 +152,9 @@ target_clean() {
 # bs_start ARGS...: run beamscope in batch mode in the background against
 # the current node; output in $TRASH/bs.json, stderr in $TRASH/bs.err.
 bs_start() {
+	# emptied now, not when the background shell gets to it: waiting for
+	# "attached to" must not find the words of the run before
+	: >"$TRASH/bs.err"
 	"$BEAMSCOPE" "${BS_NODE:-$NODE}" --batch --cookie-file "$COOKIE_FILE" \
 		-o "$TRASH/bs.json" "$@" 2>"$TRASH/bs.err" &
 	BS_PID=$!
