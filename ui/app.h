@@ -105,8 +105,23 @@ struct app {
 				 * when a key asks for it */
 	bool view_due;          /* paused: a key asked for the view */
 	uint64_t pause_seq;     /* paused: the logs end before this event */
-	uint64_t log_anchor;    /* the process log scrolled back: the seq of
-				 * its bottom line; 0: counted by l->top */
+	uint64_t log_anchor;    /* the process log's cursor off the newest
+				 * line: the seq of its line; 0: counted by
+				 * l->sel */
+	uint64_t log_cursor;    /* the seq of the cursor's line at the last
+				 * draw; 0: none */
+	char search[256];       /* the last text searched for in a log */
+
+	/* the event opened from the log (view_event.c): its text, kept
+	 * when the event leaves the ring, and laid out for a width */
+	struct event_detail {
+		struct sbuf head;       /* lines about the event */
+		char *payload;          /* NULL: none */
+		char *peer;             /* the process the event names, or NULL */
+		int width;              /* the layout's; 0: none yet */
+		struct sbuf lines;      /* head and payload, laid out */
+		int nlines;
+	} detail;
 
 	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
@@ -127,7 +142,8 @@ struct app {
 	char last_error[300];
 
 	bool prompt_active;
-	char prompt_kind;       /* ':' or '/' */
+	char prompt_kind;       /* ':', '/' (the filter) or 's' (a search
+				 * in the log, shown as '/') */
 	bool color;
 	bool dirty;
 };
@@ -170,8 +186,19 @@ void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
  * again (view_procs.c). */
 void procs_freeze(struct app *a, bool on);
 
+/* The process log (view_proc.c): search it for text from the cursor,
+ * towards older lines (older) or newer ones; the cursor's line itself
+ * counts when from_cursor.  ACT_* flags. */
+int log_search(struct app *a, bool older, bool from_cursor);
+/* The event detail (view_event.c): open it on an event of the store. */
+void event_open(struct app *a, const struct sevent *e);
+/* Open the log of the process a line names (PID or NAME); ACT_* flags. */
+int app_jump(struct app *a, const char *what);
+
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);
+/* Open the log of PID or NAME, as :focus does; ACT_* flags. */
+int app_focus_text(struct app *a, const char *what);
 /* Names and pids for completion; state as readline's. */
 const char *app_complete_proc(struct app *a, const char *prefix, int state);
 

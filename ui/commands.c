@@ -196,17 +196,22 @@ static struct proc *find_proc(struct app *a, const char *what)
 	return pid_not_seen(a, what);
 }
 
+int app_focus_text(struct app *a, const char *what)
+{
+	struct proc *p = find_proc(a, what);
+	if (!p) {
+		app_msg(a, true, "no process \"%s\" seen yet; Tab completes "
+			"names and pids", what);
+		return ACT_REDRAW;
+	}
+	return app_focus(a, p->pid, p->pid_text);
+}
+
 static int c_focus(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
-	struct proc *p = find_proc(a, cl->argv[0]);
-	if (!p) {
-		app_msg(a, true, "no process \"%s\" seen yet; Tab completes "
-			"names and pids", cl->argv[0]);
-		return ACT_REDRAW;
-	}
-	return app_focus(a, p->pid, p->pid_text);
+	return app_focus_text(a, cl->argv[0]);
 }
 
 static int c_unfocus(struct app *a, const struct cmd_line *cl)

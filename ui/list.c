@@ -18,14 +18,22 @@ bool list_request(struct list *l, enum list_kind kind, enum request req)
 	};
 	if (kind == LIST_LOG && flip[req])
 		req = flip[req];
-	int *at = kind == LIST_SELECT ? &l->sel : &l->top;
+	int *at = kind == LIST_SCROLL ? &l->top : &l->sel;
 	int page = l->page > 1 ? l->page : 1;
 	/* *at is within the rows (the last fit), so no step overflows */
 	switch (req) {
 	case REQ_UP: (*at)--; break;
 	case REQ_DOWN: (*at)++; break;
-	case REQ_PAGE_UP: *at -= page; break;
-	case REQ_PAGE_DOWN: *at += page; break;
+	case REQ_PAGE_UP:
+		*at -= page;
+		if (kind == LIST_LOG)
+			l->top -= page < l->top ? page : l->top;
+		break;
+	case REQ_PAGE_DOWN:
+		*at += page;
+		if (kind == LIST_LOG)
+			l->top += page;
+		break;
 	case REQ_HOME: *at = 0; break;
 	case REQ_END: *at = INT_MAX; break;
 	default: return false;
@@ -40,7 +48,7 @@ void list_fit(struct list *l, enum list_kind kind, int count, int page)
 	l->page = page > 1 ? page : 1;
 	int last_top = l->count > l->page ? l->count - l->page : 0;
 	l->top = clamp(l->top, 0, last_top);
-	if (kind != LIST_SELECT)
+	if (kind == LIST_SCROLL)
 		return;
 	l->sel = clamp(l->sel, 0, l->count ? l->count - 1 : 0);
 	if (l->sel < l->top)

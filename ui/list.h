@@ -15,15 +15,17 @@
 enum list_kind {
 	LIST_SELECT,    /* a selected row; the view scrolls to keep it in sight */
 	LIST_SCROLL,    /* no selection: the keys scroll */
-	LIST_LOG,       /* scrolls, counted from the newest row at the bottom:
-			 * top 0 follows it, Up goes back in time */
+	LIST_LOG,       /* a cursor, counted from the newest row at the
+			 * bottom: sel 0 (and so top 0) follows it, Up goes
+			 * back in time; a page moves the cursor and the
+			 * rows together */
 };
 
 struct list {
 	int count;      /* rows, at the last draw */
 	int page;       /* rows on the screen, at the last draw */
 	int top;        /* first row shown (LIST_LOG: rows hidden below) */
-	int sel;        /* the selected row (LIST_SELECT) */
+	int sel;        /* the selected row (LIST_LOG: rows below it) */
 };
 
 /* Apply a moving request; false if req is not one. */

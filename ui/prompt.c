@@ -70,6 +70,11 @@ static void on_line(char *line)
 	}
 	if (kind == '/') {
 		snprintf(app->filter, sizeof(app->filter), "%s", line);
+	} else if (kind == 's') {
+		/* an empty line searches for the last text again */
+		if (*line)
+			snprintf(app->search, sizeof(app->search), "%s", line);
+		result |= log_search(app, true, true);
 	} else if (*line) {
 		add_history(line);
 		if (history_path[0])
@@ -292,7 +297,7 @@ int prompt_key(struct app *a, int ch)
 void prompt_draw(struct app *a, int y)
 {
 	char line[1100];
-	snprintf(line, sizeof(line), "%c%s", a->prompt_kind,
+	snprintf(line, sizeof(line), "%c%s", a->prompt_kind == ':' ? ':' : '/',
 		 rl_line_buffer ? rl_line_buffer : "");
 	draw_text(y, 0, COLS, line, A_NORMAL);
 	int x = 1 + rl_point;

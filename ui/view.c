@@ -19,6 +19,7 @@ static const struct view_ops *const views[VIEW__COUNT] = {
 	[VIEW_TREE] = &tree_view_ops,
 	[VIEW_HELP] = &help_view_ops,
 	[VIEW_CALLS] = &calls_view_ops,
+	[VIEW_EVENT] = &event_view_ops,
 };
 
 void app_push(struct app *a, enum view_id v)
@@ -89,9 +90,14 @@ static int req_calls(struct app *a)
 	return toggle(a, VIEW_CALLS);
 }
 
-/* the filter is the process table's: it is shown while typing */
+/* the filter is the process table's: it is shown while typing; in a
+ * process log, / searches the log instead */
 static int req_filter(struct app *a)
 {
+	if (app_view(a) == VIEW_PROC) {
+		prompt_open(a, 's');
+		return ACT_REDRAW;
+	}
 	app_home(a);
 	prompt_open(a, '/');
 	return ACT_REDRAW;
@@ -144,4 +150,10 @@ void views_release(struct app *a)
 	free(a->table.rows);
 	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));
+	/* the event view's text, if it was open at the end */
+	sbuf_release(&a->detail.head);
+	sbuf_release(&a->detail.lines);
+	free(a->detail.payload);
+	free(a->detail.peer);
+	memset(&a->detail, 0, sizeof(a->detail));
 }

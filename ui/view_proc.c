@@ -1,9 +1,12 @@
 /*
  * view_proc: the live log of one process: what it sent (to whom), what it
  * received, what it spawned, links, registrations and its exit.  Its list
- * counts lines from the newest, at the bottom: it follows the newest line
- * unless scrolled back, and a scrolled-back log is anchored on the event
- * of its bottom line (a->log_anchor), not on its distance from the newest.  Leaving it takes the process out of focus.
+ * counts lines from the newest, at the bottom, and has a cursor: on the
+ * newest line it follows the newest line; moved back, it stays on the
+ * event of its line (a->log_anchor), and the lines on screen stay where
+ * they are, however many lines come after them.  Enter opens the event
+ * under the cursor whole, J the log of the process its line names, and /
+ * searches the lines.  Leaving it takes the process out of focus.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "pidtext.h"
 #include "xalloc.h"
 
 static void line_text(const struct sevent *e, char *out, size_t n)
@@ -133,6 +137,12 @@ static int log_lines(const struct store *st, struct bs_pid pid, uint64_t end,
 	return got;
 }
 
+/* Where the log ends: the newest event, or where it was paused. */
+static uint64_t log_end(const struct app *a)
+{
+	return a->paused ? a->pause_seq : a->store.next_seq;
+}
+
 static void proc_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
@@ -155,19 +165,24 @@ static void proc_draw(struct app *a, int y, int h)
 	if (h <= 0)
 		return;
 
-	/* the lines shown, newest first; then printed oldest on top.  A log
-	 * scrolled back keeps its bottom line where it is, however many
-	 * lines come after it; a paused one ends where it was paused. */
-	uint64_t end = a->paused ? a->pause_seq : st->next_seq;
+	/* the lines shown, newest first; then printed oldest on top.  A
+	 * cursor moved back stays on its event, and the lines with it,
+	 * however many lines come after; a paused log ends where it was
+	 * paused. */
+	uint64_t end = log_end(a);
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
 	int newer;
-	int total = log_count(st, a->focus, end, l->top ? a->log_anchor : 0,
+	int total = log_count(st, a->focus, end, l->sel ? a->log_anchor : 0,
 			      &newer);
-	if (l->top && a->log_anchor)
-		l->top = newer;
+	if (l->sel && a->log_anchor) {
+		l->top += newer - l->sel;
+		l->sel = newer;
+	}
 	list_fit(l, LIST_LOG, total, h);
 	int got = log_lines(st, a->focus, end, l->top, seqs, h);
-	a->log_anchor = l->top && got ? seqs[0] : 0;
+	int cur = l->sel - l->top;   /* the cursor, in seqs */
+	a->log_cursor = cur >= 0 && cur < got ? seqs[cur] : 0;
+	a->log_anchor = l->sel ? a->log_cursor : 0;
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
@@ -178,16 +193,124 @@ static void proc_draw(struct app *a, int y, int h)
 	for (int i = 0; i < got; i++) {
 		const struct sevent *e = store_event(st, seqs[got - 1 - i]);
 		char t[32], text[2048];
+		bool at = got - 1 - i == cur;
 		draw_time(t, sizeof(t), e->ts);
-		draw_text(y + i, 0, 13, t, draw_attr(a, ROLE_DIM));
+		draw_text(y + i, 0, 13, t, draw_attr(a, at ? ROLE_SELECTED : ROLE_DIM));
 		line_text(e, text, sizeof(text));
-		draw_text(y + i, 13, COLS - 13, text, draw_attr(a, role_of(e)));
+		draw_text(y + i, 13, COLS - 13, text,
+			  draw_attr(a, at ? ROLE_SELECTED : role_of(e)));
 	}
 	free(seqs);
 }
 
+/* The process a line names: the other end of a send, a spawn or a link,
+ * the sender of a paired receive; NULL if none. */
+static const char *line_peer(const struct sevent *e)
+{
+	switch (e->type) {
+	case EV_SEND: case EV_SEND_DEAD: case EV_SPAWN: case EV_SPAWNED:
+	case EV_LINK: case EV_UNLINK: case EV_GETTING_LINKED:
+	case EV_GETTING_UNLINKED:
+		return e->peer;
+	case EV_RECEIVE:
+		return e->from;
+	default:
+		return NULL;
+	}
+}
+
+int app_jump(struct app *a, const char *what)
+{
+	if (!what || !*what || what[0] == '#') {   /* none, or a port */
+		app_msg(a, true, "this line names no process; J opens the log "
+			"of the process a send, spawn or link names");
+		return ACT_REDRAW;
+	}
+	return app_focus_text(a, what);
+}
+
+/* Does the line of e hold the text searched for?  Case matters only
+ * when the text has a capital letter. */
+static bool line_matches(const struct sevent *e, const char *pat)
+{
+	char text[2048];
+	line_text(e, text, sizeof(text));
+	for (const char *p = pat; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			return strstr(text, pat) != NULL;
+	return strcasestr(text, pat) != NULL;
+}
+
+int log_search(struct app *a, bool older, bool from_cursor)
+{
+	struct store *st = &a->store;
+	struct list *l = &a->pos[VIEW_PROC];
+	if (!a->search[0]) {
+		app_msg(a, true, "nothing to search for; / searches the log");
+		return ACT_REDRAW;
+	}
+	/* lines counted from the newest, as the cursor is */
+	int idx = 0, found = -1;
+	uint64_t oldest = store_oldest_seq(st);
+	for (uint64_t s = log_end(a); s-- > oldest;) {
+		const struct sevent *e = store_event(st, s);
+		if (!e || !bs_pid_eq(e->pid, a->focus))
+			continue;
+		bool ahead = older ? idx > l->sel || (from_cursor && idx == l->sel) :
+			idx < l->sel || (from_cursor && idx == l->sel);
+		if (ahead && line_matches(e, a->search)) {
+			found = idx;
+			if (older)
+				break;   /* the first older one is the nearest */
+		}
+		if (!older && idx >= l->sel)
+			break;       /* the last newer one seen is the nearest */
+		idx++;
+	}
+	if (found < 0) {
+		app_msg(a, true, "no %s line matches \"%s\"; %s", older ?
+			"older" : "newer", a->search, older ?
+			"N searches newer lines" : "n searches older lines");
+		return ACT_REDRAW;
+	}
+	l->sel = found;
+	a->log_anchor = 0;   /* the next draw anchors on it */
+	/* a line off the screen comes into its middle */
+	if (found < l->top || found >= l->top + l->page)
+		l->top = found - l->page / 2 > 0 ? found - l->page / 2 : 0;
+	return ACT_REDRAW;
+}
+
+/* The event under the cursor, as last drawn; NULL (and said) if none. */
+static const struct sevent *cursor_event(struct app *a)
+{
+	const struct sevent *e = a->log_cursor ?
+		store_event(&a->store, a->log_cursor) : NULL;
+	if (!e)
+		app_msg(a, true, "no line under the cursor");
+	return e;
+}
+
 static int proc_request(struct app *a, enum request req)
 {
+	const struct sevent *e;
+	switch (req) {
+	case REQ_ENTER:
+		if ((e = cursor_event(a)))
+			event_open(a, e);
+		return ACT_REDRAW;
+	case REQ_JUMP:
+		if (!(e = cursor_event(a)))
+			return ACT_REDRAW;
+		char peer[PIDTEXT_MAX];   /* the event leaves with the log */
+		snprintf(peer, sizeof(peer), "%s", line_peer(e) ? line_peer(e) : "");
+		return app_jump(a, peer);
+	case REQ_SEARCH_NEXT:
+	case REQ_SEARCH_PREV:
+		return log_search(a, req == REQ_SEARCH_NEXT, false);
+	default:
+		break;
+	}
 	if (!list_request(&a->pos[VIEW_PROC], LIST_LOG, req))
 		return ACT_NONE;
 	a->log_anchor = 0;   /* the next draw anchors where the move went */
@@ -199,6 +322,7 @@ static void proc_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_PROC]);
 	a->log_anchor = 0;
+	a->log_cursor = 0;
 }
 
 static void proc_leave(struct app *a)
