@@ -91,6 +91,8 @@
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
+%% modules listed for completion, at most
+-define(MODULES_MAX, 20000).
 
 -record(w, {agent :: pid(),
             agent_mon :: reference(),
@@ -424,6 +426,12 @@ handle(clock, Ref, St) ->
     loop(St);
 handle(nodes, Ref, St) ->
     reply_owner(St, Ref, {nodes, erlang:nodes(visible)}),
+    loop(St);
+handle(modules, Ref, St) ->
+    %% the BIF, not code:all_loaded/0: no message to the code server that
+    %% the user would see traced
+    Ms = lists:sort(erlang:loaded()),
+    reply_owner(St, Ref, {modules, lists:sublist(Ms, ?MODULES_MAX)}),
     loop(St);
 handle({trace, Spec}, Ref, St0) ->
     {Reply, St} = trace(Spec, St0),

@@ -736,7 +736,7 @@ enum op_step {
 	ST_WHEREIS,
 	ST_LOADED, ST_OLD_CODE, ST_PAUSE,  /* the old session's code leaving */
 	ST_LOAD, ST_START,
-	ST_TRACE, ST_CLOCK, ST_NODES, ST_ALIVE,
+	ST_TRACE, ST_CLOCK, ST_NODES, ST_ALIVE, ST_MODULES,
 	ST_END
 };
 
@@ -1151,32 +1151,53 @@ static bool send_nodes(struct agent *a)
 	return req_atom(a, "nodes");
 }
 
-static enum op_step got_nodes(struct agent *a)
+/* a list of nodes or modules longer than this is not believed */
+#define AGENT_ATOMS_MAX 100000
+
+/* {Tag, [Atom]}: the atoms into op.nodes. */
+static enum op_step got_atoms(struct agent *a, const char *tag_want,
+			      const char *what)
 {
 	const char *buf = a->req_reply.buff;
 	int idx = 1, arity, n, type, size;
 	char tag[MAXATOMLEN_UTF8];
 	if (ei_decode_tuple_header(buf, &idx, &arity) < 0 || arity != 2 ||
-	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, "nodes") ||
+	    ei_decode_atom(buf, &idx, tag) < 0 || strcmp(tag, tag_want) ||
 	    ei_get_type(buf, &idx, &type, &size) < 0)
-		return odd_reply(a, "the nodes request");
+		return odd_reply(a, what);
 	if (type == ERL_NIL_EXT) {
 		a->op.nodes = xcalloc(1, sizeof(char *));
 		return op_done(a, EXIT_OK);
 	}
-	if (ei_decode_list_header(buf, &idx, &n) < 0 || n < 0)
-		return odd_reply(a, "the nodes request");
+	if (ei_decode_list_header(buf, &idx, &n) < 0 || n < 0 ||
+	    n > AGENT_ATOMS_MAX)
+		return odd_reply(a, what);
 	char **names = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < n; i++) {
 		char name[MAXATOMLEN_UTF8];
 		if (ei_decode_atom(buf, &idx, name) < 0) {
 			node_names_free(names);
-			return odd_reply(a, "the nodes request");
+			return odd_reply(a, what);
 		}
 		names[i] = xstrdup(name);
 	}
 	a->op.nodes = names;
 	return op_done(a, EXIT_OK);
+}
+
+static enum op_step got_nodes(struct agent *a)
+{
+	return got_atoms(a, "nodes", "the nodes request");
+}
+
+static bool send_modules(struct agent *a)
+{
+	return req_atom(a, "modules");
+}
+
+static enum op_step got_modules(struct agent *a)
+{
+	return got_atoms(a, "modules", "the modules request");
 }
 
 static bool send_alive(struct agent *a)
@@ -1226,6 +1247,7 @@ static const struct op_step_def {
 	[ST_CLOCK]    = { "measuring its clock", WAIT_REQUEST, send_clock, got_clock },
 	[ST_NODES]    = { "listing its nodes", WAIT_REQUEST, send_nodes, got_nodes },
 	[ST_ALIVE]    = { "asking whether the agent is there", WAIT_RPC, send_alive, got_alive },
+	[ST_MODULES]  = { "listing its modules", WAIT_REQUEST, send_modules, got_modules },
 };
 
 /* The step's answer, if it still comes, is nobody's. */
@@ -1432,6 +1454,12 @@ void agent_alive_begin(struct agent *a)
 {
 	if (op_start(a, AOP_ALIVE))
 		op_enter(a, ST_ALIVE);
+}
+
+void agent_modules_begin(struct agent *a)
+{
+	if (op_start(a, AOP_MODULES))
+		op_enter(a, ST_MODULES);
 }
 
 /*

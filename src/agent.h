@@ -83,7 +83,7 @@ struct agent {
 	struct agent_op_state {
 		enum agent_op {
 			AOP_NONE, AOP_ATTACH, AOP_CLOCK, AOP_TRACE, AOP_GONE,
-			AOP_NODES, AOP_ALIVE
+			AOP_NODES, AOP_ALIVE, AOP_MODULES
 		} kind;
 		int step;               /* where in its sequence it is */
 		bool saw_agent;         /* AOP_ATTACH: another session's agent */
@@ -97,7 +97,8 @@ struct agent {
 		long long t0_us, best_rtt_us;
 		long long offset_us, error_us;
 		struct trace_result *trace; /* AOP_TRACE: filled when done */
-		char **nodes;           /* AOP_NODES: owned until taken */
+		char **nodes;           /* AOP_NODES, AOP_MODULES: owned
+					 * until taken */
 		int alive;              /* AOP_ALIVE: 1, 0, or -1 */
 	} op;
 };
@@ -215,6 +216,9 @@ void agent_gone_begin(struct agent *a, int ms);
 void agent_nodes_begin(struct agent *a);
 /* Done with op.alive: 1, 0, or -1 (no answer). */
 void agent_alive_begin(struct agent *a);
+/* Done with op.nodes, a NULL-ended array of the modules loaded on the
+ * target, sorted: take it or it is freed by agent_op_end. */
+void agent_modules_begin(struct agent *a);
 /* Advance the operation in progress; true when there is none or it is done. */
 bool agent_op_step(struct agent *a);
 /* Forget a finished (or abandoned) operation. */

@@ -339,6 +339,7 @@ void session_release(struct session *s)
 		agent_release(&n->agent);
 	}
 	free(s->nodes);
+	node_names_free(s->modules);
 	merge_release(&s->merge);
 	callstacks_release(&s->calls);
 	session_spec_release(&s->spec);
@@ -766,6 +767,13 @@ static void node_step(struct snode *n)
 			n->silence_check = false;
 			agent_op_end(ag);
 		}
+		if (ag->op.kind == AOP_MODULES && agent_op_step(ag)) {
+			if (ag->op.rc == EXIT_OK && !s->modules) {
+				s->modules = ag->op.nodes;
+				ag->op.nodes = NULL;
+			}
+			agent_op_end(ag);
+		}
 		return;
 	case SN_STOPPING:
 		if (stop_pending(n))
@@ -1104,6 +1112,25 @@ static int64_t watermark(const struct session *s)
 	if (!moving)
 		return INT64_MAX;   /* nothing more is coming */
 	return wm == INT64_MAX ? quiet : wm;
+}
+
+const char *const *session_modules(struct session *s)
+{
+	if (s->modules)
+		return (const char *const *)s->modules;
+	/* one node is asked, when it has no other question in progress */
+	for (int i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].agent.op.kind == AOP_MODULES)
+			return NULL;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (n->state == SN_TRACING && !n->agent.gone &&
+		    n->agent.op.kind == AOP_NONE) {
+			agent_modules_begin(&n->agent);
+			break;
+		}
+	}
+	return NULL;
 }
 
 /*

@@ -203,6 +203,9 @@ struct session {
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
+	char **modules;         /* loaded on a target, NULL-ended; NULL
+				 * until asked for and answered */
+
 	/* replaying a recording */
 	struct recording *rec;
 	char *rec_path;
@@ -243,6 +246,10 @@ void session_drop_node(struct session *s, struct snode *n);
 void session_focus(struct session *s, struct bs_pid pid, bool on);
 /* Followers drop their flags at their next event. */
 int session_unfollow(struct session *s);
+/* The modules loaded on a tracing node, sorted and NULL-ended, for
+ * completion: asked for once (asynchronously) and kept; NULL until the
+ * answer is in. */
+const char *const *session_modules(struct session *s);
 /* --cluster: add every visible node of the attached ones (blocking; at
  * start-up only). */
 void session_discover(struct session *s);

@@ -1,6 +1,8 @@
 /*
  * prompt: readline in callback mode.  Invariant: readline is installed
- * (rl_callback_handler_install) exactly while a->prompt_active.
+ * (rl_callback_handler_install) exactly while a->prompt_active.  Tab's
+ * candidates are kept here and drawn above the status line, over the
+ * bottom of the view, until the next key.
  */
 #include <curses.h>
 #include <errno.h>
@@ -22,6 +24,23 @@ static char history_path[4200];
 static char saved_filter[256];
 static FILE *devnull;
 static int result;
+
+/* Tab's candidates, shown until the next key; a note instead when there
+ * is nothing to show yet */
+#define CANDS_MAX 512
+static char *cands[CANDS_MAX];
+static int ncands, cands_total, cands_width;
+static char cands_note[160];
+
+static void cands_clear(void)
+{
+	for (int i = 0; i < ncands; i++)
+		free(cands[i]);
+	if (app && (ncands || cands_note[0]))
+		app->view_due = true;   /* the view under them comes back */
+	ncands = cands_total = cands_width = 0;
+	cands_note[0] = '\0';
+}
 
 static int getc_fn(FILE *f)
 {
@@ -53,6 +72,7 @@ static void redisplay(void)
 
 static void close_prompt(void)
 {
+	cands_clear();
 	rl_callback_handler_remove();
 	app->prompt_active = false;
 	curs_set(0);
@@ -153,6 +173,49 @@ static char *gen_procs(const char *text, int state)
 	return s ? strdup(s) : NULL;
 }
 
+/* the call patterns in force, for :uncall */
+static char *gen_calls(const char *text, int state)
+{
+	static int i;
+	const struct session_spec *sp = &app->s.spec;
+	if (!state)
+		i = 0;
+	for (; i < sp->ncalls; i++)
+		if (!strncmp(sp->calls[i], text, strlen(text)))
+			return strdup(sp->calls[i++]);
+	return NULL;
+}
+
+/* the modules loaded on the target, for :call */
+static const char *const *modules;
+static char *gen_modules(const char *text, int state)
+{
+	static int i;
+	if (!state)
+		i = 0;
+	for (; modules[i]; i++)
+		if (!strncmp(modules[i], text, strlen(text)))
+			return strdup(modules[i++]);
+	return NULL;
+}
+
+/* :call MODULE<Tab>: the target is asked once; until it answers, say so */
+static char **complete_modules(const char *text)
+{
+	if (strchr(text, ':'))
+		return NULL;   /* a function: not completed */
+	if (session_is_recording(&app->s))
+		return NULL;
+	modules = session_modules(&app->s);
+	if (!modules) {
+		snprintf(cands_note, sizeof(cands_note), "asking the target "
+			 "for its modules; Tab again in a moment");
+		return NULL;
+	}
+	rl_completion_append_character = ':';
+	return rl_completion_matches(text, gen_modules);
+}
+
 static char **complete(const char *text, int start, int end)
 {
 	(void)end;
@@ -180,7 +243,12 @@ static char **complete(const char *text, int start, int end)
 		return rl_completion_matches(text, gen_cols);
 	case CMD_PIDS:
 	case CMD_FOCUS:
+	case CMD_FOLLOW:
 		return rl_completion_matches(text, gen_procs);
+	case CMD_UNCALL:
+		return rl_completion_matches(text, gen_calls);
+	case CMD_CALL:
+		return complete_modules(text);
 	case CMD_EXPORT:
 		rl_attempted_completion_over = 0;   /* file names */
 		return NULL;
@@ -189,16 +257,51 @@ static char **complete(const char *text, int start, int end)
 	}
 }
 
-/* Show the candidates in the message line instead of on the terminal. */
+/* Keep the candidates for prompt_draw, instead of printing them. */
 static void show_matches(char **matches, int n, int maxlen)
 {
-	(void)maxlen;
-	char line[512] = "";
-	size_t len = 0;
-	for (int i = 1; i <= n && len < sizeof(line) - 64; i++)
-		len += (size_t)snprintf(line + len, sizeof(line) - len, "%.60s ",
-					matches[i]);
-	app_msg(app, false, "%s", line);
+	cands_clear();
+	cands_total = n;
+	for (int i = 1; i <= n && ncands < CANDS_MAX; i++)
+		cands[ncands++] = strdup(matches[i]);
+	cands_width = maxlen;
+	app->dirty = true;
+}
+
+/* The candidates, in columns, on the rows above row y (the status line's):
+ * as many rows as they take, up to a third of the screen. */
+static void cands_draw(struct app *a, int y)
+{
+	int colw = cands_width + 2 < COLS ? cands_width + 2 : COLS;
+	int ncol = COLS / colw > 0 ? COLS / colw : 1;
+	int rows = (ncands + ncol - 1) / ncol, max = LINES / 3 > 1 ? LINES / 3 : 1;
+	if (cands_note[0])
+		rows = 1;
+	bool more = rows > max || ncands < cands_total;
+	if (rows > max)
+		rows = max;
+	for (int r = 0; r < rows; r++) {
+		int row = y - rows + r;
+		move(row, 0);
+		clrtoeol();
+		if (cands_note[0]) {
+			draw_text(row, 0, COLS, cands_note, draw_attr(a, ROLE_DIM));
+			continue;
+		}
+		for (int c = 0; c < ncol; c++) {
+			int i = r * ncol + c;
+			if (i >= ncands)
+				break;
+			if (more && r == rows - 1 && c == ncol - 1) {
+				char left[48];
+				snprintf(left, sizeof(left), "(%d more)",
+					 cands_total - i);
+				draw_text(row, c * colw, colw, left, draw_attr(a, ROLE_DIM));
+				break;
+			}
+			draw_text(row, c * colw, colw, cands[i], A_BOLD);
+		}
+	}
 }
 
 void prompt_init(struct app *a)
@@ -217,7 +320,10 @@ void prompt_init(struct app *a)
 	rl_redisplay_function = redisplay;
 	rl_attempted_completion_function = complete;
 	rl_completion_display_matches_hook = show_matches;
+	/* "send,rec<Tab>" completes the word after the comma */
+	rl_completer_word_break_characters = (char *)" \t\n,";
 	rl_readline_name = "beamscope";
+	rl_variable_bind("show-all-if-ambiguous", "on");
 	rl_bind_key('\t', rl_complete);
 	history_init();
 }
@@ -238,6 +344,9 @@ void prompt_open(struct app *a, char kind)
 	a->prompt_kind = kind;
 	if (kind == '/')
 		snprintf(saved_filter, sizeof(saved_filter), "%s", a->filter);
+	/* the target's modules, for :call's Tab, asked for once ahead */
+	if (kind == ':' && !session_is_recording(&a->s))
+		session_modules(&a->s);
 	rl_callback_handler_install(kind == ':' ? ":" : "/", on_line);
 	curs_set(1);
 	a->dirty = true;
@@ -259,6 +368,7 @@ int prompt_key(struct app *a, int ch)
 {
 	char kind = a->prompt_kind;
 	result = ACT_REDRAW;
+	cands_clear();
 	switch (ch) {
 	case 27:          /* Esc: cancel */
 	case 3:           /* Ctrl-C */
@@ -300,6 +410,8 @@ void prompt_draw(struct app *a, int y)
 	snprintf(line, sizeof(line), "%c%s", a->prompt_kind == ':' ? ':' : '/',
 		 rl_line_buffer ? rl_line_buffer : "");
 	draw_text(y, 0, COLS, line, A_NORMAL);
+	if (ncands || cands_note[0])
+		cands_draw(a, y - 1);
 	int x = 1 + rl_point;
 	move(y, x < COLS ? x : COLS - 1);
 }

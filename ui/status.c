@@ -109,12 +109,51 @@ void status_draw(struct app *a, int y)
 		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
 	char where[400];
 	view_where(a, where, sizeof(where));
-	snprintf(line, sizeof(line), " %s  %s %02lld:%02lld:%02lld  %s%s%lu ev/s  "
-		 "%zu procs  %lu dropped  %s %s  limits %s%s%s",
-		 who, state, up / 3600, (up / 60) % 60, up % 60, where,
-		 where[0] ? "  " : "", a->rate, a->store.nprocs,
-		 dropped, kinds, sp->pids[0] ? sp->pids : "all",
-		 lim, a->last_error[0] ? "  last error: " : "", a->last_error);
+
+	/* the parts, in their order on the line; what does not fit in the
+	 * screen's width goes, the least wanted first (prio) */
+	char tm[64], rate[32], procs[32], drops[48], what[400], limits[128],
+		calls[128] = "", err[320] = "";
+	snprintf(tm, sizeof(tm), "%s %02lld:%02lld:%02lld", state, up / 3600,
+		 (up / 60) % 60, up % 60);
+	snprintf(rate, sizeof(rate), "%lu ev/s", a->rate);
+	snprintf(procs, sizeof(procs), "%zu procs", a->store.nprocs);
+	snprintf(drops, sizeof(drops), "%lu dropped", dropped);
+	snprintf(what, sizeof(what), "%s %s", kinds, sp->pids[0] ? sp->pids : "all");
+	snprintf(limits, sizeof(limits), "limits %s", lim);
+	if (sp->ncalls) {
+		char more[16] = "";
+		if (sp->ncalls > 1)
+			snprintf(more, sizeof(more), " +%d", sp->ncalls - 1);
+		size_t len = strlen(sp->calls[0]);
+		snprintf(calls, sizeof(calls), "calls: %.*s%s%s", len > 32 ? 29 : 32,
+			 sp->calls[0], len > 32 ? "..." : "", more);
+	}
+	if (a->last_error[0])
+		snprintf(err, sizeof(err), "last error: %s", a->last_error);
+	struct { const char *text; int prio; } part[] = {
+		{ who, 10 }, { tm, 10 }, { where, 7 }, { rate, 4 }, { procs, 3 },
+		{ drops, dropped ? 9 : 5 }, { what, 2 }, { calls, 8 },
+		{ limits, 1 }, { err, 0 },
+	};
+	enum { NPART = sizeof(part) / sizeof(part[0]) };
+	bool shown[NPART];
+	int width = 1;   /* the leading space */
+	for (int i = 0; i < NPART; i++) {
+		shown[i] = part[i].text[0] != '\0';
+		width += shown[i] ? (int)strlen(part[i].text) + 2 : 0;
+	}
+	for (int prio = 0; prio < 10 && width - 2 > COLS; prio++)
+		for (int i = NPART - 1; i >= 0 && width - 2 > COLS; i--)
+			if (shown[i] && part[i].prio == prio) {
+				shown[i] = false;
+				width -= (int)strlen(part[i].text) + 2;
+			}
+	size_t n = 0;
+	for (int i = 0; i < NPART && n < sizeof(line); i++)
+		if (shown[i])
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s",
+					      n ? "  " : " ", part[i].text);
 	sbuf_release(&pending);
 	draw_text(y, 0, COLS, line, draw_attr(a, lost ? ROLE_ERROR : ROLE_STATUS));
 }
