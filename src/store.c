@@ -454,8 +454,10 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		break;
 	}
 	case EV_EXIT:
-		if (!p->exited)
+		if (!p->exited) {
 			st->nexited++;
+			p->exit_tick = st->ticks;
+		}
 		p->exited = true;
 		set_str(&p->reason, ev->payload ? ev->payload : "?");
 		break;
@@ -505,13 +507,19 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen)
 {
 	make_room(st, pid);
+	size_t before = st->nprocs;
 	struct proc *p = proc_get(st, pid, pid_text);
+	/* a sample like the last one changes nothing a view shows */
+	bool changed = st->nprocs != before || p->mqlen != mqlen ||
+		(name && (!p->name || strcmp(p->name, name))) ||
+		(current && (!p->current || strcmp(p->current, current)));
 	if (name)
 		set_str(&p->name, name);
 	if (current)
 		set_str(&p->current, current);
 	p->mqlen = mqlen;
-	st->generation++;
+	if (changed)
+		st->generation++;
 }
 
 void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
@@ -526,6 +534,7 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 	}
 	if (exited && !p->exited) {
 		p->exited = true;
+		p->exit_tick = st->ticks;
 		st->nexited++;
 		if (reason && !p->reason)
 			p->reason = xstrdup(reason);
@@ -535,22 +544,30 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 
 void store_tick(struct store *st)
 {
+	bool changed = false;
+	st->ticks++;
 	if (st->nexited > st->max_exited ||
 	    (st->max_procs && st->nprocs > st->max_procs))
 		forget(st, st->max_procs ? procs_low(st) : st->nprocs);
 	for (size_t i = 0; i < st->nfuncs; i++) {
 		struct fstat *f = st->funcs[i];
+		changed |= f->rcalls != f->calls - f->tick_calls;
 		f->rcalls = f->calls - f->tick_calls;
 		f->tick_calls = f->calls;
 	}
 	for (size_t i = 0; i < st->nprocs; i++) {
 		struct proc *p = st->procs[i];
-		p->rsends = p->sends - p->tick_sends;
-		p->rreceives = p->receives - p->tick_receives;
-		p->rspawns = p->spawns - p->tick_spawns;
+		unsigned long s = p->sends - p->tick_sends,
+			r = p->receives - p->tick_receives,
+			sp = p->spawns - p->tick_spawns;
+		changed |= s != p->rsends || r != p->rreceives || sp != p->rspawns;
+		p->rsends = s;
+		p->rreceives = r;
+		p->rspawns = sp;
 		p->tick_sends = p->sends;
 		p->tick_receives = p->receives;
 		p->tick_spawns = p->spawns;
 	}
-	st->generation++;
+	if (changed)   /* forget has counted its own */
+		st->generation++;
 }

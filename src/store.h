@@ -73,6 +73,7 @@ struct proc {
 	bool has_parent;
 	struct bs_pid parent;
 	bool exited;
+	uint64_t exit_tick;  /* the store's ticks when it was seen exiting */
 	char *reason;        /* exit reason */
 	int64_t last_ts;     /* last activity, target clock */
 	int64_t run_us;      /* time on a scheduler (running events) */
@@ -94,6 +95,7 @@ struct store {
 	size_t *index;        /* open addressing: pid -> procs index + 1 */
 	size_t index_cap;
 	uint64_t generation;  /* bumped on every change, for redraw checks */
+	uint64_t ticks;       /* store_tick calls: the store's seconds */
 	size_t max_exited;    /* exited processes kept; the oldest go first */
 	size_t nexited;
 	uint64_t pruned;      /* exited processes forgotten */
@@ -128,7 +130,8 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 			 const char *reason);
 /* Close the per-second window: rates become the last second's counts;
  * forget the oldest exited processes beyond max_exited, and the quietest
- * beyond max_procs. */
+ * beyond max_procs.  A second in which nothing changed leaves the
+ * generation as it was. */
 void store_tick(struct store *st);
 /* The processes to keep whatever happens (the one in focus, the rows on
  * screen), until the next call; the pids are copied. */

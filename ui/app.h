@@ -29,19 +29,19 @@ enum {
 
 /* process table columns; the first letter of each is its sort key */
 #define PROC_COLUMNS(X) \
-	X(PID,      "pid",      "PID",      10) \
-	X(NAME,     "name",     "NAME",     16) \
-	X(NODE,     "node",     "NODE",     14) \
-	X(CURRENT,  "current",  "CURRENT",  0)  \
-	X(SENDS,    "sends",    "SENT",     7)  \
-	X(SPS,      "sps",      "S/s",      6)  \
-	X(RECEIVES, "receives", "RECV",     7)  \
-	X(RPS,      "rps",      "R/s",      6)  \
-	X(SPAWNS,   "spawns",   "SPAWN",    6)  \
-	X(MQ,       "mq",       "MQ",       5)
+	X(PID,      "pid",      "PID")      \
+	X(NAME,     "name",     "NAME")     \
+	X(NODE,     "node",     "NODE")     \
+	X(CURRENT,  "current",  "CURRENT")  \
+	X(SENDS,    "sends",    "SENT")     \
+	X(SPS,      "sps",      "S/s")      \
+	X(RECEIVES, "receives", "RECV")     \
+	X(RPS,      "rps",      "R/s")      \
+	X(SPAWNS,   "spawns",   "SPAWN")    \
+	X(MQ,       "mq",       "MQ")
 
 enum proc_col {
-#define X(id, key, title, width) COL_##id,
+#define X(id, key, title) COL_##id,
 	PROC_COLUMNS(X)
 #undef X
 	COL__COUNT
@@ -50,16 +50,27 @@ enum proc_col {
 struct col_info {
 	const char *key;
 	const char *title;
-	int width;       /* 0: takes what is left */
 };
 
 extern const struct col_info proc_cols[COL__COUNT];
 
-/* The process table as last drawn: filtered and sorted. */
+/* The process table as last drawn: filtered and sorted.  The rows are
+ * rebuilt only when what they come from changed (the store's generation,
+ * the filter, the sort, the exited shown or not, an exited row's grace
+ * running out); a redraw with none of that changed sorts nothing. */
 struct procs_table {
 	struct proc **rows;     /* the store's (or frozen's); valid until the
 				 * store changes */
 	size_t nrows, cap;
+	size_t nhidden;         /* exited rows past their grace, not shown */
+	bool built;             /* rows match the key below */
+	uint64_t built_gen;     /* the store's generation they were built at */
+	uint64_t hide_at;       /* the store tick the next exited row hides */
+	char built_filter[256];
+	int built_sort, built_node;
+	bool built_asc, built_exited;
+	int wmax[COL__COUNT];   /* the widest text each column has shown */
+	uint64_t frozen_ticks;  /* paused: the store's ticks then */
 	bool have_sel;
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
 	struct bs_pid *shown;   /* the rows on screen at the last draw */
@@ -127,6 +138,7 @@ struct app {
 	int sort_col;
 	bool sort_asc;
 	char filter[256];
+	bool show_exited;       /* exited processes stay in the table */
 	struct procs_table table;
 
 	/* the process in focus: its log is open */
@@ -204,6 +216,8 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state);
 
 /* drawing helpers (draw.c) */
 void draw_text(int y, int x, int width, const char *s, int attr);
+/* The columns draw_text takes for all of s. */
+int draw_width(const char *s);
 int draw_attr(struct app *a, int role);
 enum { ROLE_HEADER = 1, ROLE_SELECTED, ROLE_STATUS, ROLE_ERROR, ROLE_DIM,
        ROLE_SEND, ROLE_RECEIVE, ROLE_PROC };

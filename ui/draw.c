@@ -50,6 +50,20 @@ void draw_text(int y, int x, int width, const char *s, int attr)
 	attroff(attr);
 }
 
+int draw_width(const char *s)
+{
+	int cols = 0;
+	size_t left = s ? strlen(s) : 0;
+	while (left) {
+		bool shown;
+		size_t len = esc_char(s, left, &shown);
+		cols++;
+		s += len;
+		left -= len;
+	}
+	return cols;
+}
+
 void draw_init_colors(struct app *a)
 {
 	const char *nc = getenv("NO_COLOR");

@@ -141,7 +141,9 @@ void views_clear(struct app *a)
 	for (int v = 0; v < VIEW__COUNT; v++)
 		list_reset(&a->pos[v]);
 	a->table.nrows = 0;   /* the store's processes are gone */
+	a->table.built = false;
 	a->table.have_sel = false;
+	memset(a->table.wmax, 0, sizeof(a->table.wmax));
 }
 
 void views_release(struct app *a)

@@ -2,6 +2,15 @@
  * view_procs: the process table, the home view.  One row per process seen;
  * sortable by any column, filtered by text.  The selection follows its
  * process when rows move: a->table remembers the process, a->pos the row.
+ *
+ * Exited processes leave the table EXITED_GRACE seconds after their exit
+ * (x keeps them); the tree and the logs still have them.
+ *
+ * Columns are as wide as the widest text they have shown (a running
+ * maximum, so that widths do not jump as rows scroll or come and go),
+ * with one space between two.  When the terminal is too narrow, CURRENT
+ * gives way first, then NAME; a pid is never cut, it is what tells two
+ * rows apart, and the counts and the sort column stay.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -9,10 +18,11 @@
 #include <string.h>
 
 #include "app.h"
+#include "sbuf.h"
 #include "xalloc.h"
 
 const struct col_info proc_cols[COL__COUNT] = {
-#define X(id, key, title, width) [COL_##id] = { key, title, width },
+#define X(id, key, title) [COL_##id] = { key, title },
 	PROC_COLUMNS(X)
 #undef X
 };
@@ -35,6 +45,22 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 	return strstr(p->pid_text, f) || (p->name && strstr(p->name, f)) ||
 		(p->initial && strstr(p->initial, f)) ||
 		(p->current && strstr(p->current, f));
+}
+
+#define EXITED_GRACE 5   /* seconds an exited process stays in the table */
+#define NAME_MIN 12       /* NAME and CURRENT give way down to this */
+#define CURRENT_MIN 12
+
+/* The store's seconds as the table sees them: paused, when it froze. */
+static uint64_t table_ticks(const struct app *a)
+{
+	return a->table.is_frozen ? a->table.frozen_ticks : a->store.ticks;
+}
+
+static bool exited_hidden(const struct app *a, const struct proc *p)
+{
+	return p->exited && !a->show_exited &&
+		table_ticks(a) - p->exit_tick >= EXITED_GRACE;
 }
 
 static int sort_col, sort_asc;
@@ -93,6 +119,7 @@ static void unfreeze(struct procs_table *t)
 	t->nfrozen = 0;
 	t->is_frozen = false;
 	t->nrows = 0;   /* the rows pointed into the copies */
+	t->built = false;
 }
 
 void procs_freeze(struct app *a, bool on)
@@ -112,7 +139,19 @@ void procs_freeze(struct app *a, bool on)
 		p->reason = NULL;   /* not shown here */
 	}
 	t->nfrozen = st->nprocs;
+	t->frozen_ticks = st->ticks;
 	t->is_frozen = true;
+}
+
+/* Are the rows as they would be built now? */
+static bool procs_current(const struct app *a)
+{
+	const struct procs_table *t = &a->table;
+	return t->built && t->built_gen == a->store.generation &&
+		table_ticks(a) < t->hide_at && t->built_sort == a->sort_col &&
+		t->built_asc == a->sort_asc && t->built_node == a->node_filter &&
+		t->built_exited == a->show_exited &&
+		!strcmp(t->built_filter, a->filter);
 }
 
 /* Rebuild the rows: filtered and sorted, the selection on its process.
@@ -123,16 +162,37 @@ static void procs_rebuild(struct app *a)
 	struct procs_table *t = &a->table;
 	struct list *l = &a->pos[VIEW_PROCS];
 	size_t n = t->is_frozen ? t->nfrozen : st->nprocs;
+	if (procs_current(a)) {
+		list_fit(l, LIST_SELECT, (int)t->nrows, l->page);
+		return;
+	}
 	if (t->cap < n) {
 		t->cap = n + 64;
 		t->rows = xrealloc(t->rows, t->cap * sizeof(*t->rows));
 	}
 	t->nrows = 0;
+	t->nhidden = 0;
+	t->hide_at = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
 		struct proc *p = t->is_frozen ? &t->frozen[i] : st->procs[i];
-		if (matches(a, p, a->filter))
-			t->rows[t->nrows++] = p;
+		if (!matches(a, p, a->filter))
+			continue;
+		if (exited_hidden(a, p)) {
+			t->nhidden++;
+			continue;
+		}
+		if (p->exited && !a->show_exited &&
+		    p->exit_tick + EXITED_GRACE < t->hide_at)
+			t->hide_at = p->exit_tick + EXITED_GRACE;
+		t->rows[t->nrows++] = p;
 	}
+	t->built = true;
+	t->built_gen = st->generation;
+	t->built_sort = a->sort_col;
+	t->built_asc = a->sort_asc;
+	t->built_node = a->node_filter;
+	t->built_exited = a->show_exited;
+	snprintf(t->built_filter, sizeof(t->built_filter), "%s", a->filter);
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
 	if (t->nrows > 1)
@@ -162,23 +222,79 @@ static void fmt_num(char *out, size_t n, unsigned long v)
 		snprintf(out, n, "%luM", v / 1000000);
 }
 
-/* Column widths; a hidden column is -1 (NODE with a single node). */
-static int widths(const struct app *a, int w[COL__COUNT])
+/* The texts of a row, column by column. */
+static void row_texts(const struct app *a, const struct proc *p,
+		      char num[COL__COUNT][24], const char *text[COL__COUNT])
 {
-	int fixed = 0;
-	for (int i = 0; i < COL__COUNT; i++) {
-		w[i] = proc_cols[i].width;
-		if (i == COL_NODE && !a->multi) {
-			w[i] = -1;
-			continue;
-		}
-		fixed += w[i] + 1;
+	static const enum proc_col counts[] = { COL_SENDS, COL_SPS, COL_RECEIVES,
+						COL_RPS, COL_SPAWNS };
+	unsigned long v[] = { p->sends, p->rsends, p->receives, p->rreceives,
+			      p->spawns };
+	if (a->multi)   /* the node has a column of its own */
+		app_local_pid(p->pid, num[COL_PID], sizeof(num[COL_PID]));
+	text[COL_PID] = a->multi ? num[COL_PID] : p->pid_text;
+	text[COL_NAME] = label(p);
+	text[COL_NODE] = app_node_name(a, (int)p->pid.node);
+	text[COL_CURRENT] = p->exited ? "(exited)" : p->current ? p->current : "";
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		fmt_num(num[counts[i]], sizeof(num[0]), v[i]);
+		text[counts[i]] = num[counts[i]];
 	}
-	int rest = COLS - fixed;
-	w[COL_CURRENT] = rest > 6 ? rest : 6;
-	return 0;
+	if (p->mqlen >= 0)
+		fmt_num(num[COL_MQ], sizeof(num[0]), (unsigned long)p->mqlen);
+	else
+		strcpy(num[COL_MQ], "-");
+	text[COL_MQ] = num[COL_MQ];
 }
 
+/* Column widths from what they have shown; a hidden column is -1 (NODE
+ * with a single node, CURRENT when there is no room for it). */
+static void widths(const struct app *a, int w[COL__COUNT])
+{
+	const struct procs_table *t = &a->table;
+	int total = -1;   /* no space after the last column */
+	for (int i = 0; i < COL__COUNT; i++) {
+		int title = (int)strlen(proc_cols[i].title);
+		w[i] = t->wmax[i] > title ? t->wmax[i] : title;
+		if (i == COL_NODE && !a->multi)
+			w[i] = -1;
+		else
+			total += w[i] + 1;
+	}
+	/* too wide: CURRENT gives way, then NAME, then NODE; sorted by
+	 * CURRENT, NAME gives way before it */
+	static const struct give {
+		enum proc_col col;
+		int min;
+	} by_default[] = { { COL_CURRENT, CURRENT_MIN }, { COL_CURRENT, 0 },
+			   { COL_NAME, NAME_MIN }, { COL_NODE, NAME_MIN } },
+	  by_current[] = { { COL_NAME, NAME_MIN }, { COL_CURRENT, CURRENT_MIN },
+			   { COL_NODE, NAME_MIN } };
+	const struct give *give = a->sort_col == COL_CURRENT ? by_current :
+		by_default;
+	size_t ngive = a->sort_col == COL_CURRENT ? 3 : 4;
+	for (size_t g = 0; g < ngive; g++) {
+		int c = give[g].col, over = total - COLS;
+		if (over <= 0)
+			break;
+		if (w[c] < 0)
+			continue;
+		if (!give[g].min && c != a->sort_col) {
+			total -= w[c] + 1;
+			w[c] = -1;
+			continue;
+		}
+		int cut = w[c] - give[g].min;
+		if (cut > over)
+			cut = over;
+		if (cut > 0) {
+			w[c] -= cut;
+			total -= cut;
+		}
+	}
+}
+
+/* A cell of width w and the space after it; -1: not shown. */
 static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 {
 	char buf[256];
@@ -188,8 +304,10 @@ static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 		snprintf(buf, sizeof(buf), "%*s", w, s);
 	else
 		snprintf(buf, sizeof(buf), "%s", s);
-	draw_text(y, *x, w + 1, buf, attr);
-	*x += w + 1;
+	draw_text(y, *x, w, buf, attr);
+	*x += w;
+	if (*x < COLS)
+		draw_text(y, (*x)++, 1, "", attr);
 }
 
 static void procs_draw(struct app *a, int y, int h)
@@ -197,14 +315,27 @@ static void procs_draw(struct app *a, int y, int h)
 	struct procs_table *t = &a->table;
 	struct list *l = &a->pos[VIEW_PROCS];
 	int w[COL__COUNT], x = 0;
+	char num[COL__COUNT][24];
+	const char *text[COL__COUNT];
+
+	procs_rebuild(a);
+	list_fit(l, LIST_SELECT, (int)t->nrows, h - 1);
+	/* the widths: what the rows on screen hold, and what was shown */
+	for (int r = 0; r < h - 1 && l->top + r < (int)t->nrows; r++) {
+		row_texts(a, t->rows[l->top + r], num, text);
+		for (int i = 0; i < COL__COUNT; i++) {
+			int n = draw_width(text[i]);
+			if (n > t->wmax[i])
+				t->wmax[i] = n;
+		}
+	}
 	widths(a, w);
+
 	int hdr = draw_attr(a, ROLE_HEADER);
 	for (int i = 0; i < COL__COUNT; i++) {
-		char title[64];
 		bool right = i >= COL_SENDS;
 		/* the sort column is marked by its attribute, not its text */
-		snprintf(title, sizeof(title), "%s", proc_cols[i].title);
-		cell(y, &x, w[i], title, right, i == a->sort_col ?
+		cell(y, &x, w[i], proc_cols[i].title, right, i == a->sort_col ?
 		     (int)(hdr | A_UNDERLINE | A_BOLD) : hdr);
 	}
 	if (x < COLS)
@@ -212,8 +343,6 @@ static void procs_draw(struct app *a, int y, int h)
 	y++;
 	h--;
 
-	procs_rebuild(a);
-	list_fit(l, LIST_SELECT, (int)t->nrows, h);
 	size_t room = (size_t)(h > 0 ? h : 0) + 1;   /* the rows, the selection */
 	if (t->shown_cap < room) {
 		t->shown_cap = room;
@@ -231,6 +360,7 @@ static void procs_draw(struct app *a, int y, int h)
 			if (i == 0 && r == 0)
 				draw_text(y, 0, COLS, *a->filter ?
 					  "  no process matches the filter (/ to change it)" :
+					  t->nhidden ? "  every process seen has exited (x shows them)" :
 					  "  no activity yet", draw_attr(a, ROLE_DIM));
 			continue;
 		}
@@ -238,32 +368,10 @@ static void procs_draw(struct app *a, int y, int h)
 		t->shown[t->nshown++] = p->pid;
 		int attr = i == l->sel ? draw_attr(a, ROLE_SELECTED) :
 			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
-		char num[32], pid[48];
+		row_texts(a, p, num, text);
 		x = 0;
-		if (a->multi)   /* the node has a column of its own */
-			app_local_pid(p->pid, pid, sizeof(pid));
-		cell(y + r, &x, w[COL_PID], a->multi ? pid : p->pid_text, false,
-		     attr);
-		cell(y + r, &x, w[COL_NAME], label(p), false, attr);
-		cell(y + r, &x, w[COL_NODE], app_node_name(a, (int)p->pid.node),
-		     false, attr);
-		cell(y + r, &x, w[COL_CURRENT], p->exited ? "(exited)" :
-		     p->current ? p->current : "", false, attr);
-		fmt_num(num, sizeof(num), p->sends);
-		cell(y + r, &x, w[COL_SENDS], num, true, attr);
-		fmt_num(num, sizeof(num), p->rsends);
-		cell(y + r, &x, w[COL_SPS], num, true, attr);
-		fmt_num(num, sizeof(num), p->receives);
-		cell(y + r, &x, w[COL_RECEIVES], num, true, attr);
-		fmt_num(num, sizeof(num), p->rreceives);
-		cell(y + r, &x, w[COL_RPS], num, true, attr);
-		fmt_num(num, sizeof(num), p->spawns);
-		cell(y + r, &x, w[COL_SPAWNS], num, true, attr);
-		if (p->mqlen >= 0)
-			fmt_num(num, sizeof(num), (unsigned long)p->mqlen);
-		else
-			strcpy(num, "-");
-		cell(y + r, &x, w[COL_MQ], num, true, attr);
+		for (int c = 0; c < COL__COUNT; c++)
+			cell(y + r, &x, w[c], text[c], c >= COL_SENDS, attr);
 		if (x < COLS)
 			draw_text(y + r, x, COLS - x, "", attr);
 	}
@@ -313,6 +421,12 @@ static int procs_request(struct app *a, enum request req)
 	case REQ_SORT_INVERT:
 		a->sort_asc = !a->sort_asc;
 		return ACT_REDRAW;
+	case REQ_EXITED:
+		a->show_exited = !a->show_exited;
+		app_msg(a, false, a->show_exited ? "exited processes stay in the "
+			"table; x hides them" : "exited processes leave the table "
+			"%d seconds after they exit; x shows them", EXITED_GRACE);
+		return ACT_REDRAW;
 	case REQ_ENTER:
 		if (!t->nrows)
 			return ACT_NONE;
@@ -322,15 +436,23 @@ static int procs_request(struct app *a, enum request req)
 	}
 }
 
-/* "3/120  sort R/s desc  filter "x"": the rows as last drawn */
+/* "3/120  16224 exited hidden (x)  sort R/s desc  filter "x"": the rows
+ * as last drawn; what is hidden comes early, where narrow lines still
+ * show it */
 static void procs_where(struct app *a, char *out, size_t outsz)
 {
 	const struct list *l = &a->pos[VIEW_PROCS];
-	int n = snprintf(out, outsz, "%d/%zu  sort %s %s",
-			 a->table.nrows ? l->sel + 1 : 0, a->table.nrows,
-			 proc_cols[a->sort_col].title, a->sort_asc ? "asc" : "desc");
-	if (a->filter[0] && n > 0 && (size_t)n < outsz)
-		snprintf(out + n, outsz - (size_t)n, "  filter \"%s\"", a->filter);
+	const struct procs_table *t = &a->table;
+	struct sbuf sb = SBUF_INIT;
+	sbuf_addf(&sb, "%d/%zu", t->nrows ? l->sel + 1 : 0, t->nrows);
+	if (t->nhidden)
+		sbuf_addf(&sb, "  %zu exited hidden (x)", t->nhidden);
+	sbuf_addf(&sb, "  sort %s %s", proc_cols[a->sort_col].title,
+		  a->sort_asc ? "asc" : "desc");
+	if (a->filter[0])
+		sbuf_addf(&sb, "  filter \"%s\"", a->filter);
+	snprintf(out, outsz, "%s", sbuf_str(&sb));
+	sbuf_release(&sb);
 }
 
 const struct view_ops procs_view_ops = {

@@ -153,10 +153,36 @@ static void forgetting_cost(void)
 	store_release(&st);
 }
 
+/* A second in which nothing moved changes nothing the view looks at;
+ * an exit is stamped with the second it was seen in. */
+static void quiet_ticks(void)
+{
+	struct store st;
+	store_init(&st, 16);
+	counts(&st, 1);
+	store_tick(&st);
+	uint64_t g = st.generation;
+	store_tick(&st);
+	ok(st.generation != g, "a rate that falls to zero is a change");
+	g = st.generation;
+	store_tick(&st);
+	store_tick(&st);
+	is_num(st.generation, g, "quiet seconds leave the generation alone");
+	is_num(st.ticks, 4, "ticks counted");
+	struct event x = mk(EV_EXIT, 1, "<0.1.0>", NULL, "normal");
+	store_add_event(&st, &x);
+	store_tick(&st);
+	store_add_event(&st, &x);
+	is_num(store_proc(&st, pidn(1))->exit_tick, 4,
+	       "an exit is stamped with its second, once");
+	store_release(&st);
+}
+
 int main(void)
 {
 	struct store st;
-	plan(41);
+	plan(45);
+	quiet_ticks();
 
 	store_init(&st, 4);
 	struct event e = mk(EV_REGISTER, 5, "<0.5.0>", NULL, NULL);
