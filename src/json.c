@@ -224,6 +224,14 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		sbuf_addf(out, ",\"state\":\"%s\"", event_types[ev->type].tag);
 		field(out, "mfa", ev->mfa);
 		break;
+	case EV_GEN_CALL:
+		field(out, "to", ev->peer);
+		field(out, "to_name", ev->peer_name);
+		field(out, "kind", ev->extra);
+		/* fall through */
+	case EV_GEN_REPLY:
+		sbuf_addf(out, ",\"tag\":\"%016" PRIx64 "\"", ev->gen_tag);
+		break;
 	case EV_LINK:
 	case EV_UNLINK:
 	case EV_GETTING_LINKED:
@@ -247,6 +255,12 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		case EV_SPAWNED:
 		case EV_CALL:
 			ADD_LIT(out, ",\"args\":");
+			break;
+		case EV_GEN_CALL:
+			ADD_LIT(out, ",\"request\":");
+			break;
+		case EV_GEN_REPLY:
+			ADD_LIT(out, ",\"reply\":");
 			break;
 		default:
 			ADD_LIT(out, ",\"payload\":");

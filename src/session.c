@@ -563,7 +563,7 @@ static const char *pids_text(const struct session *s)
 static void kinds_text(int kinds, char *out, size_t outsz)
 {
 	out[0] = '\0';
-	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+	for (int bit = 1; bit <= KIND_LAST; bit <<= 1)
 		if ((kinds & bit) && event_kind_name(bit)) {
 			size_t len = strlen(out);
 			snprintf(out + len, outsz - len, "%s%s", len ? "," : "",
