@@ -162,6 +162,7 @@ static void row_free(struct gc_row *r)
 	for (int i = 0; i < r->nslow; i++)
 		call_free(r->slow[i]);
 	free(r->server);
+	free(r->server_name);
 	free(r->kind);
 	free(r);
 }
@@ -253,6 +254,8 @@ static void unlink_call(struct gencalls *g, struct gc_call *c)
 	c->row->in_flight--;
 	if (c->stuck)
 		c->row->stuck--;
+	if (c->gone_ts)
+		g->gone--;
 }
 
 /* Close c (taken out already) with its outcome at ts, tell, free. */
@@ -284,6 +287,110 @@ static void close_call(struct gencalls *g, struct gc_call *c,
 	call_free(c);
 }
 
+/* ---------------------------------------------------------------------------
+ * Replies that came before their call.
+ */
+
+static size_t early_slot(const struct gencalls *g, uint64_t tag)
+{
+	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> 20) &
+		(g->nearly_slots - 1);
+}
+
+static void early_grow(struct gencalls *g)
+{
+	size_t n = g->nearly_slots ? g->nearly_slots * 2 : 256;
+	free(g->early);
+	g->early = xcalloc(n, sizeof(*g->early));
+	g->nearly_slots = n;
+	for (struct gc_call *e = g->early_old; e; e = e->next) {
+		size_t k = early_slot(g, e->tag);
+		e->next_tag = g->early[k];
+		g->early[k] = e;
+	}
+}
+
+static void early_unlink(struct gencalls *g, struct gc_call *e)
+{
+	struct gc_call **pp = &g->early[early_slot(g, e->tag)];
+	while (*pp && *pp != e)
+		pp = &(*pp)->next_tag;
+	if (*pp)
+		*pp = e->next_tag;
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		g->early_old = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		g->early_new = e->prev;
+	g->nearly--;
+}
+
+static void early_add(struct gencalls *g, const struct event *ev)
+{
+	if (g->nearly >= GC_EARLY_MAX) {
+		struct gc_call *old = g->early_old;
+		early_unlink(g, old);
+		g->unmatched++;
+		call_free(old);
+	}
+	if ((g->nearly + 1) * 2 > g->nearly_slots)
+		early_grow(g);
+	struct gc_call *e = xcalloc(1, sizeof(*e));
+	e->tag = ev->gen_tag;
+	e->ts = ev->ts;
+	e->caller_text = xstrdup(ev->pid_text ? ev->pid_text : "?");
+	e->reply = ev->payload ? xstrdup(ev->payload) : NULL;
+	size_t k = early_slot(g, e->tag);
+	e->next_tag = g->early[k];
+	g->early[k] = e;
+	e->prev = g->early_new;
+	if (g->early_new)
+		g->early_new->next = e;
+	else
+		g->early_old = e;
+	g->early_new = e;
+	g->nearly++;
+}
+
+static struct gc_call *early_take(struct gencalls *g, uint64_t tag)
+{
+	if (!g->nearly)
+		return NULL;
+	for (struct gc_call *e = g->early[early_slot(g, tag)]; e; e = e->next_tag)
+		if (e->tag == tag) {
+			early_unlink(g, e);
+			return e;
+		}
+	return NULL;
+}
+
+/* Early replies older than before have no call coming: unmatched. */
+static void early_expire(struct gencalls *g, int64_t before)
+{
+	while (g->early_old && g->early_old->ts < before) {
+		struct gc_call *e = g->early_old;
+		early_unlink(g, e);
+		g->unmatched++;
+		call_free(e);
+	}
+}
+
+/* A reply to c (in flight, taken out already) at ts with text reply. */
+static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
+		    const char *reply)
+{
+	if (c->gone_ts && ts > c->gone_ts) {
+		/* the caller had gone: the reply went nowhere */
+		close_call(g, c, GC_ABANDONED, c->gone_ts);
+		return;
+	}
+	c->reply = reply ? xstrdup(reply) : NULL;
+	close_call(g, c, GC_REPLIED, ts);
+}
+
 static void on_call(struct gencalls *g, int node, const struct event *ev)
 {
 	const char *server = ev->peer && *ev->peer && strcmp(ev->peer, "[]") ?
@@ -293,6 +400,11 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 
 	if (!r->calls && !r->in_flight && !r->abandoned && !r->server_down)
 		r->caller_pid = ev->pid;
+	if (ev->peer_name && (!r->server_name || strcmp(r->server_name,
+							ev->peer_name))) {
+		free(r->server_name);
+		r->server_name = xstrdup(ev->peer_name);
+	}
 	c->tag = ev->gen_tag;
 	c->ts = ev->ts;
 	c->node = node;
@@ -300,6 +412,12 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	c->caller_text = xstrdup(ev->pid_text ? ev->pid_text : "?");
 	c->request = ev->payload ? xstrdup(ev->payload) : NULL;
 	c->row = r;
+	struct gc_call *e = early_take(g, c->tag);
+	if (e) {
+		replied(g, c, e->ts, e->reply);
+		call_free(e);
+		return;
+	}
 	if (g->inflight >= GC_INFLIGHT_MAX) {
 		struct gc_call *old = g->oldest;
 		unlink_call(g, old);
@@ -329,15 +447,19 @@ static void on_reply(struct gencalls *g, const struct event *ev)
 			if (c->tag == ev->gen_tag)
 				break;
 	if (!c) {
-		g->unmatched++;
+		early_add(g, ev);
 		return;
 	}
 	unlink_call(g, c);
-	c->reply = ev->payload ? xstrdup(ev->payload) : NULL;
-	close_call(g, c, GC_REPLIED, ev->ts);
+	replied(g, c, ev->ts, ev->payload);
 }
 
-/* A process ended: its calls, and the calls to it, are closed. */
+/*
+ * A process ended.  The calls to it are closed: its replies came through
+ * the same worker as its exit, so they are all in.  Its own calls wait
+ * GC_GRACE_US for a reply sent before it died (the server's events come
+ * through another worker), then are abandoned.
+ */
 static void on_proc_exit(struct gencalls *g, const struct event *ev)
 {
 	const char *who = ev->pid_text;
@@ -346,11 +468,28 @@ static void on_proc_exit(struct gencalls *g, const struct event *ev)
 		return;
 	for (; c; c = next) {
 		next = c->next;
-		bool caller = !strcmp(c->caller_text, who);
-		if (!caller && strcmp(c->row->server, who))
+		if (!strcmp(c->caller_text, who)) {
+			if (!c->gone_ts) {
+				c->gone_ts = ev->ts > c->ts ? ev->ts : c->ts;
+				g->gone++;
+			}
+		} else if (!strcmp(c->row->server, who)) {
+			unlink_call(g, c);
+			close_call(g, c, GC_SERVER_DOWN, ev->ts);
+		}
+	}
+}
+
+/* Calls whose caller died before limit are abandoned. */
+static void give_up_gone(struct gencalls *g, int64_t limit)
+{
+	struct gc_call *c = g->oldest, *next;
+	for (; c && g->gone; c = next) {
+		next = c->next;
+		if (!c->gone_ts || c->gone_ts >= limit)
 			continue;
 		unlink_call(g, c);
-		close_call(g, c, caller ? GC_ABANDONED : GC_SERVER_DOWN, ev->ts);
+		close_call(g, c, GC_ABANDONED, c->gone_ts);
 	}
 }
 
@@ -378,6 +517,10 @@ void gencall_tick(struct gencalls *g, int64_t now)
 {
 	if (now > g->now)
 		g->now = now;
+	if (g->gone)
+		give_up_gone(g, g->now - GC_GRACE_US);
+	if (g->nearly)
+		early_expire(g, g->now - GC_GRACE_US);
 	/* oldest first: the first one not stuck ends the walk */
 	for (struct gc_call *c = g->oldest; c; c = c->next) {
 		if (g->now - c->ts < g->stuck_us)
@@ -387,6 +530,12 @@ void gencall_tick(struct gencalls *g, int64_t now)
 			c->row->stuck++;
 		}
 	}
+}
+
+void gencall_settle(struct gencalls *g)
+{
+	give_up_gone(g, INT64_MAX);
+	early_expire(g, INT64_MAX);
 }
 
 const struct gc_call *gc_row_oldest(const struct gencalls *g,
@@ -428,6 +577,11 @@ void gencall_release(struct gencalls *g)
 		next = c->next;
 		call_free(c);
 	}
+	for (c = g->early_old; c; c = next) {
+		next = c->next;
+		call_free(c);
+	}
+	free(g->early);
 	for (size_t i = 0; i < g->nrows; i++)
 		row_free(g->rows[i]);
 	free(g->rows);

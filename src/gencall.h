@@ -33,6 +33,12 @@
 #define GC_RATE_SECS 5         /* calls/s: over the last whole seconds */
 #define GC_INFLIGHT_MAX 100000 /* past this the oldest call is given up */
 #define GC_STUCK_US_DEFAULT 5000000
+/* events of different processes come through different workers, so a
+ * reply may come before its call, or a caller's exit before the reply it
+ * got: a reply waits this long for its call, a caller that died this long
+ * for the reply it may have had (on the events' clock) */
+#define GC_GRACE_US 2000000
+#define GC_EARLY_MAX 100000    /* replies waiting for their call, at most */
 
 struct gc_hist {
 	uint32_t n[GC_BUCKETS];
@@ -59,6 +65,7 @@ struct gc_call {
 	char *request;             /* NULL: not shipped */
 	char *reply;               /* replied: its text, or NULL */
 	enum gc_outcome outcome;
+	int64_t gone_ts;           /* the caller exited then; 0: alive */
 	bool stuck;                /* counted as stuck once */
 	struct gc_row *row;
 	struct gc_call *next_tag;  /* in flight: the same tag bucket */
@@ -73,6 +80,8 @@ static inline int64_t gc_latency(const struct gc_call *c)
 struct gc_row {
 	char *server;              /* the call's destination: a pid text, a
 				    * name, or "?" */
+	char *server_name;         /* its registered name when a call said it,
+				    * or NULL */
 	char *kind;                /* the request's atom, or "" */
 	int node;                  /* the node of the first call seen */
 	struct bs_pid caller_pid;  /* a caller of the first call (names) */
@@ -100,6 +109,13 @@ struct gencalls {
 	size_t ntags;              /* a power of two */
 	struct gc_call *oldest, *newest;
 	size_t inflight;
+	/* replies that came before their call: by tag, and oldest first
+	 * (gc_call records with no row; request holds the replier) */
+	struct gc_call **early;
+	size_t nearly_slots;       /* a power of two */
+	struct gc_call *early_old, *early_new;
+	size_t nearly;
+	size_t gone;               /* calls in flight whose caller died */
 	int64_t stuck_us;          /* in flight longer than this: stuck */
 	int64_t now;               /* the newest time seen or told */
 	unsigned long unmatched;   /* replies with no call in flight */
@@ -114,8 +130,11 @@ void gencall_release(struct gencalls *g);
 
 /* A gen_call, gen_reply or exit event of node (others are ignored). */
 void gencall_event(struct gencalls *g, int node, const struct event *ev);
-/* Time goes on (microseconds, the events' clock): calls become stuck. */
+/* Time goes on (microseconds, the events' clock): calls become stuck,
+ * callers that died are given up on, early replies expire. */
 void gencall_tick(struct gencalls *g, int64_t now);
+/* Every event is in (the end of a run): what waits is settled now. */
+void gencall_settle(struct gencalls *g);
 
 /* calls/s of a row, over the last GC_RATE_SECS whole seconds before now */
 double gc_row_rate(const struct gc_row *r, int64_t now);

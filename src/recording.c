@@ -589,6 +589,9 @@ static const char *dispatch(struct recording *r, cJSON *o,
 		return take_counts(r, o, s, arg);
 	if (!strcmp(type, "summary") || !strcmp(type, "node_summary"))
 		return take_summary(r, o, type, s, arg);
+	/* made again from the gen_call records when it is read */
+	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call"))
+		return NULL;
 	if (!strcmp(type, "export")) {
 		const char *why = take_export(r, o, s, arg);
 		*kept = !why;

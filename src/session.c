@@ -123,9 +123,25 @@ static const char *name_of(struct session *s, const char *pid_text)
 	return names_get(&s->nodes[i].agent.names, pid);
 }
 
-/* An event leaves the engine: to the sink, and counted. */
+const char *session_text_name(struct session *s, int node,
+			      const char *pid_text)
+{
+	struct pidtext pt;
+	if (!pid_text || pidtext_parse(pid_text, &pt) < 0)
+		return NULL;
+	if (pt.node_len)
+		return name_of(s, pid_text);
+	if (node < 0 || node >= s->nnodes)
+		return NULL;
+	struct bs_pid pid = { pt.num, pt.serial, (uint32_t)node };
+	return session_proc_name(s, pid);
+}
+
+/* An event leaves the engine: to the analysers and the sink. */
 static void deliver(struct session *s, int node, const struct event *ev)
 {
+	if (s->spec.gen_calls)
+		gencall_event(&s->gcalls, node, ev);
 	if (s->sink.event)
 		s->sink.event(s->sink.arg, node, ev);
 }
@@ -311,6 +327,8 @@ void session_init(struct session *s, const struct config *cfg,
 	s->nodes = xcalloc(BS_MAX_NODES, sizeof(*s->nodes));
 	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
 	callstacks_init(&s->calls);
+	gencall_init(&s->gcalls);
+	s->gcalls.stuck_us = (int64_t)(cfg->stuck * 1e6);
 	s->start_rc = EXIT_OK;
 	s->last_turn_ms = clock_mono_ms();
 	s->next_ping_ms = s->last_turn_ms + SESSION_PING_MS;
@@ -340,6 +358,7 @@ void session_release(struct session *s)
 	}
 	free(s->nodes);
 	merge_release(&s->merge);
+	gencall_release(&s->gcalls);
 	callstacks_release(&s->calls);
 	session_spec_release(&s->spec);
 	session_replay_release(s);
@@ -1143,6 +1162,8 @@ static void check_silent(struct snode *n, long long now)
 void session_tick(struct session *s)
 {
 	long long now = clock_mono_ms();
+	if (s->spec.gen_calls && !s->rec)
+		gencall_tick(&s->gcalls, clock_wall_us());
 	if (s->rec) {
 		s->last_turn_ms = now;
 		return;

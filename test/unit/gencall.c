@@ -115,7 +115,7 @@ static void pairing(void)
 	is(last_reply, "ok", "with its reply");
 	e = reply_ev(9000, 99, "<0.80.0>", "{ok,1}");
 	gencall_event(&g, 0, &e);
-	is_num(g.unmatched, 1, "a reply to no call is counted, not paired");
+	is_num(g.nearly, 1, "a reply to no call waits for it");
 	e = reply_ev(3000, 7, "<0.80.0>", "{ok,1}");
 	gencall_event(&g, 0, &e);
 	is_num(last_latency, 2000, "the get took 2 ms");
@@ -145,6 +145,8 @@ static void pairing(void)
 	ok(old && old->ts == 20000, "the oldest call in flight");
 	e = exit_ev(20000 + 6000000, "<0.95.0>");
 	gencall_event(&g, 0, &e);
+	ok(br && br->in_flight == 1, "its caller died: a reply sent before may come");
+	gencall_tick(&g, 20000 + 6000000 + GC_GRACE_US + 1);
 	ok(br && br->in_flight == 0 && br->stuck == 0 && br->abandoned == 1,
 	   "its caller died: abandoned");
 	is_num(closed[GC_ABANDONED], 1, "told as abandoned");
@@ -156,6 +158,37 @@ static void pairing(void)
 	gencall_event(&g, 0, &e);
 	is_num(closed[GC_SERVER_DOWN], 1, "the server died: server_down");
 	is_num(g.inflight, 0, "nothing left in flight");
+
+	/* a reply that comes before its call (another worker's batch) */
+	e = reply_ev(40000500, 70, "<0.80.0>", "late");
+	gencall_event(&g, 0, &e);
+	e = call_ev(40000000, 70, "<0.97.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	ok(last_latency == 500 && !strcmp(last_reply, "late") && !g.inflight,
+	   "a reply before its call is paired when the call comes");
+	/* a caller that got its reply, then died; the exit comes first */
+	e = call_ev(50000000, 80, "<0.98.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = exit_ev(50000900, "<0.98.0>");
+	gencall_event(&g, 0, &e);
+	e = reply_ev(50000800, 80, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	ok(last_latency == 800 && closed[GC_ABANDONED] == 1,
+	   "a reply sent before the caller died is a reply");
+	/* a reply sent after the caller died went nowhere */
+	e = call_ev(60000000, 81, "<0.99.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = exit_ev(60000100, "<0.99.0>");
+	gencall_event(&g, 0, &e);
+	e = reply_ev(60000800, 81, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	is_num(closed[GC_ABANDONED], 2, "a reply after the caller died: abandoned");
+	/* a reply whose call never comes */
+	e = reply_ev(70000000, 82, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	unsigned long before = g.unmatched;
+	gencall_tick(&g, 70000000 + GC_GRACE_US + 1);
+	is_num(g.unmatched, before + 1, "an early reply with no call expires");
 	gencall_release(&g);
 }
 
