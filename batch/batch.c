@@ -184,9 +184,9 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	sp->counts_only = cfg->counts;
 	sp->ship_all = !cfg->counts;
 	if (cfg->gen_calls) {
-		/* the records, and the exits that close calls */
+		/* the records are written: the output reopens */
 		sp->gen_calls = true;
-		sp->kinds |= KIND_GENCALL | KIND_EXIT;
+		sp->kinds |= KIND_GENCALL;
 		if (!cfg->events_set && !cfg->open) {
 			/* every process counted, no message shipped */
 			sp->ship_all = false;

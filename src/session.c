@@ -169,6 +169,11 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	if (!(event_types[e->type].kind & s->spec.kinds)) {
 		if (st)
 			st->filtered++;
+		/* asked for by the pairing, not by the user */
+		if (s->spec.gen_calls && (e->type == EV_EXIT ||
+					  e->type == EV_GEN_CALL ||
+					  e->type == EV_GEN_REPLY))
+			gencall_event(&s->gcalls, n->idx, e);
 		/* registrations still name processes */
 		if (e->type == EV_REGISTER && s->sink.info)
 			s->sink.info(s->sink.arg, n->idx, e->pid, e->pid_text,
@@ -608,7 +613,9 @@ static void node_trace(struct snode *n)
 	/* several nodes: each traces the names registered there */
 	pidsel_on_node(&sel, &n->agent.names, &here);
 	struct trace_spec spec = {
-		.kinds = s->spec.kinds,
+		/* pairing gen calls takes their records and the exits */
+		.kinds = s->spec.kinds | (s->spec.gen_calls ?
+					  KIND_GENCALL | KIND_EXIT : 0),
 		.sel = s->multi ? &here : &sel,
 		.payload_bytes = s->spec.payload,
 		/* processes named one by one ship every event; the rest
