@@ -94,4 +94,43 @@ test_expect_success 'a call that never returns: in flight, stuck, then abandoned
 		.oldest_in_flight_us // empty] | length >= 2 and . == sort" &&
 	target_clean 2
 '
+if command -v elixirc >/dev/null 2>&1; then
+test_expect_success 'an Elixir GenServer.call is paired too' '
+	exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)") &&
+	elixirc -o "$TRASH/ebin" "$TOP/test/erl/bs_gen_ex.ex" >/dev/null &&
+	start_node bsgenex -pa "$exdir/ebin" &&
+	node_eval "'"'"'Elixir.BsGenEx'"'"':start()." >/dev/null &&
+	bs_start --gen-calls --duration 0 && bs_wait_attached &&
+	truth=$(node_eval "'"'"'Elixir.BsGenEx'"'"':run(40).") &&
+	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	echo "truth $truth" && set -- $(echo "$truth" | tr -c "0-9\n" " ") &&
+	[ "$(stat Elixir.BsGenEx ping calls)" -eq 40 ] &&
+	close "$(stat Elixir.BsGenEx ping p50_us)" "$2"
+'
+else
+	say "no elixirc (apt-get install elixir): the Elixir case is not run"
+fi
+
+# two_start NODE NODE: batch --gen-calls on both, in the background
+two_start() {
+	: >"$TRASH/two.err"
+	"$BEAMSCOPE" "$1" "$2" --batch --cookie-file "$COOKIE_FILE" --gen-calls \
+		--duration 0 -o "$TRASH/two.json" 2>"$TRASH/two.err" &
+	TWO_PID=$!
+}
+
+test_expect_success 'a call from one node to a server on another is paired' '
+	start_cluster bsgenc 2 && set -- $CNODES && n1=$1 && n2=$2 &&
+	set -- $CNODES_FULL && full2=$2 &&
+	on_node "$n2" "bs_gen:start()." >/dev/null &&
+	two_start "$n1" "$n2" && pid=$TWO_PID &&
+	for _ in $(seq 1 100); do [ "$(grep -c "attached to" "$TRASH/two.err")" -ge 2 ] && break; sleep 0.1; done &&
+	truth=$(on_node "$n1" "bs_gen:remote('"'"'$full2'"'"', 50).") &&
+	sleep 0.7 && kill -INT $pid && wait $pid &&
+	echo "truth $truth" && set -- $(echo "$truth" | tr -c "0-9\n" " ") &&
+	jq -s -c "[.[] | select(.type == \"gen_call_stats\" and .kind == \"put\")] | last" "$TRASH/two.json" | tee row &&
+	jq -e ".calls == 50 and .in_flight == 0 and (.server | contains(\"bs_gen_srv\"))" row &&
+	close "$(jq .p50_us row)" "$2"
+'
+
 test_done
