@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "esc.h"
+#include "gensum.h"
 #include "exitcode.h"
 #include "json.h"
 #include "jsonsink.h"
@@ -31,11 +32,13 @@ struct run {
 	const struct config *cfg;
 	struct session s;
 	struct json_sink js;
+	struct gensum gs;
 };
 
 static void on_event(void *arg, int node, const struct event *ev)
 {
 	struct run *r = arg;
+	gensum_event(&r->gs, ev);
 	json_sink_event(&r->js, node, ev);
 }
 
@@ -44,6 +47,7 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 		      unsigned long receives, unsigned long spawns)
 {
 	struct run *r = arg;
+	gensum_counts(&r->gs, pid, pid_text, sends, receives);
 	json_sink_counts(&r->js, node, pid, pid_text, sends, receives, spawns);
 }
 
@@ -179,6 +183,17 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	sp->payload = cfg->payload_bytes;
 	sp->counts_only = cfg->counts;
 	sp->ship_all = !cfg->counts;
+	if (cfg->gen_calls) {
+		/* the records are written: the output reopens */
+		sp->gen_calls = true;
+		sp->kinds |= KIND_GENCALL;
+		if (!cfg->events_set && !cfg->open) {
+			/* every process counted, no message shipped */
+			sp->ship_all = false;
+			if (!cfg->max_events_set)
+				sp->max_events = 0;
+		}
+	}
 }
 
 static void output_stalled(const struct json_sink *js)
@@ -205,6 +220,7 @@ static int replay(struct run *r)
 			break;
 	}
 	json_sink_tick(&r->js, true);
+	gensum_tick(&r->gs, true);
 	json_sink_finish(&r->js, FINISH_MS);
 	if (r->js.stalled) {
 		output_stalled(&r->js);
@@ -219,6 +235,7 @@ static int replay(struct run *r)
 		esc_print(stderr, "beamscope: %lu events written from \"%s\"",
 			r->js.events, r->cfg->open);
 	}
+	gensum_summary(&r->gs, stderr);
 	sbuf_release(&err);
 	return rc;
 }
@@ -241,6 +258,7 @@ int batch_run(const struct config *cfg)
 	session_init(&r.s, cfg, &spec, &sink);
 	json_sink_init(&r.js, &r.s, cfg->counts,
 		       (long long)(cfg->interval * 1000));
+	gensum_init(&r.gs, &r.s, &r.js, cfg, !cfg->open);
 	if (json_sink_open(&r.js, cfg->output, &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
@@ -281,6 +299,8 @@ int batch_run(const struct config *cfg)
 			wait = deadline - now;
 		if (r.js.next_counts_ms - now < wait && cfg->counts)
 			wait = r.js.next_counts_ms - now;
+		if (cfg->gen_calls && gensum_wait_ms(&r.gs) < wait)
+			wait = gensum_wait_ms(&r.gs);
 		int pr = poll(pfd, (nfds_t)np, session_wait_ms(&r.s, (int)(wait < 0 ? 0 : wait)));
 		bool signalled = pr < 0 || (pfd[0].revents & POLLIN);
 		if (pr > 0)
@@ -288,6 +308,7 @@ int batch_run(const struct config *cfg)
 		else
 			session_tick(&r.s);
 		json_sink_tick(&r.js, false);
+		gensum_tick(&r.gs, false);
 		now = clock_mono_ms();
 		const char *tripped = session_tripped(&r.s);
 		if (signalled && sig_count()) {
@@ -308,6 +329,7 @@ int batch_run(const struct config *cfg)
 	/* drain: the agents stop tracing, workers send what they hold */
 	session_drain(&r.s);
 	json_sink_tick(&r.js, cfg->counts);
+	gensum_tick(&r.gs, true);
 
 	bool any_lost = false, incomplete = false;
 	for (int i = 0; i < r.s.nnodes; i++) {
@@ -357,6 +379,7 @@ int batch_run(const struct config *cfg)
 		on_notice(&r, SESSION_NOTE, line);
 		rc = EXIT_OK;
 	}
+	gensum_summary(&r.gs, stderr);
 	goto out;
 
 fail:
@@ -365,6 +388,7 @@ fail:
 	/* the nodes already tracing are stopped cleanly */
 	session_drain(&r.s);
 out:
+	gensum_release(&r.gs);
 	json_sink_release(&r.js);   /* it names nodes through the session */
 	session_release(&r.s);
 	sbuf_release(&err);

@@ -8,7 +8,7 @@
 
 _beamscope_options='--batch --output --open --record --events --pids --call --follow
 	--duration --max-events --payload-bytes --rate --on-limit --counts
-	--interval --cookie-file --cookie --longnames --list --cluster
+	--interval --gen-calls --slower-than --stuck --summary --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --exact --quiet --no-config --help --version'
 
@@ -18,13 +18,14 @@ _beamscope_takes_arg()
 	case $1 in
 	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--interval|\
+	--slower-than|--stuck|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
 	esac
 	return 1
 }
 
-_beamscope_kinds='send receive spawn exit link register gc running'
+_beamscope_kinds='send receive spawn exit link register gc running gen_call'
 
 # _beamscope_list PREFIX CUR: the kinds that complete the last item of a
 # comma-separated list CUR, each written out with the items before it.

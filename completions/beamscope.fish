@@ -12,7 +12,7 @@ function __beamscope_kinds
         set pre (string replace -r -- '[^,]*$' '' $tok)
     end
     set -l given (string split , -- $pre)
-    for k in send receive spawn exit link register gc running
+    for k in send receive spawn exit link register gc running gen_call
         contains -- $k $given; or printf '%s%s\n' $pre $k
     end
 end
@@ -21,7 +21,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --interval --cookie-file --cookie --ring --workers \
+        --on-limit --interval --slower-than --stuck --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -68,7 +68,11 @@ complete -c beamscope -l payload-bytes -x -d 'cut messages to N bytes on the tar
 complete -c beamscope -s r -l rate -x -d 'at most N events per second'
 complete -c beamscope -l on-limit -x -a 'stop shed' -d 'what to do over --rate'
 complete -c beamscope -l counts -d 'batch: per-process counts instead of events'
-complete -c beamscope -l interval -x -d 'batch --counts: write counts every SECONDS'
+complete -c beamscope -l interval -x -d 'batch --counts, --gen-calls: write counts, call statistics every SECONDS'
+complete -c beamscope -l gen-calls -d 'batch: gen_server/gen_statem call latency per server and request kind'
+complete -c beamscope -l slower-than -x -d 'batch: a slow_call line for every gen call slower than MS'
+complete -c beamscope -l stuck -x -d 'a gen call in flight longer than SECONDS is stuck'
+complete -c beamscope -l summary -d 'batch: the busiest processes and the slowest servers at the end'
 complete -c beamscope -l cookie-file -r -F -d 'read the cookie from FILE'
 complete -c beamscope -l cookie -x -d 'the cookie itself (prefer --cookie-file)'
 complete -c beamscope -s l -l longnames -d 'NODE is a long name'

@@ -60,7 +60,8 @@
 
 %% event kinds as in the NIF; register is always on (PROTOCOL.md)
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
-                {link, 16}, {register, 32}, {gc, 128}, {running, 256}]).
+                {link, 16}, {register, 32}, {gc, 128}, {running, 256},
+                {gen_call, 1024}]).
 -define(K_REGISTER, 32).
 -define(K_CALL, 64).
 
@@ -844,7 +845,8 @@ parse_spec(Spec) ->
         {ok, Mask} when is_integer(Payload), Payload >= 0,
                         Payload =< ?MAX_PAYLOAD ->
             %% procs always: register/unregister keep the C node's names
-            Flags = [send || Mask band 1 =/= 0]
+            %% gen_call records are taken from sends
+            Flags = [send || Mask band (1 bor 1024) =/= 0]
                 ++ ['receive' || Mask band 2 =/= 0]
                 ++ [garbage_collection || Mask band 128 =/= 0]
                 ++ [running || Mask band 256 =/= 0] ++ [procs],

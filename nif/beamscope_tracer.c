@@ -61,7 +61,8 @@ enum {
 	K_CALL = 64,
 	K_GC = 128,
 	K_RUNNING = 256,
-	K_ALL = 511
+	K_GENCALL = 1024,      /* gen calls and their replies, as records */
+	K_ALL = 511 | K_GENCALL
 };
 
 /* estimated size, in bytes of rendered text, of terms we do not walk */
@@ -115,7 +116,11 @@ enum {
 	X(out_exiting, "out_exiting") \
 	X(out_exited, "out_exited") \
 	X(fun, "#Fun") \
-	X(wake, "$beamscope_wake")
+	X(wake, "$beamscope_wake") \
+	X(alias, "alias") \
+	X(gen_call_msg, "$gen_call") \
+	X(gen_call, "gen_call") \
+	X(gen_reply, "gen_reply")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
@@ -1179,6 +1184,89 @@ static bool admit(struct session *s, unsigned kind)
 	return true;
 }
 
+/* ---------------------------------------------------------------------------
+ * Gen calls: a `{'$gen_call', {From, Tag}, Request}` and the `{Tag, Reply}`
+ * that answers it become compact records (PROTOCOL.md), in either tier,
+ * without shipping the message: the shape check is a few compares, and a
+ * record costs what one small event costs.  Pairing them is the C node's
+ * job (src/gencall.c says why).  Only sends are looked at: the call's send
+ * by the caller and the reply's send by the server are all it takes, and
+ * receives stay counted in enabled_receive with no second callback.
+ */
+#define GEN_BUDGET 80          /* request and reply text, at most */
+
+/* Tag is a reference (before OTP 24) or [alias | Ref]: the reference. */
+static bool gen_ref(ErlNifEnv *env, ERL_NIF_TERM tag, ERL_NIF_TERM *ref)
+{
+	ERL_NIF_TERM hd, tl;
+	if (enif_is_ref(env, tag)) {
+		*ref = tag;
+		return true;
+	}
+	if (enif_get_list_cell(env, tag, &hd, &tl) && hd == am_alias &&
+	    enif_is_ref(env, tl)) {
+		*ref = tl;
+		return true;
+	}
+	return false;
+}
+
+/* A request's kind: its first element when that is an atom, or itself. */
+static ERL_NIF_TERM gen_kind(ErlNifEnv *env, ERL_NIF_TERM req)
+{
+	const ERL_NIF_TERM *e;
+	int n;
+	if (enif_is_atom(env, req))
+		return req;
+	if (enif_get_tuple(env, req, &n, &e) && n > 0 && enif_is_atom(env, e[0]))
+		return e[0];
+	return enif_make_list(env, 0);
+}
+
+/*
+ * gen_call:  A = {To, Ref, Kind}, B = the request (cut)
+ * gen_reply: A = Ref,             B = the reply (cut)
+ * With payloads off, B is [].
+ */
+static void do_gen(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
+{
+	const ERL_NIF_TERM *e, *from;
+	ERL_NIF_TERM nil = enif_make_list(env, 0), ref, to, b = nil;
+	size_t budget = s->payload && s->payload < GEN_BUDGET ? s->payload :
+		s->payload ? GEN_BUDGET : 0;
+	unsigned w;
+	int n, m;
+	bool cut = false;
+
+	if (!enif_get_tuple(env, argv[3], &n, &e))
+		return;
+	if (n == 3 && e[0] == am_gen_call_msg) {
+		if (!enif_get_tuple(env, e[1], &m, &from) || m != 2 ||
+		    !gen_ref(env, from[1], &ref) || !reserve(s, argv[2], &w))
+			return;
+		if (!enif_get_map_value(env, argv[4], am_extra, &to))
+			to = nil;
+		if (budget)
+			b = payload(env, e[2], budget, &cut);
+		ship(env, s, w, am_gen_call, argv[2],
+		     enif_make_tuple3(env, to, ref, gen_kind(env, e[2])), b, cut);
+	} else if (n == 2 && gen_ref(env, e[0], &ref)) {
+		if (!reserve(s, argv[2], &w))
+			return;
+		if (budget)
+			b = payload(env, e[1], budget, &cut);
+		ship(env, s, w, am_gen_reply, argv[2], ref, b, cut);
+	}
+}
+
+/* Did enabled_send count this send (and so must not ship it)? */
+static bool was_counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee)
+{
+	ErlNifPid pid;
+	return s->count_tier && !in_focus(s, tracee) &&
+		enif_get_local_pid(env, tracee, &pid);
+}
+
 /* argv of trace*: Tag, Session, Tracee, TraceTerm, Opts */
 static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
 {
@@ -1186,7 +1274,9 @@ static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	unsigned w;
 	bool cut = false;
 
-	if (!(s->kinds & send_kind(argv[0])) || counted(env, s, argv[2], true) ||
+	if ((s->kinds & K_GENCALL) && argv[0] == am_send)
+		do_gen(env, s, argv);
+	if (!(s->kinds & send_kind(argv[0])) || was_counted(env, s, argv[2]) ||
 	    !admit(s, K_SEND) || !reserve(s, argv[2], &w))
 		return;
 	if (!enif_get_map_value(env, argv[4], am_extra, &to))
@@ -1388,9 +1478,11 @@ static ERL_NIF_TERM nif_enabled_send(ErlNifEnv *env, int argc,
 	struct session *s = live_session(env, argv[1]);
 	if (!s)
 		return am_remove;
+	/* gen calls are recognised in trace_send: every send goes there */
+	ERL_NIF_TERM more = s->kinds & K_GENCALL ? am_trace : am_discard;
 	if (!(s->kinds & send_kind(argv[0])))
-		return am_discard;
-	return counted(env, s, argv[2], true) ? am_discard : am_trace;
+		return send_kind(argv[0]) ? more : am_discard;
+	return counted(env, s, argv[2], true) ? more : am_trace;
 }
 
 static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,

@@ -634,10 +634,10 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 	}
 	ei_x_encode_atom(x, "events");
 	int nk = 0;
-	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+	for (int bit = 1; bit <= KIND_LAST; bit <<= 1)
 		nk += (kinds & bit) && event_kind_name(bit);
 	ei_x_encode_list_header(x, nk);
-	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+	for (int bit = 1; bit <= KIND_LAST; bit <<= 1)
 		if ((kinds & bit) && event_kind_name(bit))
 			ei_x_encode_atom(x, event_kind_name(bit));
 	ei_x_encode_empty_list(x);

@@ -30,11 +30,12 @@
 	X(CLEAR,    "clear",    "",                     "forget every captured event and process", c_clear) \
 	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears", c_filter) \
 	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq", c_sort) \
-	X(LIMIT,    "limit",    "duration|events|payload N", "set a limit (0: none for duration and events)", c_limit) \
+	X(LIMIT,    "limit",    "duration|events|payload|stuck N", "set a limit (0: none for duration and events; stuck: seconds before a gen call in flight is stuck)", c_limit) \
 	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON", c_export) \
 	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops", c_record) \
 	X(TREE,     "tree",     "",                     "show the spawn tree", c_tree) \
 	X(CALLS,    "calls",    "",                     "show the traced functions", c_calls) \
+	X(SERVERS,  "servers",  "",                     "show gen_server and gen_statem call latency per server and request kind", c_servers) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
 	X(HELP,     "help",     "",                     "show keys and commands", c_help) \
 	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)", c_reconnect) \

@@ -173,6 +173,26 @@ static long put_mfa(struct decoder *d, const char *buf, int *idx)
 	return off;
 }
 
+/*
+ * A gen call's reference as a number that is the same on every node: its
+ * node's name and its words, hashed (FNV-1a, 64 bits).  Its creation is
+ * left out: the node sees its own references with the creation it has.
+ */
+static int get_gen_tag(const char *buf, int *idx, uint64_t *tag)
+{
+	erlang_ref r;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	if (ei_decode_ref(buf, idx, &r) < 0)
+		return -1;
+	for (const char *p = r.node; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	for (int i = 0; i < r.len && i < 5; i++)
+		for (int b = 0; b < 4; b++)
+			h = (h ^ ((r.n[i] >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
+	*tag = h;
+	return 0;
+}
+
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
 {
@@ -273,6 +293,32 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		}
 		break;
 	}
+	case EV_GEN_CALL:
+	case EV_GEN_REPLY: {
+		/* gen_call: {To, Ref, Kind | []}; gen_reply: Ref */
+		int t3, type, size;
+		if (ev->type == EV_GEN_CALL &&
+		    (ei_decode_tuple_header(buf, idx, &t3) < 0 || t3 != 3 ||
+		     (o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0))
+			return -1;
+		if (get_gen_tag(buf, idx, &ev->gen_tag) < 0)
+			return -1;
+		if (ev->type == EV_GEN_CALL) {
+			if (ei_get_type(buf, idx, &type, &size) < 0)
+				return -1;
+			if (type == ERL_NIL_EXT) {
+				(*idx)++;
+			} else {
+				char kind[MAXATOMLEN_UTF8];
+				if (decode_atom(buf, idx, kind, sizeof(kind)) < 0)
+					return -1;
+				o_extra = (long)d->scratch.len;
+				sbuf_addstr(&d->scratch, kind);
+				sbuf_addch(&d->scratch, '\0');
+			}
+		}
+		break;
+	}
 	default:
 		if ((o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0)
 			return -1;
@@ -332,6 +378,10 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 				      ev->type == EV_RECEIVE ||
 				      ev->type == EV_EXIT)) {
 		if ((o_payload = put_term(d, buf, idx, d->payload_max, &cut)) < 0)
+			return -1;
+	} else if (d->payload_max && (ev->type == EV_GEN_CALL ||
+				      ev->type == EV_GEN_REPLY)) {
+		if ((o_payload = put_term(d, buf, idx, EVENT_GEN_TEXT_MAX, &cut)) < 0)
 			return -1;
 	} else if (ev->type == EV_EXIT) {
 		/* an exit reason is shown even with payloads off, kept short */

@@ -20,7 +20,8 @@
 	X(LINK,     "link",     16) \
 	X(REGISTER, "register", 32) \
 	X(GC,       "gc",       128) \
-	X(RUNNING,  "running",  256)
+	X(RUNNING,  "running",  256) \
+	X(GENCALL,  "gen_call", 1024)
 
 enum event_kind {
 #define X(id, name, bit) KIND_##id = (bit),
@@ -33,7 +34,10 @@ enum event_kind {
 #define KIND_CALL 64
 /* every kind, calls included */
 #define KIND_ALL (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT | \
-		  KIND_LINK | KIND_REGISTER | KIND_GC | KIND_RUNNING | KIND_CALL)
+		  KIND_LINK | KIND_REGISTER | KIND_GC | KIND_RUNNING | KIND_CALL | \
+		  KIND_GENCALL)
+/* the highest kind bit */
+#define KIND_LAST KIND_GENCALL
 
 /*  id                   NIF tag                          JSON type          kind */
 #define EVENT_TYPES(X) \
@@ -60,7 +64,9 @@ enum event_kind {
 	X(OUT,               "out",                           "running",         KIND_RUNNING) \
 	X(IN_EXITING,        "in_exiting",                    "running",         KIND_RUNNING) \
 	X(OUT_EXITING,       "out_exiting",                   "running",         KIND_RUNNING) \
-	X(OUT_EXITED,        "out_exited",                    "running",         KIND_RUNNING)
+	X(OUT_EXITED,        "out_exited",                    "running",         KIND_RUNNING) \
+	X(GEN_CALL,          "gen_call",                      "gen_call",        KIND_GENCALL) \
+	X(GEN_REPLY,         "gen_reply",                     "gen_reply",       KIND_GENCALL)
 
 enum event_type {
 #define X(id, tag, json, kind) EV_##id,
@@ -113,12 +119,19 @@ struct event {
 	/* several nodes: a receive paired with its send on another node */
 	const char *from;       /* the sender, "<name@host.N.S>", or NULL */
 	int64_t latency_us;     /* receive time minus send time */
+	/* gen_call, gen_reply: the call's reference, hashed with its node
+	 * (the same on every node); a gen_call's kind is in extra */
+	uint64_t gen_tag;
 };
 
 /* A gc start: folded into its end, never written on its own. */
 #define EVENT_IS_GC_START(t) ((t) == EV_GC_MINOR_START || (t) == EV_GC_MAJOR_START)
 #define EVENT_IS_GC(t) ((t) >= EV_GC_MINOR_START && (t) <= EV_GC_MAJOR_END)
 #define EVENT_IS_RUNNING(t) ((t) >= EV_IN && (t) <= EV_OUT_EXITED)
+
+/* a gen call's request or reply: text kept, at most (the target cuts
+ * them to 80 bytes already) */
+#define EVENT_GEN_TEXT_MAX 120
 
 /* Parse "send,receive" into KIND_* bits; -1 and *bad = the offending word. */
 int event_kinds_parse(const char *list, char *bad, unsigned badsz);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gencall.h"
 #include "pidtext.h"
 #include "xalloc.h"
 
@@ -224,6 +225,14 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		sbuf_addf(out, ",\"state\":\"%s\"", event_types[ev->type].tag);
 		field(out, "mfa", ev->mfa);
 		break;
+	case EV_GEN_CALL:
+		field(out, "to", ev->peer);
+		field(out, "to_name", ev->peer_name);
+		field(out, "kind", ev->extra);
+		/* fall through */
+	case EV_GEN_REPLY:
+		sbuf_addf(out, ",\"tag\":\"%016" PRIx64 "\"", ev->gen_tag);
+		break;
 	case EV_LINK:
 	case EV_UNLINK:
 	case EV_GETTING_LINKED:
@@ -247,6 +256,12 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		case EV_SPAWNED:
 		case EV_CALL:
 			ADD_LIT(out, ",\"args\":");
+			break;
+		case EV_GEN_CALL:
+			ADD_LIT(out, ",\"request\":");
+			break;
+		case EV_GEN_REPLY:
+			ADD_LIT(out, ",\"reply\":");
 			break;
 		default:
 			ADD_LIT(out, ",\"payload\":");
@@ -439,4 +454,56 @@ void json_event_paired(struct sbuf *out, const struct event *ev,
 	sbuf_addstr(out, ",\"from_node\":");
 	json_string(out, from_node);
 	sbuf_addf(out, ",\"latency_us\":%lld}\n", (long long)ev->latency_us);
+}
+
+static const char *outcome_name(enum gc_outcome o)
+{
+	switch (o) {
+	case GC_REPLIED: return "replied";
+	case GC_ABANDONED: return "abandoned";
+	case GC_SERVER_DOWN: return "server_down";
+	default: return "in_flight";
+	}
+}
+
+void json_gen_stats(struct sbuf *out, int64_t ts, const char *node,
+		    const struct gc_row *r, const char *server_name,
+		    double calls_per_s, int64_t oldest_us)
+{
+	const struct gc_hist *h = &r->hist;
+	sbuf_addf(out, "{\"type\":\"gen_call_stats\",\"ts\":%" PRId64
+		  ",\"node\":", ts);
+	json_string(out, node);
+	field(out, "server", r->server);
+	field(out, "server_name", server_name);
+	field(out, "kind", r->kind);
+	sbuf_addf(out, ",\"calls\":%lu,\"calls_per_s\":%.1f,\"p50_us\":%" PRId64
+		  ",\"p90_us\":%" PRId64 ",\"p99_us\":%" PRId64 ",\"max_us\":%"
+		  PRId64 ",\"mean_us\":%" PRId64 ",\"in_flight\":%lu",
+		  r->calls, calls_per_s, gc_hist_quantile(h, 0.5),
+		  gc_hist_quantile(h, 0.9), gc_hist_quantile(h, 0.99), h->max,
+		  h->count ? h->sum / (int64_t)h->count : 0, r->in_flight);
+	if (oldest_us >= 0)
+		sbuf_addf(out, ",\"oldest_in_flight_us\":%" PRId64, oldest_us);
+	sbuf_addf(out, ",\"stuck\":%lu,\"abandoned\":%lu,\"server_down\":%lu}\n",
+		  r->stuck, r->abandoned, r->server_down);
+}
+
+void json_slow_call(struct sbuf *out, const char *node,
+		    const struct gc_row *r, const struct gc_call *c,
+		    const char *caller_name, const char *server_name)
+{
+	sbuf_addf(out, "{\"type\":\"slow_call\",\"ts\":%" PRId64 ",\"node\":",
+		  c->end_ts);
+	json_string(out, node);
+	field(out, "caller", c->caller_text);
+	field(out, "caller_name", caller_name);
+	field(out, "server", r->server);
+	field(out, "server_name", server_name);
+	field(out, "kind", r->kind);
+	field(out, "request", c->request);
+	field(out, "reply", c->reply);
+	sbuf_addf(out, ",\"outcome\":\"%s\",\"latency_us\":%" PRId64
+		  ",\"sent_ts\":%" PRId64 ",\"replied_ts\":%" PRId64 "}\n",
+		  outcome_name(c->outcome), gc_latency(c), c->ts, c->end_ts);
 }

@@ -28,6 +28,18 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 		 const char *pid_text, const char *name, unsigned long sends,
 		 unsigned long receives, unsigned long spawns);
 
+struct gc_row;
+struct gc_call;
+
+/* A gen_call_stats line: one server and request kind, now. */
+void json_gen_stats(struct sbuf *out, int64_t ts, const char *node,
+		    const struct gc_row *r, const char *server_name,
+		    double calls_per_s, int64_t oldest_us);
+/* A slow_call line: a call replied (or closed) after too long. */
+void json_slow_call(struct sbuf *out, const char *node,
+		    const struct gc_row *r, const struct gc_call *c,
+		    const char *caller_name, const char *server_name);
+
 struct summary_info {
 	const char *type;         /* NULL: "summary" */
 	const char *node;

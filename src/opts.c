@@ -88,6 +88,8 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	case OPT_CLUSTER: return &cfg->cluster;
 	case OPT_RECONNECT: return &cfg->reconnect;
 	case OPT_EXACT: return &cfg->exact;
+	case OPT_GEN_CALLS: return &cfg->gen_calls;
+	case OPT_SUMMARY: return &cfg->summary;
 	case OPT_QUIET: return &cfg->quiet;
 	case OPT_NO_CONFIG: return &cfg->no_config;
 	case OPT_HELP: return &cfg->help;
@@ -113,7 +115,7 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		if (k < 0) {
 			sbuf_addf(err, "--events: unknown kind \"%s\"; kinds "
 				  "are send, receive, spawn, exit, link, "
-				  "register, gc, running", bad);
+				  "register, gc, running, gen_call", bad);
 			return -1;
 		}
 		cfg->kinds = k | (cfg->kinds & KIND_CALL);
@@ -191,6 +193,17 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		return -1;
 	case OPT_INTERVAL:
 		if (parse_seconds(name, arg, 0.05, BS_MAX_SECONDS, &cfg->interval,
+				  err) < 0)
+			return -1;
+		break;
+	case OPT_SLOWER_THAN:
+		if (parse_ulong(name, arg, 1000000000, &v, err) < 0)
+			return -1;
+		cfg->slower_than_ms = (double)v;
+		cfg->gen_calls = true;
+		break;
+	case OPT_STUCK:
+		if (parse_seconds(name, arg, 0.001, BS_MAX_SECONDS, &cfg->stuck,
 				  err) < 0)
 			return -1;
 		break;
@@ -384,6 +397,8 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	cfg->high_water = 20000;
 	cfg->dep_timeout = 30;
 	cfg->interval = 1;
+	cfg->slower_than_ms = -1;
+	cfg->stuck = 5;
 
 	/* "-qqq" is three options in one argument: at most one a byte */
 	size_t most = 1;

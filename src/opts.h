@@ -26,7 +26,7 @@
 	X(OUTPUT,      "output",             'o', "FILE",    0, "write to FILE instead of standard output") \
 	X(OPEN,        "open",               0,   "FILE",    0, "reopen a recording (batch output, :record or :export) instead of a node") \
 	X(RECORD,      "record",             0,   "FILE",    0, "the view: record everything it receives to FILE as JSON lines") \
-	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running (default: send,receive,spawn,exit)") \
+	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running,gen_call (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
@@ -36,7 +36,11 @@
 	X(RATE,        "rate",               'r', "N",       1, "at most N events per second, enforced on the target (default: none)") \
 	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", 1, "over --rate: stop tracing (default) or drop and count") \
 	X(COUNTS,      "counts",             0,   NULL,      0, "batch: per-process counts instead of events (count tier)") \
-	X(INTERVAL,    "interval",           0,   "SECONDS", 1, "batch --counts: write counts every SECONDS (default: 1)") \
+	X(INTERVAL,    "interval",           0,   "SECONDS", 1, "batch --counts, --gen-calls: write counts, call statistics every SECONDS (default: 1)") \
+	X(GEN_CALLS,   "gen-calls",          0,   NULL,      0, "batch: gen_server/gen_statem call latency per server and request kind (gen_call_stats lines)") \
+	X(SLOWER_THAN, "slower-than",        0,   "MS",      0, "batch: a slow_call line for every gen call slower than MS milliseconds") \
+	X(STUCK,       "stuck",              0,   "SECONDS", 1, "a gen call in flight longer than SECONDS is stuck (default: 5)") \
+	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      1, "NODE is a long name (name@host.domain)") \
@@ -78,6 +82,10 @@ struct config {
 	bool reconnect;           /* --reconnect: reattach lost nodes */
 	bool batch, list, longnames, quiet, help, version, counts, no_config;
 	bool exact;               /* --exact: incomplete counts fail the run */
+	bool gen_calls;           /* --gen-calls (or --slower-than): pair calls */
+	double slower_than_ms;    /* --slower-than; < 0: none */
+	double stuck;             /* --stuck, seconds */
+	bool summary;             /* --summary */
 	double interval;          /* --counts period, seconds */
 	const char *output;
 	const char *open;         /* --open: a recording instead of nodes */

@@ -72,6 +72,8 @@ static const struct ev_keys {
 	[EV_IN_EXITING]       = { NULL, NULL, NULL, "payload" },
 	[EV_OUT_EXITING]      = { NULL, NULL, NULL, "payload" },
 	[EV_OUT_EXITED]       = { NULL, NULL, NULL, "payload" },
+	[EV_GEN_CALL]         = { "to", "to_name", "kind", "request" },
+	[EV_GEN_REPLY]        = { NULL, NULL, NULL, "reply" },
 };
 
 static const struct recording_sink no_sink;
@@ -322,6 +324,15 @@ static const char *parse_event(struct recording *r, const cJSON *o, int t,
 	    !get_str(o, "from_node", &from_node) ||
 	    !get_i64(o, "latency_us", &ev->latency_us))
 		return "bad field type";
+	if (ev->type == EV_GEN_CALL || ev->type == EV_GEN_REPLY) {
+		const char *tag = NULL;
+		char *end;
+		if (!get_str(o, "tag", &tag) || !tag)
+			return "no gen call tag";
+		ev->gen_tag = strtoull(tag, &end, 16);
+		if (end == tag || *end)
+			return "bad gen call tag";
+	}
 	if (EVENT_IS_GC(ev->type) &&
 	    (!get_long(o, "heap_before", &ev->heap[0]) ||
 	     !get_long(o, "heap_after", &ev->heap[1]) ||
@@ -578,6 +589,9 @@ static const char *dispatch(struct recording *r, cJSON *o,
 		return take_counts(r, o, s, arg);
 	if (!strcmp(type, "summary") || !strcmp(type, "node_summary"))
 		return take_summary(r, o, type, s, arg);
+	/* made again from the gen_call records when it is read */
+	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call"))
+		return NULL;
 	if (!strcmp(type, "export")) {
 		const char *why = take_export(r, o, s, arg);
 		*kept = !why;

@@ -123,9 +123,25 @@ static const char *name_of(struct session *s, const char *pid_text)
 	return names_get(&s->nodes[i].agent.names, pid);
 }
 
-/* An event leaves the engine: to the sink, and counted. */
+const char *session_text_name(struct session *s, int node,
+			      const char *pid_text)
+{
+	struct pidtext pt;
+	if (!pid_text || pidtext_parse(pid_text, &pt) < 0)
+		return NULL;
+	if (pt.node_len)
+		return name_of(s, pid_text);
+	if (node < 0 || node >= s->nnodes)
+		return NULL;
+	struct bs_pid pid = { pt.num, pt.serial, (uint32_t)node };
+	return session_proc_name(s, pid);
+}
+
+/* An event leaves the engine: to the analysers and the sink. */
 static void deliver(struct session *s, int node, const struct event *ev)
 {
+	if (s->spec.gen_calls)
+		gencall_event(&s->gcalls, node, ev);
 	if (s->sink.event)
 		s->sink.event(s->sink.arg, node, ev);
 }
@@ -153,6 +169,11 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	if (!(event_types[e->type].kind & s->spec.kinds)) {
 		if (st)
 			st->filtered++;
+		/* asked for by the pairing, not by the user */
+		if (s->spec.gen_calls && (e->type == EV_EXIT ||
+					  e->type == EV_GEN_CALL ||
+					  e->type == EV_GEN_REPLY))
+			gencall_event(&s->gcalls, n->idx, e);
 		/* registrations still name processes */
 		if (e->type == EV_REGISTER && s->sink.info)
 			s->sink.info(s->sink.arg, n->idx, e->pid, e->pid_text,
@@ -311,6 +332,8 @@ void session_init(struct session *s, const struct config *cfg,
 	s->nodes = xcalloc(BS_MAX_NODES, sizeof(*s->nodes));
 	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
 	callstacks_init(&s->calls);
+	gencall_init(&s->gcalls);
+	s->gcalls.stuck_us = (int64_t)(cfg->stuck * 1e6);
 	s->start_rc = EXIT_OK;
 	s->last_turn_ms = clock_mono_ms();
 	s->next_ping_ms = s->last_turn_ms + SESSION_PING_MS;
@@ -341,6 +364,7 @@ void session_release(struct session *s)
 	free(s->nodes);
 	node_names_free(s->modules);
 	merge_release(&s->merge);
+	gencall_release(&s->gcalls);
 	callstacks_release(&s->calls);
 	session_spec_release(&s->spec);
 	session_replay_release(s);
@@ -564,7 +588,7 @@ static const char *pids_text(const struct session *s)
 static void kinds_text(int kinds, char *out, size_t outsz)
 {
 	out[0] = '\0';
-	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+	for (int bit = 1; bit <= KIND_LAST; bit <<= 1)
 		if ((kinds & bit) && event_kind_name(bit)) {
 			size_t len = strlen(out);
 			snprintf(out + len, outsz - len, "%s%s", len ? "," : "",
@@ -590,7 +614,9 @@ static void node_trace(struct snode *n)
 	/* several nodes: each traces the names registered there */
 	pidsel_on_node(&sel, &n->agent.names, &here);
 	struct trace_spec spec = {
-		.kinds = s->spec.kinds,
+		/* pairing gen calls takes their records and the exits */
+		.kinds = s->spec.kinds | (s->spec.gen_calls ?
+					  KIND_GENCALL | KIND_EXIT : 0),
 		.sel = s->multi ? &here : &sel,
 		.payload_bytes = s->spec.payload,
 		/* processes named one by one ship every event; the rest
@@ -1170,6 +1196,8 @@ static void check_silent(struct snode *n, long long now)
 void session_tick(struct session *s)
 {
 	long long now = clock_mono_ms();
+	if (s->spec.gen_calls && !s->rec)
+		gencall_tick(&s->gcalls, clock_wall_us());
 	if (s->rec) {
 		s->last_turn_ms = now;
 		return;

@@ -34,6 +34,7 @@
 #include "callstack.h"
 #include "conn.h"
 #include "decode.h"
+#include "gencall.h"
 #include "merge.h"
 #include "opts.h"
 #include "sbuf.h"
@@ -172,6 +173,8 @@ struct session_spec {
 				 * --counts) */
 	bool ship_all;          /* every event shipped (batch); else the
 				 * processes not named one by one are counted */
+	bool gen_calls;         /* pair gen calls (kinds has gen_call and
+				 * exit: the records, and what closes calls) */
 };
 
 struct session {
@@ -183,6 +186,7 @@ struct session {
 	int nnodes;
 	struct merge merge;
 	struct callstacks calls;
+	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */
 
 	/* the goal: tracing (with generation gen) or not */
 	bool want_tracing;
@@ -229,6 +233,10 @@ struct snode *session_add_node(struct session *s, const char *name,
 /* The node called name (as given, as it calls itself, or its short name). */
 struct snode *session_find_node(struct session *s, const char *name);
 const char *session_node_name(const struct session *s, int i);
+/* The registered name of the process a pid text names ("<0.85.0>" on
+ * node, or "<name@host.85.0>"), or NULL. */
+const char *session_text_name(struct session *s, int node,
+			      const char *pid_text);
 /* The registered name of a process as its node's agent knows it, or NULL. */
 const char *session_proc_name(const struct session *s, struct bs_pid pid);
 

@@ -32,7 +32,7 @@ bash_complete() {
 "$BEAMSCOPE" --help | grep -oE -- "^ +(-[a-zA-Z], )?--[a-z][a-z-]*" |
 	sed "s/.*--/--/" | sort -u >help.opts
 sed -n "/define EVENT_KINDS/,/^\$/p" "$TOP/src/event.h" |
-	grep -oE "X\([A-Z]+, *\"[a-z]+\"" | sed "s/.*\"\(.*\)\"/\1/" | sort >kinds
+	grep -oE "X\([A-Z]+, *\"[a-z_]+\"" | sed "s/.*\"\(.*\)\"/\1/" | sort >kinds
 
 test_expect_success 'complete -p: bash completes beamscope with a function' '
 	bash -c ". \"$BASH_COMP\" && complete -p beamscope" >spec && cat spec &&

@@ -39,8 +39,9 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 	}
 	if (!app_live(a, ":events"))
 		return ACT_REDRAW;
-	/* call patterns keep their kind */
-	a->s.spec.kinds = k | (a->s.spec.ncalls ? KIND_CALL : 0);
+	/* call patterns keep their kind, the servers view its records */
+	a->s.spec.kinds = k | (a->s.spec.ncalls ? KIND_CALL : 0) |
+		(a->s.spec.gen_calls ? KIND_GENCALL : 0);
 	return app_retrace(a);
 }
 
@@ -301,8 +302,15 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 		a->s.spec.payload = (unsigned)v;
 		if (app_attached(a))
 			return app_retrace(a);
+	} else if (!strncmp("stuck", what, strlen(what))) {
+		if (v <= 0) {
+			app_msg(a, true, "limit stuck: more than 0 seconds");
+			return ACT_REDRAW;
+		}
+		a->s.gcalls.stuck_us = (int64_t)(v * 1e6);
+		app_msg(a, false, "a gen call in flight for more than %gs is stuck", v);
 	} else {
-		app_msg(a, true, "limit: duration, events or payload");
+		app_msg(a, true, "limit: duration, events, payload or stuck");
 	}
 	return ACT_REDRAW;
 }
@@ -505,6 +513,14 @@ static int c_calls(struct app *a, const struct cmd_line *cl)
 	(void)cl;
 	if (app_view(a) != VIEW_CALLS)
 		app_push(a, VIEW_CALLS);
+	return ACT_REDRAW;
+}
+
+static int c_servers(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) != VIEW_SERVERS)
+		app_push(a, VIEW_SERVERS);
 	return ACT_REDRAW;
 }
 

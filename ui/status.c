@@ -47,7 +47,7 @@ void status_draw(struct app *a, int y)
 		recording_status(a, y);
 		return;
 	}
-	for (int bit = 1; bit <= KIND_RUNNING; bit <<= 1)
+	for (int bit = 1; bit <= KIND_LAST; bit <<= 1)
 		if ((sp->kinds & bit) && event_kind_name(bit)) {
 			size_t n = strlen(kinds);
 			snprintf(kinds + n, sizeof(kinds) - n, "%s%s", n ? "," : "",

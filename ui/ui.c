@@ -616,7 +616,9 @@ int ui_run(const struct config *cfg)
 
 	a->cfg = cfg;
 	struct session_spec spec = {
-		.kinds = cfg->kinds, .follow = cfg->follow,
+		/* gen calls are paired for the servers view, always */
+		.kinds = cfg->kinds | KIND_GENCALL, .follow = cfg->follow,
+		.gen_calls = true,
 		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
 		.max_events = cfg->max_events_set ? cfg->max_events : 0,
 		.payload = cfg->payload_bytes,

@@ -1,0 +1,45 @@
+/*
+ * gensum: what batch mode writes about gen calls and processes besides
+ * events: gen_call_stats lines every --interval and at the end, a slow_call
+ * line for each call slower than --slower-than, and the --summary table on
+ * standard error (the busiest processes, the slowest servers).
+ */
+#ifndef BS_GENSUM_H
+#define BS_GENSUM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jsonsink.h"
+#include "opts.h"
+#include "session.h"
+#include "store.h"
+
+struct gensum {
+	struct session *s;
+	struct json_sink *js;
+	const struct config *cfg;
+	bool live;
+	long long next_ms;          /* the next gen_call_stats lines */
+	unsigned long *marks;       /* per row: calls closed at its last line */
+	size_t nmarks;
+	int64_t last_us;            /* when the last lines were written */
+	struct store tally;         /* per process: sends, receives, spawns */
+};
+
+/* Set up, and hook the session's gen calls (before it starts). */
+void gensum_init(struct gensum *g, struct session *s, struct json_sink *js,
+		 const struct config *cfg, bool live);
+void gensum_release(struct gensum *g);
+/* Every event and count delta the sink gets, for the summary. */
+void gensum_event(struct gensum *g, const struct event *ev);
+void gensum_counts(struct gensum *g, struct bs_pid pid, const char *pid_text,
+		   unsigned long sends, unsigned long receives);
+/* gen_call_stats lines, when the interval has passed (or force). */
+void gensum_tick(struct gensum *g, bool force);
+/* Milliseconds until the next lines are due (for the loop's poll). */
+long long gensum_wait_ms(const struct gensum *g);
+/* The --summary table. */
+void gensum_summary(struct gensum *g, FILE *f);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * gencall: gen_server and gen_statem calls paired with their replies, and,
+ * per server and request kind, the numbers a servers view and batch lines
+ * show: calls, calls/s, a latency histogram, calls in flight, the oldest,
+ * the stuck ones, and the slowest calls with their request and reply.
+ *
+ * Input is events: gen_call and gen_reply records (the tracer's compact
+ * record of a '$gen_call' request sent and of its {Tag, Reply} answer sent)
+ * and exits, which close the calls of a caller that died (abandoned) or
+ * made to a server that died (server_down).  Processes are named by their
+ * pid text as the decoder renders it, which is unique across the nodes of
+ * one session; the front ends look names up.
+ *
+ * Owns every string it keeps.  Invariants: a call is in flight in exactly
+ * one place (the tag table and the time-ordered list); rows never move
+ * once made (the views keep pointers to them).
+ */
+#ifndef BS_GENCALL_H
+#define BS_GENCALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* latency histogram: log-linear, GC_SUB buckets per power of two of
+ * microseconds, so a quantile is within 1/GC_SUB of the truth */
+#define GC_SUB 32
+#define GC_SUB_BITS 5
+#define GC_BUCKETS (GC_SUB * 40)
+#define GC_SLOWEST 10          /* slowest calls kept per row */
+#define GC_RATE_SECS 5         /* calls/s: over the last whole seconds */
+#define GC_INFLIGHT_MAX 100000 /* past this the oldest call is given up */
+#define GC_STUCK_US_DEFAULT 5000000
+/* events of different processes come through different workers, so a
+ * reply may come before its call, or a caller's exit before the reply it
+ * got: a reply waits this long for its call, a caller that died this long
+ * for the reply it may have had (on the events' clock) */
+#define GC_GRACE_US 2000000
+#define GC_EARLY_MAX 100000    /* replies waiting for their call, at most */
+
+struct gc_hist {
+	uint32_t n[GC_BUCKETS];
+	uint64_t count;
+	int64_t max;
+	int64_t sum;
+};
+
+void gc_hist_add(struct gc_hist *h, int64_t us);
+/* The q quantile (0 < q <= 1) in microseconds; 0 if empty. */
+int64_t gc_hist_quantile(const struct gc_hist *h, double q);
+
+enum gc_outcome { GC_IN_FLIGHT, GC_REPLIED, GC_ABANDONED, GC_SERVER_DOWN };
+
+struct gc_row;
+
+struct gc_call {
+	uint64_t tag;
+	int64_t ts;                /* sent (microseconds) */
+	int64_t end_ts;            /* replied or closed; 0 in flight */
+	int node;                  /* the caller's node */
+	struct bs_pid caller;
+	char *caller_text;
+	char *request;             /* NULL: not shipped */
+	char *reply;               /* replied: its text, or NULL */
+	enum gc_outcome outcome;
+	int64_t gone_ts;           /* the caller exited then; 0: alive */
+	bool stuck;                /* counted as stuck once */
+	struct gc_row *row;
+	struct gc_call *next_tag;  /* in flight: the same tag bucket */
+	struct gc_call *prev, *next; /* in flight: oldest first */
+};
+
+static inline int64_t gc_latency(const struct gc_call *c)
+{
+	return c->end_ts - c->ts;
+}
+
+struct gc_row {
+	char *server;              /* the call's destination: a pid text, a
+				    * name, or "?" */
+	char *server_name;         /* its registered name when a call said it,
+				    * or NULL */
+	char *kind;                /* the request's atom, or "" */
+	int node;                  /* the node of the first call seen */
+	struct bs_pid caller_pid;  /* a caller of the first call (names) */
+	unsigned long calls;       /* replied */
+	unsigned long abandoned, server_down;
+	unsigned long stuck;         /* in flight, and for longer than stuck_us */
+	unsigned long in_flight;
+	struct gc_hist hist;
+	int64_t rate_sec[GC_RATE_SECS];    /* which second each slot counts */
+	unsigned long rate_n[GC_RATE_SECS];
+	struct gc_call *slow[GC_SLOWEST];  /* slowest first; owned copies */
+	int nslow;
+	struct gc_row *next_hash;
+};
+
+typedef void (*gc_done_fn)(void *arg, const struct gc_row *row,
+			   const struct gc_call *call);
+
+struct gencalls {
+	struct gc_row **rows;      /* creation order */
+	size_t nrows, rows_cap;
+	struct gc_row **row_hash;  /* by (server, kind) */
+	size_t row_hash_n;         /* a power of two */
+	struct gc_call **tags;     /* in flight, by tag */
+	size_t ntags;              /* a power of two */
+	struct gc_call *oldest, *newest;
+	size_t inflight;
+	/* replies that came before their call: by tag, and oldest first
+	 * (gc_call records with no row; request holds the replier) */
+	struct gc_call **early;
+	size_t nearly_slots;       /* a power of two */
+	struct gc_call *early_old, *early_new;
+	size_t nearly;
+	size_t gone;               /* calls in flight whose caller died */
+	int64_t stuck_us;          /* in flight longer than this: stuck */
+	int64_t now;               /* the newest time seen or told */
+	unsigned long unmatched;   /* replies with no call in flight */
+	unsigned long given_up;    /* in flight past GC_INFLIGHT_MAX */
+	unsigned long replied;     /* every row's calls */
+	gc_done_fn done;           /* a call closed (any outcome); may be NULL */
+	void *done_arg;
+};
+
+void gencall_init(struct gencalls *g);
+void gencall_release(struct gencalls *g);
+
+/* A gen_call, gen_reply or exit event of node (others are ignored). */
+void gencall_event(struct gencalls *g, int node, const struct event *ev);
+/* Time goes on (microseconds, the events' clock): calls become stuck,
+ * callers that died are given up on, early replies expire. */
+void gencall_tick(struct gencalls *g, int64_t now);
+/* Every event is in (the end of a run): what waits is settled now. */
+void gencall_settle(struct gencalls *g);
+
+/* calls/s of a row, over the last GC_RATE_SECS whole seconds before now */
+double gc_row_rate(const struct gc_row *r, int64_t now);
+/* The oldest call in flight of a row, or NULL (walks the calls in flight). */
+const struct gc_call *gc_row_oldest(const struct gencalls *g,
+				    const struct gc_row *r);
+/* The calls in flight of a row, oldest first, into out (up to max): how
+ * many there are in all. */
+size_t gc_row_inflight(const struct gencalls *g, const struct gc_row *r,
+		       const struct gc_call **out, size_t max);
+
+#endif
