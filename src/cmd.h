@@ -35,7 +35,7 @@
 	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops", c_record) \
 	X(TREE,     "tree",     "",                     "show the spawn tree", c_tree) \
 	X(CALLS,    "calls",    "",                     "show the traced functions", c_calls) \
-	X(SERVERS,  "servers",  "",                     "show gen_server and gen_statem call latency per server and request kind", c_servers) \
+	X(SERVERS,  "servers",  "[off]",                "show gen_server and gen_statem call latency per server and request kind; off stops pairing calls", c_servers) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
 	X(HELP,     "help",     "",                     "show keys and commands", c_help) \
 	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)", c_reconnect) \

@@ -8,10 +8,19 @@ start_node bsuisrv || exit 1
 erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_gen.erl" || exit 1
 node_eval 'bs_gen:start().' >/dev/null
 
-test_expect_success 'one row per server and kind, with exact counts' '
+test_expect_success 'calls are paired from the moment the view is opened' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "bs_gen:run(30, 7)." >/dev/null &&
+	ui_wait " bs_gen_srv " 5 &&
+	! ui_screen | grep "gen calls paired" &&
+	ui_keys v && ui_wait "SERVER" &&
+	ui_wait "tracing [0-9]+ processes on .*, gen calls paired" 10 &&
+	! ui_screen | grep -E " bs_gen_srv +(get|put) "
+'
+
+test_expect_success 'one row per server and kind, with exact counts' '
 	node_eval "bs_gen:run(100, 20)." >/dev/null &&
-	ui_keys s && ui_wait "SERVER" && ui_wait " bs_gen_srv +get +100 " 5 &&
+	ui_wait " bs_gen_srv +get +100 " 5 &&
 	ui_wait " bs_gen_srv +put +20 " 5 &&
 	ui_screen | grep " bs_gen_srv  *get " | tee row &&
 	awk "{ exit !(\$7 ~ /ms\$/ && \$8 ~ /ms\$/) }" row
@@ -35,6 +44,12 @@ test_expect_success 'Enter lists the slowest calls; Enter opens the caller'"'"'s
 	ui_keys Home Enter && ui_wait "slowest calls to bs_gen_srv \(get\)" &&
 	ui_screen | grep -E "^ +4[0-9]ms +<0\.[0-9]+\.0>.* get -> \{ok," &&
 	ui_keys Enter && ui_wait "gen_call" 5
+'
+
+test_expect_success ':servers off stops pairing' '
+	ui_keys Escape Escape Escape ":servers off" Enter &&
+	ui_wait "tracing [0-9]+ processes on [^,]*; \\? for help" 10 &&
+	! ui_screen | grep SERVER
 '
 
 test_expect_success 'Q: the target is clean' '

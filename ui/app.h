@@ -176,6 +176,8 @@ int app_pause(struct app *a, bool on);
 
 /* tracing control (ui.c) */
 int app_retrace(struct app *a);
+/* Start or stop pairing gen calls for the servers view. */
+int app_gen_calls(struct app *a, bool on);
 int app_stop_tracing(struct app *a, const char *why);
 /* Put a process in focus on its node (its events are shipped), or out. */
 void node_focus(struct app *a, struct bs_pid pid, bool on);

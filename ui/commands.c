@@ -516,12 +516,44 @@ static int c_calls(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/*
+ * Pairing gen calls makes the tracer look at every send, which costs the
+ * target more than counting (see scripts/bench-gencalls), so it starts
+ * when the servers view is first opened, or with --gen-calls, and stops
+ * with ":servers off".
+ */
+int app_gen_calls(struct app *a, bool on)
+{
+	if (a->s.spec.gen_calls == on || session_is_recording(&a->s))
+		return ACT_REDRAW;
+	a->s.spec.gen_calls = on;
+	if (on)
+		a->s.spec.kinds |= KIND_GENCALL;
+	else
+		a->s.spec.kinds &= ~KIND_GENCALL;
+	session_start(&a->s);
+	app_msg(a, false, on ? "pairing gen_server calls from now on; "
+		":servers off stops it" : "gen_server calls are no longer "
+		"paired; :servers starts again");
+	return ACT_REDRAW;
+}
+
 static int c_servers(struct app *a, const struct cmd_line *cl)
 {
-	(void)cl;
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	if (cl->argc == 1 && strcmp(cl->argv[0], "off") == 0) {
+		if (app_view(a) == VIEW_SERVERS)
+			app_pop(a);
+		return app_gen_calls(a, false);
+	}
+	if (cl->argc == 1) {
+		app_msg(a, true, "usage: servers [off]");
+		return ACT_REDRAW;
+	}
 	if (app_view(a) != VIEW_SERVERS)
 		app_push(a, VIEW_SERVERS);
-	return ACT_REDRAW;
+	return app_gen_calls(a, true);
 }
 
 /* from the command table: a handler it names that is not defined above

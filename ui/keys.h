@@ -28,7 +28,7 @@
 	X(JUMP,        "J",               "",        "in a process log or an event, open the log of the process the line names") \
 	X(TREE,        "t, F5",           "tree",    "spawn tree; again closes it") \
 	X(CALLS,       "c, F7",           "calls",   "calls: one row per traced function; again closes it") \
-	X(SERVERS,     "s, F8",           "servers", "servers: gen_server/gen_statem call latency per request kind; again closes it") \
+	X(SERVERS,     "v, F8",           "servers", "servers: gen_server/gen_statem call latency per request kind; again closes it") \
 	X(INFLIGHT,    "i",               "",        "in servers, the selected row's calls in flight") \
 	X(SERVER_LOG,  "o",               "",        "in a server's calls, open the server's log") \
 	X(PAUSE,       "p",               "pause",   "pause or resume the display") \

@@ -304,12 +304,14 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 		}
 	}
 	const char *procs = traced == 1 ? "process" : "processes";
+	const char *paired = a->s.spec.gen_calls && !session_is_recording(&a->s) ?
+		", gen calls paired" : "";
 	if (a->multi)
-		app_msg(a, false, "tracing %lu %s on %d nodes%s; ? for help",
-			traced, procs, nodes, also);
+		app_msg(a, false, "tracing %lu %s on %d nodes%s%s; ? for help",
+			traced, procs, nodes, paired, also);
 	else
-		app_msg(a, false, "tracing %lu %s on %s%s; ? for help",
-			traced, procs, app_node_name(a, 0), also);
+		app_msg(a, false, "tracing %lu %s on %s%s%s; ? for help",
+			traced, procs, app_node_name(a, 0), paired, also);
 }
 
 /* ---- tracing control ---- */
@@ -616,9 +618,13 @@ int ui_run(const struct config *cfg)
 
 	a->cfg = cfg;
 	struct session_spec spec = {
-		/* gen calls are paired for the servers view, always */
-		.kinds = cfg->kinds | KIND_GENCALL, .follow = cfg->follow,
-		.gen_calls = true,
+		/* gen calls are paired once the servers view asks (it costs
+		 * the target a tracer call per send), with --gen-calls from
+		 * the start, and always in a recording, which has them */
+		.kinds = cfg->kinds | (cfg->gen_calls || cfg->open ?
+				       KIND_GENCALL : 0),
+		.follow = cfg->follow,
+		.gen_calls = cfg->gen_calls || cfg->open,
 		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
 		.max_events = cfg->max_events_set ? cfg->max_events : 0,
 		.payload = cfg->payload_bytes,

@@ -94,7 +94,9 @@ static int req_calls(struct app *a)
 
 static int req_servers(struct app *a)
 {
-	return toggle(a, VIEW_SERVERS);
+	bool opening = app_view(a) != VIEW_SERVERS;
+	int r = toggle(a, VIEW_SERVERS);
+	return opening ? app_gen_calls(a, true) : r;
 }
 
 /* the filter is the process table's: it is shown while typing; in a
