@@ -393,6 +393,37 @@ static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
 	close_call(g, c, GC_REPLIED, ts);
 }
 
+/* Recently exited processes, a direct-mapped table: a newer exit takes a
+ * slot from an older one, so only a call to a process that died long ago
+ * (thousands of exits ago) can be missed and wait for its caller. */
+#define GC_DEAD_SLOTS 8192
+
+static uint64_t proc_key(int node, const char *pid_text)
+{
+	uint64_t h = str_hash(1469598103934665603ULL ^ (uint64_t)node, pid_text);
+	return h ? h : 1;
+}
+
+static void dead_add(struct gencalls *g, int node, const char *who, int64_t ts)
+{
+	if (!g->dead)
+		g->dead = xcalloc(GC_DEAD_SLOTS, sizeof(*g->dead));
+	uint64_t h = proc_key(node, who);
+	struct gc_dead *d = &g->dead[h & (GC_DEAD_SLOTS - 1)];
+	d->h = h;
+	d->ts = ts;
+}
+
+/* When the process died, or -1 if not known to have died. */
+static int64_t dead_since(const struct gencalls *g, int node, const char *who)
+{
+	if (!g->dead)
+		return -1;
+	uint64_t h = proc_key(node, who);
+	const struct gc_dead *d = &g->dead[h & (GC_DEAD_SLOTS - 1)];
+	return d->h == h ? d->ts : -1;
+}
+
 static void on_call(struct gencalls *g, int node, const struct event *ev)
 {
 	const char *server = ev->peer && *ev->peer && strcmp(ev->peer, "[]") ?
@@ -418,6 +449,13 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	if (e) {
 		replied(g, c, e->ts, e->reply);
 		call_free(e);
+		return;
+	}
+	/* to a server already gone (its exit came first, through another
+	 * worker): gen:call gets noproc at once, nothing will answer */
+	int64_t died = dead_since(g, node, server);
+	if (died >= 0 && died <= c->ts) {
+		close_call(g, c, GC_SERVER_DOWN, c->ts);
 		return;
 	}
 	if (g->inflight >= GC_INFLIGHT_MAX) {
@@ -462,14 +500,18 @@ static void on_reply(struct gencalls *g, const struct event *ev)
  * GC_GRACE_US for a reply sent before it died (the server's events come
  * through another worker), then are abandoned.
  */
-static void on_proc_exit(struct gencalls *g, const struct event *ev)
+static void on_proc_exit(struct gencalls *g, int node, const struct event *ev)
 {
 	const char *who = ev->pid_text;
 	struct gc_call *c = g->oldest, *next;
 	if (!who)
 		return;
-	for (; c; c = next) {
+	dead_add(g, node, who, ev->ts);
+	/* pid texts are each node's own: compare them on one node only */
+	for (; c && g->inflight; c = next) {
 		next = c->next;
+		if (c->node != node)
+			continue;
 		if (!strcmp(c->caller_text, who)) {
 			if (!c->gone_ts) {
 				c->gone_ts = ev->ts > c->ts ? ev->ts : c->ts;
@@ -507,8 +549,7 @@ void gencall_event(struct gencalls *g, int node, const struct event *ev)
 		on_reply(g, ev);
 		break;
 	case EV_EXIT:
-		if (g->inflight)
-			on_proc_exit(g, ev);
+		on_proc_exit(g, node, ev);
 		break;
 	default:
 		break;
@@ -589,6 +630,7 @@ void gencall_release(struct gencalls *g)
 	free(g->rows);
 	free(g->row_hash);
 	free(g->tags);
+	free(g->dead);
 	int64_t stuck = g->stuck_us;
 	gc_done_fn done = g->done;
 	void *arg = g->done_arg;

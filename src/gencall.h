@@ -121,6 +121,9 @@ struct gencalls {
 	unsigned long unmatched;   /* replies with no call in flight */
 	unsigned long given_up;    /* in flight past GC_INFLIGHT_MAX */
 	unsigned long replied;     /* every row's calls */
+	/* processes seen to exit, newest kept: (node, pid text) hash and
+	 * when; a call to one that had already died is closed at once */
+	struct gc_dead { uint64_t h; int64_t ts; } *dead;
 	gc_done_fn done;           /* a call closed (any outcome); may be NULL */
 	void *done_arg;
 };

@@ -159,6 +159,20 @@ static void pairing(void)
 	is_num(closed[GC_SERVER_DOWN], 1, "the server died: server_down");
 	is_num(g.inflight, 0, "nothing left in flight");
 
+	/* a call to a server whose exit came first: closed at once */
+	e = exit_ev(30000200, "<0.82.0>");
+	gencall_event(&g, 0, &e);
+	e = call_ev(30000300, 61, "<0.96.0>", "<0.82.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	ok(closed[GC_SERVER_DOWN] == 2 && g.inflight == 0,
+	   "a call to a server already dead: server_down, not in flight");
+	/* the same pid text on another node is another process */
+	e = call_ev(30000400, 62, "<0.96.0>", "<0.82.0>", "get", NULL);
+	gencall_event(&g, 1, &e);
+	is_num(g.inflight, 1, "a dead pid of one node is not dead on another");
+	e = reply_ev(30000500, 62, "<0.82.0>", "ok");
+	gencall_event(&g, 1, &e);
+
 	/* a reply that comes before its call (another worker's batch) */
 	e = reply_ev(40000500, 70, "<0.80.0>", "late");
 	gencall_event(&g, 0, &e);
