@@ -46,6 +46,13 @@ test_expect_success 'Enter lists the slowest calls; Enter opens the caller'"'"'s
 	ui_keys Enter && ui_wait "gen_call" 5
 '
 
+test_expect_success ':clear forgets the servers too' '
+	ui_keys Escape Escape Escape Escape ":clear" Enter && ui_wait cleared && ui_keys v && ui_wait "SERVER" &&
+	! ui_screen | grep -E " bs_gen_srv +(get|put) " &&
+	node_eval "bs_gen:run(10, 3)." >/dev/null &&
+	ui_wait " bs_gen_srv +get +10 " 5 && ui_wait " bs_gen_srv +put +3 " 5
+'
+
 test_expect_success ':servers off stops pairing' '
 	ui_keys Escape Escape Escape ":servers off" Enter &&
 	ui_wait "tracing [0-9]+ processes on [^,]*; \\? for help" 10 &&

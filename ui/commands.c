@@ -239,6 +239,7 @@ static int c_clear(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
 	store_clear(&a->store);
+	gencall_release(&a->s.gcalls);   /* the servers' calls too */
 	views_clear(a);
 	app_msg(a, false, "cleared");
 	return ACT_REDRAW;

@@ -154,6 +154,7 @@ void views_clear(struct app *a)
 	a->table.built = false;
 	a->table.have_sel = false;
 	memset(a->table.wmax, 0, sizeof(a->table.wmax));
+	servers_forget();
 }
 
 void views_release(struct app *a)

@@ -36,6 +36,9 @@ extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
 	srv_calls_view_ops;
 
+/* The servers' rows are gone (:clear): forget what pointed at them. */
+void servers_forget(void);
+
 /* What the view on top says of where it is; "" if nothing. */
 void view_where(struct app *a, char *out, size_t outsz);
 /* Draw the view on top in rows y .. y+h-1. */

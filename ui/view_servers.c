@@ -255,6 +255,12 @@ static void servers_where(struct app *a, char *out, size_t outsz)
 		 sv.asc ? " (inverted)" : "", (double)g->stuck_us / 1e6);
 }
 
+void servers_forget(void)
+{
+	sv.nrows = sv.nshown = 0;
+	sv.sel = sv.open = NULL;
+}
+
 static void servers_leave(struct app *a)
 {
 	(void)a;
