@@ -28,6 +28,7 @@ static void proc_free(struct proc *p)
 {
 	free(p->name);
 	free(p->initial);
+	free(p->label);
 	free(p->current);
 	free(p->reason);
 	free(p);
@@ -424,6 +425,8 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		p->first_seq = seq;
 	if (ev->name && ev->type != EV_UNREGISTER)
 		set_str(&p->name, ev->name);
+	if (ev->label && !p->label)
+		p->label = xstrdup(ev->label);
 	switch (ev->type) {
 	case EV_SEND:
 	case EV_SEND_DEAD:
@@ -512,6 +515,21 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		set_str(&p->current, current);
 	p->mqlen = mqlen;
 	st->generation++;
+}
+
+void store_set_label(struct store *st, struct bs_pid pid, const char *label)
+{
+	struct proc *p = store_proc(st, pid);
+	if (!p || !label)
+		return;
+	set_str(&p->label, label);
+	st->generation++;
+}
+
+const char *store_proc_title(const struct proc *p)
+{
+	return p->name ? p->name : p->label ? p->label :
+		p->initial ? p->initial : "";
 }
 
 void store_recorded_proc(struct store *st, struct proc *p, const char *initial,

@@ -65,6 +65,8 @@ struct proc {
 	char pid_text[48];
 	char *name;          /* registered name, or NULL */
 	char *initial;       /* initial call "m:f/N", when seen spawned */
+	char *label;         /* what it is: proc_lib's '$initial_call' or its
+			      * label (session_proc_label), or NULL */
 	char *current;       /* current function, when sampled */
 	unsigned long sends, receives, spawns;       /* totals */
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
@@ -121,6 +123,11 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 /* A sample of process_info for one process. */
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
+/* What the agent said a process is; a process not kept is left alone. */
+void store_set_label(struct store *st, struct bs_pid pid, const char *label);
+/* What names a process for people: its registered name, else its label,
+ * else its initial call; "" if none is known. */
+const char *store_proc_title(const struct proc *p);
 /* What an export knew of a process that its events may not tell: its
  * initial call, parent, and how it ended (fields already known stay). */
 void store_recorded_proc(struct store *st, struct proc *p, const char *initial,

@@ -156,7 +156,7 @@ static void forgetting_cost(void)
 int main(void)
 {
 	struct store st;
-	plan(41);
+	plan(45);
 
 	store_init(&st, 4);
 	struct event e = mk(EV_REGISTER, 5, "<0.5.0>", NULL, NULL);
@@ -241,6 +241,25 @@ int main(void)
 	ok(store_proc(&st, (struct bs_pid){ 777, 0, 0 }) &&
 	   store_proc(&st, (struct bs_pid){ 5, 0, 0 })->receives == 4,
 	   "live processes untouched, index rebuilt");
+
+	struct proc *w = store_proc(&st, (struct bs_pid){ 777, 0, 0 });
+	ok(!strcmp(store_proc_title(w), ""), "nothing known: an empty title");
+	store_set_label(&st, (struct bs_pid){ 777, 0, 0 }, "my_server:init/1");
+	ok(!strcmp(store_proc_title(w), "my_server:init/1"), "a label names it");
+	store_set_label(&st, (struct bs_pid){ 4242, 0, 0 }, "x:init/1");
+	ok(!store_proc(&st, (struct bs_pid){ 4242, 0, 0 }),
+	   "a label makes no process of its own");
+	e = mk(EV_SPAWN, 777, "<0.777.0>", "<0.778.0>", "[]");
+	e.mfa = "proc_lib:init_p/5";
+	store_add_event(&st, &e);
+	e = mk(EV_RECEIVE, 778, "<0.778.0>", NULL, "hi");
+	e.label = "sup:init/1";
+	e.name = "sup";
+	store_add_event(&st, &e);
+	struct proc *k = store_proc(&st, (struct bs_pid){ 778, 0, 0 });
+	ok(k && !strcmp(k->label, "sup:init/1") &&
+	   !strcmp(store_proc_title(k), "sup"),
+	   "an event's label is kept; the registered name wins");
 
 	store_clear(&st);
 	ok(st.nprocs == 0 && store_event(&st, 5) == NULL, "clear forgets everything");
