@@ -1251,8 +1251,11 @@ void session_tick(struct session *s)
 			continue;
 		}
 		node_step(n);
-		if (n->nask && has_agent(n) && !n->agent.gone)
+		if (n->nask && has_agent(n) && !n->agent.gone &&
+		    (now >= n->next_ask_ms || n->nask >= AGENT_DESCRIBE_MAX)) {
 			ask_labels(n);
+			n->next_ask_ms = now + SESSION_ASK_MS;
+		}
 		if (has_agent(n) && n->agent.gone)
 			node_agent_left(n);
 		else

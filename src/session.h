@@ -51,7 +51,8 @@
 #define SESSION_BATCH_MS 5         /* a partial batch waits at most this */
 /* processes waiting to be described, and described ones remembered per
  * node: past that the table starts again (they are asked about again) */
-#define SESSION_ASK_MAX 4096
+#define SESSION_ASK_MAX 16384
+#define SESSION_ASK_MS 100
 #define SESSION_LABELS_MAX 200000
 #define SESSION_INTERVAL_MS 250    /* count-tier deltas, info samples */
 #define SESSION_RECHECK_MS 3000    /* after a stall: ask the agents again */
@@ -128,6 +129,8 @@ struct snode {
 	struct names labels;
 	struct bs_pid *ask;     /* met, not asked yet; SESSION_ASK_MAX */
 	int nask;
+	long long next_ask_ms;  /* the next questions go then, or when a
+				 * request's worth is waiting */
 	char error[1400];       /* why the last attempt failed, "" if none */
 	int error_rc;
 };

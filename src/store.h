@@ -22,6 +22,8 @@
  * Totals come from events for processes in focus (event tier) and from the
  * agent's counter deltas for the rest (count tier); the tracer never
  * reports the same event both ways, so they simply add up.
+ * The spawn tree is kept as links between records, made as spawns are
+ * seen: a view walks it without looking for anyone's children.
  * The store never draws and never talks to the network.
  */
 #ifndef BS_STORE_H
@@ -74,6 +76,10 @@ struct proc {
 	long mqlen;          /* -1: not sampled */
 	bool has_parent;
 	struct bs_pid parent;
+	/* the spawn tree, between records of the store: the parent's record
+	 * (NULL when it is not kept), the children in the order they were
+	 * linked, and the siblings either side */
+	struct proc *up, *kids, *kids_tail, *prev_sib, *next_sib;
 	bool exited;
 	char *reason;        /* exit reason */
 	int64_t last_ts;     /* last activity, target clock */
@@ -105,6 +111,8 @@ struct store {
 	uint64_t forget_work; /* records looked at by passes that forget */
 	struct bs_pid *keep;  /* never forgotten; owned, nkeep of them */
 	size_t nkeep;
+	uint64_t tree_gen;    /* bumped when a spawn link changes or records
+			       * go: a view's copy of the tree is stale */
 	struct fstat **funcs; /* traced functions seen; owned */
 	size_t nfuncs;
 };

@@ -22,7 +22,7 @@
 	X(HELP,        "?, F1",           "help",    "help; again closes it") \
 	X(FILTER,      "/, F3",           "filter",  "filter the process table") \
 	X(PROMPT,      ":",               "command", "command line (Tab completes)") \
-	X(ENTER,       "Enter, Right, l", "open",    "open the selected process's log; in calls, its last caller's") \
+	X(ENTER,       "Enter, Right, l", "open",    "open the selected process's log (table, tree); in calls, its last caller's") \
 	X(TREE,        "t, F5",           "tree",    "spawn tree; again closes it") \
 	X(CALLS,       "c, F7",           "calls",   "calls: one row per traced function; again closes it") \
 	X(PAUSE,       "p",               "pause",   "pause or resume the display") \

@@ -135,6 +135,9 @@ void views_clear(struct app *a)
 	for (int v = 0; v < VIEW__COUNT; v++)
 		list_reset(&a->pos[v]);
 	a->table.nrows = 0;   /* the store's processes are gone */
+	a->tree.n = 0;
+	a->tree.walked = false;
+	a->tree.have_sel = false;
 	a->table.have_sel = false;
 }
 
@@ -142,6 +145,8 @@ void views_release(struct app *a)
 {
 	procs_freeze(a, false);
 	free(a->table.rows);
+	free(a->tree.v);
+	memset(&a->tree, 0, sizeof(a->tree));
 	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));
 }

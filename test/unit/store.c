@@ -153,10 +153,46 @@ static void forgetting_cost(void)
 	store_release(&st);
 }
 
+/* the spawn tree as links: 1 spawns 2 and 3, 2 spawns 4 */
+static void tree_links(void)
+{
+	struct store st;
+	store_init(&st, 64);
+	struct event e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.3.0>", "[]");
+	store_add_event(&st, &e);
+	e = mk(EV_SPAWNED, 4, "<0.4.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	struct proc *p1 = store_proc(&st, (struct bs_pid){ 1, 0, 0 }),
+		*p2 = store_proc(&st, (struct bs_pid){ 2, 0, 0 }),
+		*p3 = store_proc(&st, (struct bs_pid){ 3, 0, 0 }),
+		*p4 = store_proc(&st, (struct bs_pid){ 4, 0, 0 });
+	ok(p1->kids == p2 && p2->next_sib == p3 && p1->kids_tail == p3 &&
+	   p2->up == p1 && p3->up == p1 && !p1->up, "children in spawn order");
+	ok(p2->kids == p4 && p4->up == p2, "spawned links to its parent");
+	uint64_t gen = st.tree_gen;
+	e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	ok(st.tree_gen == gen && p1->kids == p2 && p2->next_sib == p3,
+	   "a spawn seen twice links once");
+
+	/* 2 is forgotten: 1 keeps 3, 4 is an orphan */
+	st.max_procs = 3;
+	struct bs_pid keep[] = { { 1, 0, 0 }, { 3, 0, 0 }, { 4, 0, 0 } };
+	store_keep(&st, keep, 3);
+	store_tick(&st);
+	ok(!store_proc(&st, (struct bs_pid){ 2, 0, 0 }) && p1->kids == p3 &&
+	   p1->kids_tail == p3 && !p3->prev_sib, "a forgotten child leaves its parent");
+	ok(!p4->up && !p4->next_sib && st.tree_gen != gen,
+	   "its children are orphans, and the tree is stale");
+	store_release(&st);
+}
+
 int main(void)
 {
 	struct store st;
-	plan(45);
+	plan(50);
 
 	store_init(&st, 4);
 	struct event e = mk(EV_REGISTER, 5, "<0.5.0>", NULL, NULL);
@@ -265,6 +301,7 @@ int main(void)
 	ok(st.nprocs == 0 && store_event(&st, 5) == NULL, "clear forgets everything");
 	store_release(&st);
 
+	tree_links();
 	forgetting();
 	forgetting_cost();
 	return done_testing();
