@@ -94,6 +94,12 @@
 -define(INFO_MAX, 2000).
 %% modules listed for completion, at most
 -define(MODULES_MAX, 20000).
+%% describe: processes a request may name, the longest text said of one,
+%% and the biggest heap whose whole dictionary is copied where the VM
+%% cannot read one key of it (OTP 25), in words
+-define(DESCRIBE_MAX, 500).
+-define(LABEL_MAX, 120).
+-define(DICT_WORDS, 32768).
 
 -record(w, {agent :: pid(),
             agent_mon :: reference(),
@@ -457,6 +463,11 @@ handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
     ?TRACER:session_stop(S),
     reply_owner(St, Ref, ok),
     loop(St);
+handle({describe, Pids}, _Ref, St) when is_list(Pids) ->
+    %% answered on the stream: the Owner asks as it meets processes and
+    %% waits for nothing
+    send(St#st.dest, {beamscope_labels, describe(Pids)}),
+    loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
     reply_owner(St, Ref, ok),
@@ -535,6 +546,81 @@ sample(#st{dest = Owner, active = Active, focus = Focus} = St) ->
         _ -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%%% Describing processes ------------------------------------------------------
+
+%% What a process is, beyond its pid, for processes the Owner met: what
+%% observer_cli shows when there is no registered name (the Owner knows
+%% those).  The '$initial_call' a proc_lib process keeps in its dictionary
+%% (a gen_server's is {Mod, init, 1}, a supervisor's {supervisor, Mod, 1}),
+%% else the label of proc_lib:set_label/1 where the VM has it (OTP 27),
+%% else [] and the Owner keeps the initial call it knows.  One look per
+%% process, and never a copy of a big dictionary.
+describe(Pids) ->
+    Ctx = {one_key_dictionary(),
+           erlang:function_exported(proc_lib, get_label, 1)},
+    [{P, label(P, Ctx)} || P <- lists:sublist(Pids, ?DESCRIBE_MAX),
+                           is_pid(P), node(P) =:= node()].
+
+%% process_info(P, {dictionary, Key}) exists since OTP 26
+one_key_dictionary() ->
+    try erlang:process_info(self(), {dictionary, '$beamscope'}) of
+        _ -> true
+    catch
+        error:badarg -> false
+    end.
+
+label(P, {OneKey, HasLabel}) ->
+    case initial_call(P, OneKey) of
+        {M, F, A} when is_atom(M), is_atom(F), is_integer(A) ->
+            text(io_lib:format("~ts:~ts/~b", [M, F, A]));
+        _ when HasLabel ->
+            case catch proc_lib:get_label(P) of
+                undefined -> [];
+                {'EXIT', _} -> [];
+                L when is_binary(L) -> text(L);
+                L -> text(io_lib:format("~0tP", [L, 8]))
+            end;
+        _ ->
+            []
+    end.
+
+initial_call(P, true) ->
+    case erlang:process_info(P, {dictionary, '$initial_call'}) of
+        {{dictionary, '$initial_call'}, MFA} -> MFA;
+        _ -> undefined
+    end;
+initial_call(P, false) ->
+    %% only proc_lib keeps one: the others are not worth a copy
+    case erlang:process_info(P, [initial_call, total_heap_size]) of
+        [{initial_call, {proc_lib, init_p, _}}, {total_heap_size, W}]
+          when W =< ?DICT_WORDS ->
+            case erlang:process_info(P, dictionary) of
+                {dictionary, D} ->
+                    case lists:keyfind('$initial_call', 1, D) of
+                        {_, MFA} -> MFA;
+                        false -> undefined
+                    end;
+                _ ->
+                    undefined
+            end;
+        _ ->
+            undefined
+    end.
+
+text(Chars) ->
+    case unicode:characters_to_binary(Chars) of
+        B when is_binary(B), byte_size(B) =< ?LABEL_MAX -> B;
+        B when is_binary(B) -> cut(B, ?LABEL_MAX);
+        _ -> []
+    end.
+
+%% at most N bytes, whole characters only
+cut(B, N) ->
+    case unicode:characters_to_binary(binary:part(B, 0, N)) of
+        C when is_binary(C) -> C;
+        _ -> cut(B, N - 1)
+    end.
 
 %%% Tracing -------------------------------------------------------------------
 

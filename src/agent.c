@@ -199,6 +199,12 @@ static void dispatch(struct agent *a)
 		if (a->stream.info)
 			a->stream.info(a->stream.arg, buf, &m);
 		break;
+	case WIRE_LABELS:
+		if (!from_agent(a))
+			goto unknown;
+		if (a->stream.labels)
+			a->stream.labels(a->stream.arg, buf, &m);
+		break;
 	case WIRE_LIMIT:
 		if (!from_agent(a))
 			goto unknown;
@@ -1585,6 +1591,28 @@ int agent_focus(struct agent *a, const char *pid_text, bool on)
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, on ? "focus" : "unfocus");
 	ei_x_encode_pid(&x, &p);
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+int agent_describe(struct agent *a, const struct bs_pid *pids, int n)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	if (n > AGENT_DESCRIBE_MAX)
+		n = AGENT_DESCRIBE_MAX;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "describe");
+	ei_x_encode_list_header(&x, n);
+	for (int i = 0; i < n; i++) {
+		erlang_pid p = a->pid;   /* node and creation of the target */
+		p.num = pids[i].num;
+		p.serial = pids[i].serial;
+		ei_x_encode_pid(&x, &p);
+	}
+	ei_x_encode_empty_list(&x);
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;

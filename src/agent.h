@@ -44,6 +44,7 @@ struct agent_stream {
 	void (*eos)(void *arg, const struct msg *m);
 	void (*counts)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*info)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
+	void (*labels)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
 	void *arg;
 };
@@ -152,6 +153,10 @@ void trace_result_release(struct trace_result *r);
 int agent_ping(struct agent *a);
 /* Put a process in focus (its events are shipped) or take it out. */
 int agent_focus(struct agent *a, const char *pid_text, bool on);
+/* Ask what these processes are (at most AGENT_DESCRIBE_MAX of them); the
+ * answer comes on the stream (labels).  Local pids of the target. */
+#define AGENT_DESCRIBE_MAX 500
+int agent_describe(struct agent *a, const struct bs_pid *pids, int n);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

@@ -71,6 +71,9 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
 		m->body = idx;
 		m->kind = WIRE_INFO;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_labels")) {
+		m->body = idx;
+		m->kind = WIRE_LABELS;
 	} else if ((arity == 4 || arity == 5) && !strcmp(tag, "beamscope_eos")) {
 		m->taken = -1;
 		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
@@ -692,4 +695,45 @@ long decode_info(struct decoder *d, const char *buf, int *idx,
 {
 	struct info_ctx c = { fn, arg };
 	return each_entry(d, buf, idx, one_info, &c);
+}
+
+struct labels_ctx {
+	label_fn fn;
+	void *arg;
+};
+
+/* {Pid, Text | []}: Text a UTF-8 binary, cut to LABEL_MAX bytes here too */
+static int one_label(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct labels_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	char ptext[64], label[LABEL_MAX + 1];
+	int arity, type, size;
+	long len;
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	    get_pid(d, buf, idx, &pid, &text) < 0 ||
+	    ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	snprintf(ptext, sizeof(ptext), "%s", text);
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+		c->fn(c->arg, pid, ptext, NULL);
+		return 0;
+	}
+	if (type != ERL_BINARY_EXT || size > LABEL_MAX ||
+	    ei_decode_binary(buf, idx, label, &len) < 0)
+		return -1;
+	label[len] = '\0';
+	c->fn(c->arg, pid, ptext, len && !memchr(label, '\0', (size_t)len) ?
+	      label : NULL);
+	return 0;
+}
+
+long decode_labels(struct decoder *d, const char *buf, int *idx,
+		   label_fn fn, void *arg)
+{
+	struct labels_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_label, &c);
 }

@@ -9,6 +9,7 @@
  *   {beamscope_eos, W, Batches, Dropped, Taken}   a worker's last word
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
+ *   {beamscope_labels, Labels}                    what processes are
  *   {beamscope_limit, Tripped, Shed}              a limit, events shed
  *   {beamscope_exit, Why, DepMs[, Reason]}        the agent left by itself
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
@@ -33,6 +34,7 @@ enum wire_kind {
 	WIRE_EOS,
 	WIRE_COUNTS,
 	WIRE_INFO,
+	WIRE_LABELS,
 	WIRE_LIMIT,
 	WIRE_EXIT,
 };
@@ -87,11 +89,21 @@ typedef void (*count_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 typedef void (*info_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 			const char *name, const char *current, long mqlen);
 
+/* bytes of a process's label at most, as the agent cuts it */
+#define LABEL_MAX 120
+
+typedef void (*label_fn)(void *arg, struct bs_pid pid, const char *pid_text,
+			 const char *label);
+
 /* The count list of a WIRE_COUNTS at buf[*idx]; entries or -1. */
 long decode_counts(struct decoder *d, const char *buf, int *idx,
 		   count_fn fn, void *arg);
 /* The sample list of a WIRE_INFO at buf[*idx]; entries or -1. */
 long decode_info(struct decoder *d, const char *buf, int *idx,
 		 info_fn fn, void *arg);
+/* The list of a WIRE_LABELS at buf[*idx]: label is NULL for a process
+ * with nothing to say beyond its initial call; entries or -1. */
+long decode_labels(struct decoder *d, const char *buf, int *idx,
+		   label_fn fn, void *arg);
 
 #endif

@@ -107,6 +107,7 @@ struct event {
 	struct bs_pid pid;
 	const char *pid_text;   /* "<0.85.0>" */
 	const char *name;       /* registered name of pid, or NULL */
+	const char *label;      /* what pid is, when known (session_proc_label) */
 	const char *peer;       /* receiver, child, parent, link peer, or name */
 	const char *peer_name;  /* registered name of peer, or NULL */
 	const char *mfa;        /* "m:f/N" for spawn/spawned and calls, else NULL */

@@ -24,6 +24,10 @@ static void proc_json(struct sbuf *out, const struct proc *p, const char *node)
 		sbuf_addstr(out, ",\"name\":");
 		json_string(out, p->name);
 	}
+	if (p->label) {
+		sbuf_addstr(out, ",\"label\":");
+		json_string(out, p->label);
+	}
 	if (p->initial) {
 		sbuf_addstr(out, ",\"initial_call\":");
 		json_string(out, p->initial);

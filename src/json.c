@@ -180,6 +180,7 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	json_string(out, node);
 	FIELD(out, "pid", ev->pid_text);
 	FIELD(out, "name", ev->name);
+	FIELD(out, "label", ev->label);
 	switch (ev->type) {
 	case EV_SEND:
 	case EV_SEND_DEAD:
@@ -301,13 +302,15 @@ static void add_int(cJSON *o, const char *key, long long v)
 }
 
 void json_counts(struct sbuf *out, const char *node, int64_t ts,
-		 const char *pid_text, const char *name, unsigned long sends,
-		 unsigned long receives, unsigned long spawns)
+		 const char *pid_text, const char *name, const char *label,
+		 unsigned long sends, unsigned long receives,
+		 unsigned long spawns)
 {
 	sbuf_addf(out, "{\"type\":\"counts\",\"ts\":%" PRId64 ",\"node\":", ts);
 	json_string(out, node);
 	field(out, "pid", pid_text);
 	field(out, "name", name);
+	field(out, "label", label);
 	sbuf_addf(out, ",\"sends\":%lu,\"receives\":%lu,\"spawns\":%lu}\n",
 		  sends, receives, spawns);
 }

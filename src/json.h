@@ -25,8 +25,9 @@ void json_event_paired(struct sbuf *out, const struct event *ev,
 
 /* Append one "counts" line for a process (with newline). */
 void json_counts(struct sbuf *out, const char *node, int64_t ts,
-		 const char *pid_text, const char *name, unsigned long sends,
-		 unsigned long receives, unsigned long spawns);
+		 const char *pid_text, const char *name, const char *label,
+		 unsigned long sends, unsigned long receives,
+		 unsigned long spawns);
 
 struct gc_row;
 struct gc_call;

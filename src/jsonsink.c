@@ -275,8 +275,9 @@ static void write_counts(struct json_sink *js)
 		const char *name = p->name ? p->name :
 			session_proc_name(js->s, p->pid);
 		json_counts(&js->out, session_node_name(js->s, (int)p->pid.node),
-			    ts, p->pid_text, name, p->sends, p->receives,
-			    p->spawns);
+			    ts, p->pid_text, name,
+			    session_proc_label(js->s, p->pid), p->sends,
+			    p->receives, p->spawns);
 		js->count_lines++;
 	}
 }

@@ -167,7 +167,8 @@ static const char *put(char **at, const char *s)
 
 static struct mitem *item_copy(const struct event *ev)
 {
-	size_t n = slen(ev->pid_text) + slen(ev->name) + slen(ev->peer) +
+	size_t n = slen(ev->pid_text) + slen(ev->name) + slen(ev->label) +
+		slen(ev->peer) +
 		slen(ev->peer_name) + slen(ev->mfa) + slen(ev->payload) +
 		slen(ev->extra);
 	struct mitem *it = xmalloc(sizeof(*it) + n);
@@ -175,6 +176,7 @@ static struct mitem *item_copy(const struct event *ev)
 	it->ev = *ev;
 	it->ev.pid_text = put(&at, ev->pid_text);
 	it->ev.name = put(&at, ev->name);
+	it->ev.label = put(&at, ev->label);
 	it->ev.peer = put(&at, ev->peer);
 	it->ev.peer_name = put(&at, ev->peer_name);
 	it->ev.mfa = put(&at, ev->mfa);

@@ -313,7 +313,8 @@ static const char *parse_event(struct recording *r, const cJSON *o, int t,
 
 	const struct ev_keys *k = &ev_keys[ev->type];
 	const char *from_node;
-	if (!get_str(o, "name", &ev->name) || !get_str(o, "mfa", &ev->mfa) ||
+	if (!get_str(o, "name", &ev->name) || !get_str(o, "label", &ev->label) ||
+	    !get_str(o, "mfa", &ev->mfa) ||
 	    (k->peer && !get_str(o, k->peer, &ev->peer)) ||
 	    (k->peer_name && !get_str(o, k->peer_name, &ev->peer_name)) ||
 	    (k->extra && !get_str(o, k->extra, &ev->extra)) ||
@@ -435,7 +436,7 @@ static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
 	if (!get_str(o, "pid", &p->pid_text) || !p->pid_text ||
 	    !pid_of(r, p->pid_text, *node, &p->pid))
 		return "no pid";
-	if (!get_str(o, "name", &p->name) ||
+	if (!get_str(o, "name", &p->name) || !get_str(o, "label", &p->label) ||
 	    !get_str(o, "initial_call", &p->initial_call) ||
 	    !get_str(o, "current_function", &p->current_function) ||
 	    !get_ulong(o, "sends", &p->sends) ||

@@ -58,7 +58,8 @@ struct recording_counts {
 struct recording_proc {
 	struct bs_pid pid;
 	const char *pid_text;
-	const char *name;          /* each of these three may be NULL */
+	const char *name;          /* each of these four may be NULL */
+	const char *label;
 	const char *initial_call;
 	const char *current_function;
 	unsigned long sends, receives, spawns;

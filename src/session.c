@@ -66,6 +66,74 @@ const char *session_proc_name(const struct session *s, struct bs_pid pid)
 	return names_get(&s->nodes[pid.node].agent.names, local);
 }
 
+const char *session_proc_label(const struct session *s, struct bs_pid pid)
+{
+	if ((int)pid.node >= s->nnodes)
+		return NULL;
+	struct bs_pid local = { pid.num, pid.serial, 0 };
+	const char *l = names_get(&s->nodes[pid.node].labels, local);
+	return l && *l ? l : NULL;
+}
+
+/* A live process of node n was met: the agent is asked what it is, once
+ * (the tick sends the questions).  pid is local (node 0). */
+static void meet(struct snode *n, struct bs_pid pid)
+{
+	if (names_get(&n->labels, pid))
+		return;
+	if (n->nask == SESSION_ASK_MAX)
+		return;   /* met again later, asked then */
+	if (n->labels.used >= SESSION_LABELS_MAX) {
+		names_release(&n->labels);
+		n->nask = 0;
+	}
+	if (!n->ask)
+		n->ask = xmalloc(SESSION_ASK_MAX * sizeof(*n->ask));
+	names_set(&n->labels, pid, "");
+	n->ask[n->nask++] = pid;
+}
+
+static void meet_text(struct snode *n, const char *pid_text)
+{
+	struct pidtext pt;
+	if (pid_text && pidtext_parse(pid_text, &pt) == 0 && !pt.node_len)
+		meet(n, (struct bs_pid){ pt.num, pt.serial, 0 });
+}
+
+/* The questions gathered since the last tick, a request at a time. */
+static void ask_labels(struct snode *n)
+{
+	int sent = 0;
+	while (sent < n->nask) {
+		int k = n->nask - sent;
+		if (k > AGENT_DESCRIBE_MAX)
+			k = AGENT_DESCRIBE_MAX;
+		if (agent_describe(&n->agent, n->ask + sent, k) < 0)
+			break;
+		sent += k;
+	}
+	n->nask = 0;
+}
+
+static void label_one(void *arg, struct bs_pid pid, const char *pid_text,
+		      const char *label)
+{
+	struct snode *n = arg;
+	if (!label)
+		return;   /* "" stays: asked, nothing to say */
+	names_set(&n->labels, pid, label);
+	pid.node = (uint32_t)n->idx;
+	if (n->s->sink.label)
+		n->s->sink.label(n->s->sink.arg, n->idx, pid, pid_text, label);
+}
+
+static void on_labels(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	int idx = m->body;
+	decode_labels(&n->dec, buf, &idx, label_one, n);
+}
+
 const char *session_node_name(const struct session *s, int i)
 {
 	if (i < 0 || i >= s->nnodes)
@@ -160,6 +228,14 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		       bool live)
 {
 	struct trace_stats *st = n->stats_ready ? &n->st : NULL;
+	if (live) {
+		meet(n, e->pid);
+		if (e->type == EV_SPAWN)
+			meet_text(n, e->peer);
+		e->label = names_get(&n->labels, e->pid);
+		if (e->label && !*e->label)
+			e->label = NULL;
+	}
 	e->pid.node = (uint32_t)n->idx;
 	if (live && s->multi) {
 		e->ts -= n->clock_offset_us;
@@ -250,6 +326,7 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 {
 	struct snode *n = arg;
 	struct session *s = n->s;
+	meet(n, pid);
 	pid.node = (uint32_t)n->idx;
 	s->counted += sends + receives;
 	if (s->sink.counts)
@@ -271,6 +348,7 @@ static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
 		     const char *name, const char *current, long mqlen)
 {
 	struct snode *n = arg;
+	meet(n, pid);
 	pid.node = (uint32_t)n->idx;
 	if (n->s->sink.info)
 		n->s->sink.info(n->s->sink.arg, n->idx, pid, pid_text, name,
@@ -299,8 +377,11 @@ static void on_limit(void *arg, const struct msg *m)
 
 static void agent_fresh(struct snode *n)
 {
-	struct agent_stream stream = { on_batch, on_eos, on_counts, on_info,
-				       on_limit, n };
+	struct agent_stream stream = {
+		.batch = on_batch, .eos = on_eos, .counts = on_counts,
+		.info = on_info, .labels = on_labels, .limit = on_limit,
+		.arg = n,
+	};
 	agent_init(&n->agent, &n->conn, &stream);
 }
 
@@ -360,6 +441,8 @@ void session_release(struct session *s)
 		trace_result_release(&n->tr);
 		node_release_session(n);
 		agent_release(&n->agent);
+		names_release(&n->labels);
+		free(n->ask);
 	}
 	free(s->nodes);
 	node_names_free(s->modules);
@@ -550,6 +633,8 @@ static void node_open(struct snode *n)
 	n->error[0] = '\0';
 	agent_release(&n->agent);
 	agent_fresh(n);   /* the old agent's names and requests are gone */
+	names_release(&n->labels);   /* questions to it went with it */
+	n->nask = 0;
 	if (n->conn.fd < 0)
 		node_connect(n);
 	else
@@ -1221,6 +1306,11 @@ void session_tick(struct session *s)
 			continue;
 		}
 		node_step(n);
+		if (n->nask && has_agent(n) && !n->agent.gone &&
+		    (now >= n->next_ask_ms || n->nask >= AGENT_DESCRIBE_MAX)) {
+			ask_labels(n);
+			n->next_ask_ms = now + SESSION_ASK_MS;
+		}
 		if (has_agent(n) && n->agent.gone)
 			node_agent_left(n);
 		else

@@ -50,6 +50,11 @@
 #define SESSION_CLOCK_SAMPLES 8    /* round trips to measure a node's clock */
 #define SESSION_BATCH_MAX 2000     /* events per batch from a worker */
 #define SESSION_BATCH_MS 5         /* a partial batch waits at most this */
+/* processes waiting to be described, and described ones remembered per
+ * node: past that the table starts again (they are asked about again) */
+#define SESSION_ASK_MAX 16384
+#define SESSION_ASK_MS 100
+#define SESSION_LABELS_MAX 200000
 #define SESSION_INTERVAL_MS 250    /* count-tier deltas, info samples */
 #define SESSION_RECHECK_MS 3000    /* after a stall: ask the agents again */
 #define SESSION_MERGE_SLACK_US 100000 /* a busy node's streams may lag */
@@ -120,6 +125,13 @@ struct snode {
 	char tripped[32];       /* a limit the target enforced, "" if none */
 	long shed;              /* events shed over --rate */
 	long count_overflow;    /* count-tier events that found no slot; -1 */
+	/* what its processes are (the agent's describe): a process met is
+	 * asked about once, "" until answered or when it had nothing to say */
+	struct names labels;
+	struct bs_pid *ask;     /* met, not asked yet; SESSION_ASK_MAX */
+	int nask;
+	long long next_ask_ms;  /* the next questions go then, or when a
+				 * request's worth is waiting */
 	char error[1400];       /* why the last attempt failed, "" if none */
 	int error_rc;
 };
@@ -145,6 +157,10 @@ struct session_sink {
 	void (*info)(void *arg, int node, struct bs_pid pid,
 		     const char *pid_text, const char *name,
 		     const char *current, long mqlen);
+	/* what a process is, beyond its initial call: a proc_lib process's
+	 * '$initial_call' or its label, asked of the agent once */
+	void (*label)(void *arg, int node, struct bs_pid pid,
+		      const char *pid_text, const char *label);
 	/* a whole process record of an export being reopened */
 	void (*proc)(void *arg, int node, const struct recording_proc *p);
 	/* a node's state changed (attached, tracing, lost, left, stopped) */
@@ -239,6 +255,8 @@ const char *session_text_name(struct session *s, int node,
 			      const char *pid_text);
 /* The registered name of a process as its node's agent knows it, or NULL. */
 const char *session_proc_name(const struct session *s, struct bs_pid pid);
+/* What the agent said a process is (sink.label), or NULL. */
+const char *session_proc_label(const struct session *s, struct bs_pid pid);
 
 /*
  * Ask for tracing with the current spec, from scratch: nodes that trace

@@ -28,6 +28,7 @@ static void proc_free(struct proc *p)
 {
 	free(p->name);
 	free(p->initial);
+	free(p->label);
 	free(p->current);
 	free(p->reason);
 	free(p);
@@ -83,6 +84,7 @@ void store_clear(struct store *st)
 	st->next_seq = 1;
 	st->nexited = 0;
 	st->generation++;
+	st->tree_gen++;
 }
 
 uint64_t store_oldest_seq(const struct store *st)
@@ -172,6 +174,52 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	index_put(st, st->nprocs);
 	st->nprocs++;
 	return p;
+}
+
+/* Make p the spawn tree parent of c (the last of its children). */
+static void tree_link(struct store *st, struct proc *c, struct proc *p)
+{
+	if (c->up == p || c == p)
+		return;
+	if (c->up) {
+		struct proc *o = c->up;
+		if (c->prev_sib)
+			c->prev_sib->next_sib = c->next_sib;
+		else
+			o->kids = c->next_sib;
+		if (c->next_sib)
+			c->next_sib->prev_sib = c->prev_sib;
+		else
+			o->kids_tail = c->prev_sib;
+	}
+	c->up = p;
+	c->next_sib = NULL;
+	c->prev_sib = p->kids_tail;
+	if (p->kids_tail)
+		p->kids_tail->next_sib = c;
+	else
+		p->kids = c;
+	p->kids_tail = c;
+	st->tree_gen++;
+}
+
+/* p is about to go: its parent forgets it, its children are orphans. */
+static void tree_cut(struct proc *p)
+{
+	if (p->up) {
+		if (p->prev_sib)
+			p->prev_sib->next_sib = p->next_sib;
+		else
+			p->up->kids = p->next_sib;
+		if (p->next_sib)
+			p->next_sib->prev_sib = p->prev_sib;
+		else
+			p->up->kids_tail = p->prev_sib;
+	}
+	for (struct proc *k = p->kids, *next; k; k = next) {
+		next = k->next_sib;
+		k->up = k->prev_sib = k->next_sib = NULL;
+	}
 }
 
 /* The k-th smallest (1-based, 1 <= k <= n) of keys[0..n), which it
@@ -267,6 +315,7 @@ static void forget(struct store *st, size_t want)
 			st->pruned++;
 		else
 			st->forgotten++;
+		tree_cut(p);
 		proc_free(p);
 	}
 	st->forget_work += st->nprocs;
@@ -275,6 +324,7 @@ static void forget(struct store *st, size_t want)
 	for (size_t i = 0; i < st->nprocs; i++)
 		index_put(st, i);
 	st->generation++;
+	st->tree_gen++;
 }
 
 /* Below max_procs by an eighth after a pass, so that passes, O(n) each,
@@ -424,6 +474,8 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		p->first_seq = seq;
 	if (ev->name && ev->type != EV_UNREGISTER)
 		set_str(&p->name, ev->name);
+	if (ev->label && !p->label)
+		p->label = xstrdup(ev->label);
 	switch (ev->type) {
 	case EV_SEND:
 	case EV_SEND_DEAD:
@@ -438,6 +490,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 			struct proc *c = proc_get(st, child, ev->peer);
 			c->has_parent = true;
 			c->parent = ev->pid;
+			tree_link(st, c, p);
 			if (ev->mfa && !c->initial)
 				c->initial = xstrdup(ev->mfa);
 		}
@@ -448,6 +501,9 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 		if (pid_of_text(ev->peer, &parent)) {
 			p->has_parent = true;
 			p->parent = parent;
+			struct proc *up = store_proc(st, parent);
+			if (up)
+				tree_link(st, p, up);
 		}
 		if (ev->mfa)
 			set_str(&p->initial, ev->mfa);
@@ -522,6 +578,21 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		st->generation++;
 }
 
+void store_set_label(struct store *st, struct bs_pid pid, const char *label)
+{
+	struct proc *p = store_proc(st, pid);
+	if (!p || !label)
+		return;
+	set_str(&p->label, label);
+	st->generation++;
+}
+
+const char *store_proc_title(const struct proc *p)
+{
+	return p->name ? p->name : p->label ? p->label :
+		p->initial ? p->initial : "";
+}
+
 void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 			 bool has_parent, struct bs_pid parent, bool exited,
 			 const char *reason)
@@ -531,6 +602,9 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 	if (has_parent && !p->has_parent) {
 		p->has_parent = true;
 		p->parent = parent;
+		struct proc *up = store_proc(st, parent);
+		if (up)
+			tree_link(st, p, up);
 	}
 	if (exited && !p->exited) {
 		p->exited = true;

@@ -22,6 +22,8 @@
  * Totals come from events for processes in focus (event tier) and from the
  * agent's counter deltas for the rest (count tier); the tracer never
  * reports the same event both ways, so they simply add up.
+ * The spawn tree is kept as links between records, made as spawns are
+ * seen: a view walks it without looking for anyone's children.
  * The store never draws and never talks to the network.
  */
 #ifndef BS_STORE_H
@@ -65,6 +67,8 @@ struct proc {
 	char pid_text[48];
 	char *name;          /* registered name, or NULL */
 	char *initial;       /* initial call "m:f/N", when seen spawned */
+	char *label;         /* what it is: proc_lib's '$initial_call' or its
+			      * label (session_proc_label), or NULL */
 	char *current;       /* current function, when sampled */
 	unsigned long sends, receives, spawns;       /* totals */
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
@@ -72,6 +76,10 @@ struct proc {
 	long mqlen;          /* -1: not sampled */
 	bool has_parent;
 	struct bs_pid parent;
+	/* the spawn tree, between records of the store: the parent's record
+	 * (NULL when it is not kept), the children in the order they were
+	 * linked, and the siblings either side */
+	struct proc *up, *kids, *kids_tail, *prev_sib, *next_sib;
 	bool exited;
 	uint64_t exit_tick;  /* the store's ticks when it was seen exiting */
 	char *reason;        /* exit reason */
@@ -105,6 +113,8 @@ struct store {
 	uint64_t forget_work; /* records looked at by passes that forget */
 	struct bs_pid *keep;  /* never forgotten; owned, nkeep of them */
 	size_t nkeep;
+	uint64_t tree_gen;    /* bumped when a spawn link changes or records
+			       * go: a view's copy of the tree is stale */
 	struct fstat **funcs; /* traced functions seen; owned */
 	size_t nfuncs;
 };
@@ -123,6 +133,11 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 /* A sample of process_info for one process. */
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
+/* What the agent said a process is; a process not kept is left alone. */
+void store_set_label(struct store *st, struct bs_pid pid, const char *label);
+/* What names a process for people: its registered name, else its label,
+ * else its initial call; "" if none is known. */
+const char *store_proc_title(const struct proc *p);
 /* What an export knew of a process that its events may not tell: its
  * initial call, parent, and how it ended (fields already known stay). */
 void store_recorded_proc(struct store *st, struct proc *p, const char *initial,

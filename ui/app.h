@@ -82,6 +82,20 @@ struct procs_table {
 	bool is_frozen;
 };
 
+/* The spawn tree as last walked (view_tree.c): its rows in order. */
+struct tree_rows {
+	struct tree_row {
+		struct proc *p;  /* the store's; valid while gen is the
+				  * store's tree_gen */
+		int depth;
+	} *v;
+	size_t n, cap;
+	uint64_t gen;           /* the store's tree_gen when walked */
+	bool walked;            /* v is a walk of the store at gen */
+	bool have_sel;
+	struct bs_pid sel_pid;  /* keeps the cursor on its process */
+};
+
 struct app;
 
 struct app {
@@ -140,6 +154,7 @@ struct app {
 	char filter[256];
 	bool show_exited;       /* exited processes stay in the table */
 	struct procs_table table;
+	struct tree_rows tree;
 
 	/* the process in focus: its log is open */
 	struct bs_pid focus;

@@ -24,7 +24,7 @@
 	X(SEARCH_NEXT, "n",               "",        "in a process log, the next older line that matches the search") \
 	X(SEARCH_PREV, "N",               "",        "in a process log, the next newer line that matches the search") \
 	X(PROMPT,      ":",               "command", "command line (Tab completes)") \
-	X(ENTER,       "Enter, Right, l", "open",    "open the selected process's log; in calls, its last caller's; in a log, the whole event") \
+	X(ENTER,       "Enter, Right, l", "open",    "open the selected process's log (table, tree); in calls, its last caller's; in a log, the whole event") \
 	X(JUMP,        "J",               "",        "in a process log or an event, open the log of the process the line names") \
 	X(TREE,        "t, F5",           "tree",    "spawn tree; again closes it") \
 	X(CALLS,       "c, F7",           "calls",   "calls: one row per traced function; again closes it") \

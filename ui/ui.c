@@ -194,6 +194,10 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 {
 	struct app *a = arg;
 	store_add_counts(&a->store, pid, pid_text, sends, receives, spawns);
+	/* a process forgotten and back again: what it is was said once */
+	const struct proc *p = store_proc(&a->store, pid);
+	if (p && !p->label && !p->name)
+		store_set_label(&a->store, pid, session_proc_label(&a->s, pid));
 	if (json_sink_is_open(&a->rec))
 		json_sink_counts(&a->rec, node, pid, pid_text, sends, receives,
 				 spawns);
@@ -216,6 +220,17 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 		json_sink_name(&a->rec, pid, pid_text, name);
 }
 
+static void on_label(void *arg, int node, struct bs_pid pid,
+		     const char *pid_text, const char *label)
+{
+	struct app *a = arg;
+	(void)node;
+	(void)pid_text;
+	store_set_label(&a->store, pid, label);
+	if (!a->paused)
+		a->dirty = true;
+}
+
 /* An export reopened: the process as it was, totals included. */
 static void on_proc(void *arg, int node, const struct recording_proc *rp)
 {
@@ -223,6 +238,7 @@ static void on_proc(void *arg, int node, const struct recording_proc *rp)
 	(void)node;
 	store_set_info(&a->store, rp->pid, rp->pid_text, rp->name,
 		       rp->current_function, rp->mqlen);
+	store_set_label(&a->store, rp->pid, rp->label);
 	struct proc *p = store_proc(&a->store, rp->pid);
 	if (!p)
 		return;
@@ -635,7 +651,7 @@ int ui_run(const struct config *cfg)
 		spec.calls[spec.ncalls++] = (char *)cfg->calls[i];
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts, .info = on_info,
-		.proc = on_proc, .node_state = on_node_state,
+		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started, .arg = a,
 	};
 	session_init(&a->s, cfg, &spec, &sink);

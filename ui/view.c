@@ -152,6 +152,9 @@ void views_clear(struct app *a)
 		list_reset(&a->pos[v]);
 	a->table.nrows = 0;   /* the store's processes are gone */
 	a->table.built = false;
+	a->tree.n = 0;
+	a->tree.walked = false;
+	a->tree.have_sel = false;
 	a->table.have_sel = false;
 	memset(a->table.wmax, 0, sizeof(a->table.wmax));
 	servers_forget();
@@ -161,6 +164,8 @@ void views_release(struct app *a)
 {
 	procs_freeze(a, false);
 	free(a->table.rows);
+	free(a->tree.v);
+	memset(&a->tree, 0, sizeof(a->tree));
 	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));
 	/* the event view's text, if it was open at the end */

@@ -154,9 +154,14 @@ static void proc_draw(struct app *a, int y, int h)
 	if (p && (p->run_us || p->gcs))
 		snprintf(extra, sizeof(extra), "  on a scheduler %.1f ms  gcs %lu",
 			 (double)p->run_us / 1000.0, p->gcs);
-	snprintf(title, sizeof(title), " %s %s%s  sent %lu  received %lu  spawned %lu%s%s",
-		 a->focus_text, p && p->name ? p->name : "",
-		 p && !p->name && p->initial ? p->initial : "",
+	/* a registered process says what it is too */
+	char what[300];
+	snprintf(what, sizeof(what), "%s%s%s%s", p ? store_proc_title(p) : "",
+		 p && p->name && p->label ? " (" : "",
+		 p && p->name && p->label ? p->label : "",
+		 p && p->name && p->label ? ")" : "");
+	snprintf(title, sizeof(title), " %s %s  sent %lu  received %lu  spawned %lu%s%s",
+		 a->focus_text, what,
 		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
 		 extra, p && p->exited ? "  (exited)" : "");
 	draw_text(y, 0, COLS, title, draw_attr(a, ROLE_HEADER));

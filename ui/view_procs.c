@@ -29,11 +29,7 @@ const struct col_info proc_cols[COL__COUNT] = {
 
 static const char *label(const struct proc *p)
 {
-	if (p->name)
-		return p->name;
-	if (p->initial)
-		return p->initial;
-	return "";
+	return store_proc_title(p);
 }
 
 static bool matches(const struct app *a, const struct proc *p, const char *f)
@@ -43,6 +39,7 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 	if (!*f)
 		return true;
 	return strstr(p->pid_text, f) || (p->name && strstr(p->name, f)) ||
+		(p->label && strstr(p->label, f)) ||
 		(p->initial && strstr(p->initial, f)) ||
 		(p->current && strstr(p->current, f));
 }
@@ -112,6 +109,7 @@ static void unfreeze(struct procs_table *t)
 	for (size_t i = 0; i < t->nfrozen; i++) {
 		free(t->frozen[i].name);
 		free(t->frozen[i].initial);
+		free(t->frozen[i].label);
 		free(t->frozen[i].current);
 	}
 	free(t->frozen);
@@ -135,6 +133,7 @@ void procs_freeze(struct app *a, bool on)
 		*p = *st->procs[i];
 		p->name = dup_or_null(p->name);
 		p->initial = dup_or_null(p->initial);
+		p->label = dup_or_null(p->label);
 		p->current = dup_or_null(p->current);
 		p->reason = NULL;   /* not shown here */
 	}

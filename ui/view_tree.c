@@ -1,7 +1,11 @@
 /*
- * view_tree: who spawned whom.  Roots are processes whose parent was not
- * seen; exited processes are marked with their exit reason.  Only processes
- * that took part in a spawn are shown.
+ * view_tree: who spawned whom.  Roots are processes that spawned and whose
+ * parent is not kept; exited processes are marked with their exit reason.
+ * Only processes that took part in a spawn are shown.
+ *
+ * The store keeps the tree as links, so the rows are one walk of it, done
+ * again only when a link changed (a->tree.gen); a draw then costs the rows
+ * on screen.  A cursor selects a process, and stays on it when rows move.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -11,98 +15,123 @@
 #include "app.h"
 #include "xalloc.h"
 
-struct tline {
-	const struct proc *p;
-	int depth;
-};
+/* deeper than this, a branch is not shown (a cycle of reused pids ends) */
+#define TREE_DEPTH 64
 
-static bool is_parent(const struct store *st, const struct proc *p, size_t *kids)
+static void add_row(struct tree_rows *t, struct proc *p, int depth)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < st->nprocs; i++) {
-		const struct proc *c = st->procs[i];
-		if (c->has_parent && bs_pid_eq(c->parent, p->pid))
-			n++;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
 	}
-	if (kids)
-		*kids = n;
-	return n > 0;
+	t->v[t->n++] = (struct tree_row){ p, depth };
 }
 
-static void walk(const struct store *st, const struct proc *p, int depth,
-		 struct tline **v, size_t *n, size_t *cap)
+static void walk(struct tree_rows *t, struct proc *p, int depth)
 {
-	if (depth > 64)
-		return;
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 64;
-		*v = xrealloc(*v, *cap * sizeof(**v));
+	add_row(t, p, depth);
+	if (depth < TREE_DEPTH)
+		for (struct proc *k = p->kids; k; k = k->next_sib)
+			walk(t, k, depth + 1);
+}
+
+/* The rows, walked again if the tree changed; the cursor on its process. */
+static void tree_rows(struct app *a)
+{
+	struct store *st = &a->store;
+	struct tree_rows *t = &a->tree;
+	struct list *l = &a->pos[VIEW_TREE];
+	if (!t->walked || t->gen != st->tree_gen) {
+		t->n = 0;
+		for (size_t i = 0; i < st->nprocs; i++) {
+			struct proc *p = st->procs[i];
+			if (p->kids && !p->up)
+				walk(t, p, 0);
+		}
+		t->gen = st->tree_gen;
+		t->walked = true;
+		if (t->have_sel)
+			for (size_t i = 0; i < t->n; i++)
+				if (bs_pid_eq(t->v[i].p->pid, t->sel_pid)) {
+					l->sel = (int)i;
+					break;
+				}
 	}
-	(*v)[(*n)++] = (struct tline){ p, depth };
-	for (size_t i = 0; i < st->nprocs; i++) {
-		const struct proc *c = st->procs[i];
-		if (c->has_parent && bs_pid_eq(c->parent, p->pid) && c != p)
-			walk(st, c, depth + 1, v, n, cap);
-	}
+	list_fit(l, LIST_SELECT, (int)t->n, l->page);
+	t->have_sel = t->n > 0;
+	if (t->n)
+		t->sel_pid = t->v[l->sel].p->pid;
 }
 
 static void tree_draw(struct app *a, int y, int h)
 {
-	const struct store *st = &a->store;
+	struct tree_rows *t = &a->tree;
 	struct list *l = &a->pos[VIEW_TREE];
-	struct tline *v = NULL;
-	size_t n = 0, cap = 0;
 
-	for (size_t i = 0; i < st->nprocs; i++) {
-		const struct proc *p = st->procs[i];
-		bool root = !p->has_parent || !store_proc(st, p->parent);
-		if (root && is_parent(st, p, NULL))
-			walk(st, p, 0, &v, &n, &cap);
-	}
 	draw_text(y, 0, COLS, " spawn tree: who spawned whom (exited processes "
 		  "show their reason)", draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;
-	list_fit(l, LIST_SCROLL, (int)n, h);
+	tree_rows(a);
+	list_fit(l, LIST_SELECT, (int)t->n, h);
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
 		size_t i = (size_t)(l->top + r);
-		if (i >= n) {
-			if (!n && r == 0)
+		if (i >= t->n) {
+			if (!t->n && r == 0)
 				draw_text(y, 0, COLS, "  no spawns captured yet",
 					  draw_attr(a, ROLE_DIM));
 			continue;
 		}
-		// NOLINTNEXTLINE(clang-analyzer-core.NullDereference): i < n, and v holds n
-		const struct proc *p = v[i].p;
+		const struct proc *p = t->v[i].p;
 		char text[1024];
-		int ind = v[i].depth * 2 < 40 ? v[i].depth * 2 : 40;
+		int ind = t->v[i].depth * 2 < 40 ? t->v[i].depth * 2 : 40;
 		snprintf(text, sizeof(text), "%*s%s%s %s%s%s", ind, "",
-			 v[i].depth ? "`- " : "", p->pid_text,
-			 p->name ? p->name : p->initial ? p->initial : "",
-			 p->exited ? "  exited: " : "",
+			 t->v[i].depth ? "`- " : "", p->pid_text,
+			 store_proc_title(p), p->exited ? "  exited: " : "",
 			 p->exited && p->reason ? p->reason : "");
-		draw_text(y + r, 0, COLS, text, p->exited ?
-			  draw_attr(a, ROLE_DIM) : (int)A_NORMAL);
+		int attr = (int)i == l->sel ? draw_attr(a, ROLE_SELECTED) :
+			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
+		draw_text(y + r, 0, COLS, text, attr);
 	}
-	free(v);
 }
 
 static int tree_request(struct app *a, enum request req)
 {
-	return list_request(&a->pos[VIEW_TREE], LIST_SCROLL, req) ?
-		ACT_REDRAW : ACT_NONE;
+	struct tree_rows *t = &a->tree;
+	struct list *l = &a->pos[VIEW_TREE];
+	tree_rows(a);
+	if (list_request(l, LIST_SELECT, req)) {
+		if (t->n)
+			t->sel_pid = t->v[l->sel].p->pid;
+		return ACT_REDRAW;
+	}
+	if (req == REQ_ENTER && t->n) {
+		const struct proc *p = t->v[l->sel].p;
+		return app_focus(a, p->pid, p->pid_text);
+	}
+	return ACT_NONE;
 }
 
-/* opened again, the tree starts at its first root */
+/* opened again, the tree starts at its first root, the cursor on it */
 static void tree_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_TREE]);
+	a->tree.have_sel = false;
+	a->tree.walked = false;
+}
+
+/* "3/120": the cursor and the rows, as last walked */
+static void tree_where(struct app *a, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%d/%zu", a->tree.n ? a->pos[VIEW_TREE].sel + 1 : 0,
+		 a->tree.n);
 }
 
 const struct view_ops tree_view_ops = {
 	.draw = tree_draw,
 	.request = tree_request,
 	.enter = tree_enter,
+	.where = tree_where,
 };

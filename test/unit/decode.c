@@ -22,6 +22,19 @@ static void ev_head(ei_x_buff *x, const char *tag, unsigned tracee, long long ts
 	ei_x_encode_longlong(x, ts);
 }
 
+static char labels[4][LABEL_MAX + 1];
+static int nlabels;
+
+static void label_got(void *arg, struct bs_pid p, const char *text,
+		      const char *label)
+{
+	(void)arg;
+	(void)text;
+	if (nlabels < 4)
+		snprintf(labels[nlabels++], sizeof(labels[0]), "%u %s", p.num,
+			 label ? label : "-");
+}
+
 static struct event got[16];
 static char strs[16][6][128];
 static int ngot;
@@ -58,7 +71,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(27);
+	plan(31);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -180,6 +193,34 @@ int main(void)
 	idx = 1;
 	decode_events(&d, x.buff, &idx, 0, collect, NULL);
 	ok(ngot == 1 && got[0].payload == NULL, "--payload-bytes 0 sends no contents");
+	ei_x_free(&x);
+
+	/* labels: a text, nothing to say, a malformed entry, a text too long */
+	static char long_text[LABEL_MAX + 2];
+	memset(long_text, 'a', sizeof(long_text) - 1);
+	erlang_pid l1 = pid(40), l2 = pid(41), l3 = pid(42);
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_labels");
+	ei_x_encode_list_header(&x, 4);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_pid(&x, &l1);
+	ei_x_encode_binary(&x, "my_server:init/1", 16);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_pid(&x, &l2);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "garbage");
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_pid(&x, &l3);
+	ei_x_encode_binary(&x, long_text, (long)strlen(long_text));
+	ei_x_encode_empty_list(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_LABELS, "labels recognised");
+	idx = m.body;
+	n = decode_labels(&d, x.buff, &idx, label_got, NULL);
+	is_num(n, 2, "two good labels, the bad and the too long skipped");
+	ok(nlabels == 2 && !strcmp(labels[0], "40 my_server:init/1"),
+	   "a label with its pid");
+	ok(nlabels == 2 && !strcmp(labels[1], "41 -"), "nothing to say: NULL");
 	ei_x_free(&x);
 
 	decoder_release(&d);

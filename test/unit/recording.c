@@ -295,8 +295,8 @@ static void test_round_trip(void)
 	struct got g;
 
 	write_events(&f, ev, n, &node, NULL);
-	json_counts(&f, node, 1763790000000100LL, "<0.85.0>", "ping", 3, 4, 1);
-	json_counts(&f, node, 1763790000000200LL, "<0.86.0>", NULL, 0, 9, 0);
+	json_counts(&f, node, 1763790000000100LL, "<0.85.0>", "ping", NULL, 3, 4, 1);
+	json_counts(&f, node, 1763790000000200LL, "<0.86.0>", NULL, NULL, 0, 9, 0);
 	stats_init(&ts, 2);
 	ts.written = (unsigned long)n;
 	struct summary_info si = {

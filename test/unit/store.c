@@ -178,10 +178,46 @@ static void quiet_ticks(void)
 	store_release(&st);
 }
 
+/* the spawn tree as links: 1 spawns 2 and 3, 2 spawns 4 */
+static void tree_links(void)
+{
+	struct store st;
+	store_init(&st, 64);
+	struct event e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.3.0>", "[]");
+	store_add_event(&st, &e);
+	e = mk(EV_SPAWNED, 4, "<0.4.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	struct proc *p1 = store_proc(&st, (struct bs_pid){ 1, 0, 0 }),
+		*p2 = store_proc(&st, (struct bs_pid){ 2, 0, 0 }),
+		*p3 = store_proc(&st, (struct bs_pid){ 3, 0, 0 }),
+		*p4 = store_proc(&st, (struct bs_pid){ 4, 0, 0 });
+	ok(p1->kids == p2 && p2->next_sib == p3 && p1->kids_tail == p3 &&
+	   p2->up == p1 && p3->up == p1 && !p1->up, "children in spawn order");
+	ok(p2->kids == p4 && p4->up == p2, "spawned links to its parent");
+	uint64_t gen = st.tree_gen;
+	e = mk(EV_SPAWN, 1, "<0.1.0>", "<0.2.0>", "[]");
+	store_add_event(&st, &e);
+	ok(st.tree_gen == gen && p1->kids == p2 && p2->next_sib == p3,
+	   "a spawn seen twice links once");
+
+	/* 2 is forgotten: 1 keeps 3, 4 is an orphan */
+	st.max_procs = 3;
+	struct bs_pid keep[] = { { 1, 0, 0 }, { 3, 0, 0 }, { 4, 0, 0 } };
+	store_keep(&st, keep, 3);
+	store_tick(&st);
+	ok(!store_proc(&st, (struct bs_pid){ 2, 0, 0 }) && p1->kids == p3 &&
+	   p1->kids_tail == p3 && !p3->prev_sib, "a forgotten child leaves its parent");
+	ok(!p4->up && !p4->next_sib && st.tree_gen != gen,
+	   "its children are orphans, and the tree is stale");
+	store_release(&st);
+}
+
 int main(void)
 {
 	struct store st;
-	plan(45);
+	plan(54);
 	quiet_ticks();
 
 	store_init(&st, 4);
@@ -268,10 +304,30 @@ int main(void)
 	   store_proc(&st, (struct bs_pid){ 5, 0, 0 })->receives == 4,
 	   "live processes untouched, index rebuilt");
 
+	struct proc *w = store_proc(&st, (struct bs_pid){ 777, 0, 0 });
+	ok(!strcmp(store_proc_title(w), ""), "nothing known: an empty title");
+	store_set_label(&st, (struct bs_pid){ 777, 0, 0 }, "my_server:init/1");
+	ok(!strcmp(store_proc_title(w), "my_server:init/1"), "a label names it");
+	store_set_label(&st, (struct bs_pid){ 4242, 0, 0 }, "x:init/1");
+	ok(!store_proc(&st, (struct bs_pid){ 4242, 0, 0 }),
+	   "a label makes no process of its own");
+	e = mk(EV_SPAWN, 777, "<0.777.0>", "<0.778.0>", "[]");
+	e.mfa = "proc_lib:init_p/5";
+	store_add_event(&st, &e);
+	e = mk(EV_RECEIVE, 778, "<0.778.0>", NULL, "hi");
+	e.label = "sup:init/1";
+	e.name = "sup";
+	store_add_event(&st, &e);
+	struct proc *k = store_proc(&st, (struct bs_pid){ 778, 0, 0 });
+	ok(k && !strcmp(k->label, "sup:init/1") &&
+	   !strcmp(store_proc_title(k), "sup"),
+	   "an event's label is kept; the registered name wins");
+
 	store_clear(&st);
 	ok(st.nprocs == 0 && store_event(&st, 5) == NULL, "clear forgets everything");
 	store_release(&st);
 
+	tree_links();
 	forgetting();
 	forgetting_cost();
 	return done_testing();
