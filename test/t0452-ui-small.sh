@@ -65,7 +65,7 @@ test_expect_success 'help: PgDn and PgUp move by pages' '
 '
 
 test_expect_success 'help: a long argument list keeps a gap before its help' '
-	ui_screen | grep -E "limit duration[|]events[|]payload N  +set a limit"
+	ui_screen | grep -E "limit duration[|]events[|]payload[|]stuck N  +set a limit"
 '
 
 test_expect_success 'a later command that works clears the last error' '

@@ -149,6 +149,19 @@ void status_draw(struct app *a, int y)
 				shown[i] = false;
 				width -= (int)strlen(part[i].text) + 2;
 			}
+	/* where the selection is matters more than the rest of it: cut
+	 * the place's text at a part's end rather than lose it whole */
+	if (!shown[2] && where[0]) {
+		int room = COLS - (width - 2) - 2;
+		char *cut = NULL;
+		for (char *p = strstr(where, "  "); p && p - where <= room;
+		     p = strstr(p + 2, "  "))
+			cut = p;
+		if (cut) {
+			*cut = '\0';
+			shown[2] = true;
+		}
+	}
 	size_t n = 0;
 	for (int i = 0; i < NPART && n < sizeof(line); i++)
 		if (shown[i])
