@@ -578,7 +578,7 @@ static void node_trace(struct snode *n)
 	struct pidsel sel, here;
 	struct sbuf err = SBUF_INIT;
 	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0 ||
-	    pidsel_check_otp(&sel, atoi(n->agent.otp), &err) < 0) {
+	    pidsel_check_otp(&sel, atoi(n->agent.otp), "--pids", &err) < 0) {
 		/* a pid the target cannot decode would cost the connection */
 		pidsel_release(&sel);
 		node_failed(n, EXIT_USAGE, sbuf_str(&err));
@@ -861,20 +861,39 @@ static bool names_check(struct session *s)
 	return true;
 }
 
+int session_check_pids(const struct session *s, const char *pids,
+		       const char *what, struct sbuf *err)
+{
+	struct pidsel sel;
+	bool ok = pidsel_parse(pids[0] ? pids : "all", &sel, err) == 0;
+	for (int i = 0; ok && i < s->nnodes; i++) {
+		const struct snode *n = &s->nodes[i];
+		if (n->present && has_agent(n))
+			ok = pidsel_check_otp(&sel, atoi(n->agent.otp), what, err) == 0;
+	}
+	pidsel_release(&sel);
+	return ok ? 0 : -1;
+}
+
+int session_check_pid(const struct session *s, struct bs_pid pid,
+		      const char *what, struct sbuf *err)
+{
+	if ((int)pid.node >= s->nnodes)
+		return 0;
+	const struct snode *n = &s->nodes[pid.node];
+	int otp = atoi(n->agent.otp);
+	if (!n->present || !has_agent(n) || pidsel_fits(otp, pid.num, pid.serial))
+		return 0;
+	pidsel_why_not(err, what, otp, pid.num, pid.serial);
+	return -1;
+}
+
 /* Pids a node's release cannot have: refused before they are sent, as
  * the target would drop the connection over them. */
 static bool pids_check(struct session *s)
 {
-	struct pidsel sel;
 	struct sbuf err = SBUF_INIT;
-	bool ok = pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel,
-			       &err) == 0;
-	for (int i = 0; ok && i < s->nnodes; i++) {
-		struct snode *n = &s->nodes[i];
-		if (n->present && has_agent(n))
-			ok = pidsel_check_otp(&sel, atoi(n->agent.otp), &err) == 0;
-	}
-	pidsel_release(&sel);
+	bool ok = session_check_pids(s, s->spec.pids, "--pids", &err) == 0;
 	if (!ok)
 		start_failed(s, EXIT_USAGE, sbuf_str(&err));
 	sbuf_release(&err);
@@ -1015,10 +1034,8 @@ void session_focus(struct session *s, struct bs_pid pid, bool on)
 	if ((int)pid.node >= s->nnodes)
 		return;
 	struct snode *n = &s->nodes[pid.node];
-	char text[48];
-	snprintf(text, sizeof(text), "<0.%u.%u>", pid.num, pid.serial);
 	if (n->present && (n->state == SN_TRACING || n->state == SN_STARTING))
-		agent_focus(&n->agent, text, on);
+		agent_focus(&n->agent, pid.num, pid.serial, on);
 }
 
 int session_unfollow(struct session *s)

@@ -241,6 +241,16 @@ void session_stop(struct session *s, const char *why);
 void session_drop_node(struct session *s, struct snode *n);
 /* Put a process in or out of focus (its events are shipped). */
 void session_focus(struct session *s, struct bs_pid pid, bool on);
+/*
+ * Can the nodes attached have the pids of a --pids text (or the one pid)?
+ * A node drops the connection that sends it one of its own pids it cannot
+ * have, so the prompt asks first.  0, or -1 with a one-line message in err
+ * (what, e.g. the command, starts it).
+ */
+int session_check_pids(const struct session *s, const char *pids,
+		       const char *what, struct sbuf *err);
+int session_check_pid(const struct session *s, struct bs_pid pid,
+		      const char *what, struct sbuf *err);
 /* Followers drop their flags at their next event. */
 int session_unfollow(struct session *s);
 /* --cluster: add every visible node of the attached ones (blocking; at

@@ -56,6 +56,11 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
+	if (session_check_pids(&a->s, cl->argv[0], ":pids", &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
 	if (!app_live(a, ":pids"))
 		return ACT_REDRAW;
 	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
@@ -79,6 +84,11 @@ static int c_follow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
+	if (session_check_pids(&a->s, cl->argv[0], ":follow", &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
 	if (!app_live(a, ":follow"))
 		return ACT_REDRAW;
 	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
@@ -136,7 +146,8 @@ static int c_off(struct app *a, const struct cmd_line *cl)
  * A pid typed in full that has done nothing we have seen yet (or whose
  * events are still on their way): watch it all the same; the target knows.
  */
-static struct proc *pid_not_seen(struct app *a, const char *what)
+static struct proc *pid_not_seen(struct app *a, const char *what,
+				  bool *refused)
 {
 	struct pidtext pt;
 	int k = 0;
@@ -158,13 +169,23 @@ static struct proc *pid_not_seen(struct app *a, const char *what)
 	if (k >= a->s.nnodes || !a->s.nodes[k].present)
 		return NULL;
 	struct bs_pid pid = { .node = (uint32_t)k, .num = num, .serial = serial };
+	struct sbuf err = SBUF_INIT;
+	if (session_check_pid(&a->s, pid, ":focus", &err) < 0) {
+		/* the target would drop the connection over it */
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		*refused = true;
+		return NULL;
+	}
 	char text[PIDTEXT_MAX];
 	pidtext_format(text, sizeof(text), a->multi ? node : NULL, num, serial);
 	store_set_info(&a->store, pid, text, NULL, NULL, -1);
 	return store_proc(&a->store, pid);
 }
 
-static struct proc *find_proc(struct app *a, const char *what)
+/* The process a name or pid stands for; NULL, with *refused set when a
+ * message says why already. */
+static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 {
 	for (size_t i = 0; i < a->store.nprocs; i++) {
 		struct proc *p = a->store.procs[i];
@@ -193,17 +214,19 @@ static struct proc *find_proc(struct app *a, const char *what)
 			}
 		}
 	}
-	return pid_not_seen(a, what);
+	return pid_not_seen(a, what, refused);
 }
 
 static int c_focus(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
-	struct proc *p = find_proc(a, cl->argv[0]);
+	bool refused = false;
+	struct proc *p = find_proc(a, cl->argv[0], &refused);
 	if (!p) {
-		app_msg(a, true, "no process \"%s\" seen yet; Tab completes "
-			"names and pids", cl->argv[0]);
+		if (!refused)
+			app_msg(a, true, "no process \"%s\" seen yet; Tab "
+				"completes names and pids", cl->argv[0]);
 		return ACT_REDRAW;
 	}
 	return app_focus(a, p->pid, p->pid_text);
