@@ -231,6 +231,11 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 	struct session *s = n->s;
 	pid.node = (uint32_t)n->idx;
 	s->counted += sends + receives;
+	/* counted events are events: they count towards the limit (the
+	 * tracer stops counting at it) */
+	s->events += sends + receives;
+	if (s->spec.max_events && s->events >= s->spec.max_events)
+		s->limit_hit = true;
 	if (s->sink.counts)
 		s->sink.counts(s->sink.arg, n->idx, pid, pid_text, sends,
 			       receives, 0);

@@ -197,7 +197,10 @@ struct session {
 	char stopped_why[128];  /* why tracing stopped, "" while tracing */
 
 	long long trace_start_ms;
-	unsigned long events;   /* handed to the sink since the last start */
+	/* events (see the man page: of the kinds asked for, shipped or
+	 * counted on the target) since the last start: what max_events
+	 * limits and the view's ev/s shows */
+	unsigned long events;
 	unsigned long events_all; /* ... in the whole run */
 	bool limit_hit;         /* max_events reached */
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;

@@ -311,6 +311,9 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 		a->s.spec.max_events = (unsigned long)v;
 		app_msg(a, false, "event limit %lu%s", a->s.spec.max_events,
 			v == 0 ? " (none)" : "");
+		/* the tracer enforces it, counting from its start */
+		if (app_attached(a))
+			return app_retrace(a);
 	} else if (!strncmp("payload", what, strlen(what))) {
 		if (v > 65536) {
 			app_msg(a, true, "payload limit is at most 65536 bytes");
