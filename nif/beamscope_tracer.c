@@ -1102,7 +1102,14 @@ static bool in_focus(struct session *s, ERL_NIF_TERM tracee)
 	return false;
 }
 
-/* Count one send or receive of tracee; true if it was counted, not shipped. */
+static void trip(struct session *s, int why);
+
+/*
+ * Count one send or receive of tracee; true if it was counted (or is over
+ * the event limit), not shipped.  A counted event is an event as much as
+ * a shipped one: it counts towards the event limit, so the limit, the
+ * view's ev/s and the summaries agree on what an event is.
+ */
 static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 		    bool send)
 {
@@ -1111,6 +1118,12 @@ static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 		return false;
 	if (!enif_get_local_pid(env, tracee, &pid))
 		return false;                  /* a port: ship it */
+	if (s->max_events &&
+	    atomic_fetch_add_explicit(&s->produced, 1, memory_order_relaxed) >=
+	    s->max_events) {
+		trip(s, TRIP_EVENTS);
+		return true;
+	}
 	uintptr_t key = (uintptr_t)pid.pid;
 	unsigned t = atomic_load_explicit(&s->table, memory_order_acquire);
 	struct cslot *tab = &s->tables[(size_t)t * COUNT_SLOTS];

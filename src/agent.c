@@ -25,6 +25,7 @@
 #include "esc.h"
 #include "embed.h"
 #include "exitcode.h"
+#include "pidsel.h"
 #include "sig.h"
 #include "term.h"
 #include "wire.h"
@@ -444,10 +445,9 @@ static void encode_pidsel(struct agent *a, ei_x_buff *x, const struct pidsel *se
 	for (int i = 0; i < sel->n; i++) {
 		const struct pidsel_item *it = &sel->items[i];
 		if (it->is_pid) {
-			erlang_pid p = a->pid;  /* node and creation of the target */
-			p.num = it->num;
-			p.serial = it->serial;
-			ei_x_encode_pid(x, &p);
+			/* node and creation of the target */
+			wire_encode_pid(x, a->pid.node, it->num, it->serial,
+					a->pid.creation);
 		} else {
 			ei_x_encode_atom_as(x, it->name, ERLANG_UTF8, ERLANG_UTF8);
 		}
@@ -1577,20 +1577,18 @@ int agent_ping(struct agent *a)
 	return r;
 }
 
-int agent_focus(struct agent *a, const char *pid_text, bool on)
+int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on)
 {
 	ei_x_buff x;
 	erlang_ref ref;
-	unsigned num, serial;
-	if (sscanf(pid_text, "<0.%u.%u>", &num, &serial) != 2)
+	/* a pid the target cannot have would cost the connection */
+	if (!pidsel_fits(atoi(a->otp), num, serial))
 		return -1;
-	erlang_pid p = a->pid;   /* node and creation of the target */
-	p.num = num;
-	p.serial = serial;
 	request_begin(a, &x, &ref);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, on ? "focus" : "unfocus");
-	ei_x_encode_pid(&x, &p);
+	/* node and creation of the target */
+	wire_encode_pid(&x, a->pid.node, num, serial, a->pid.creation);
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;

@@ -151,8 +151,9 @@ void trace_result_release(struct trace_result *r);
 
 /* Heartbeat; no reply is awaited. */
 int agent_ping(struct agent *a);
-/* Put a process in focus (its events are shipped) or take it out. */
-int agent_focus(struct agent *a, const char *pid_text, bool on);
+/* Put the process <0.num.serial> in focus (its events are shipped) or
+ * take it out; -1, and nothing sent, for a pid the target cannot have. */
+int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on);
 /* Ask what these processes are (at most AGENT_DESCRIBE_MAX of them); the
  * answer comes on the stream (labels).  Local pids of the target. */
 #define AGENT_DESCRIBE_MAX 500

@@ -370,9 +370,11 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		sbuf_addf(&d->scratch, "/%ld", nargs);
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
-			if ((o_payload = put_term(d, buf, idx, d->payload_max,
-						  &cut)) < 0)
+			o_payload = (long)d->scratch.len;
+			if (term_render_args(buf, idx, d->node, &d->scratch,
+					     d->payload_max, &cut, d->reference) < 0)
 				return -1;
+			sbuf_addch(&d->scratch, '\0');
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
 		}

@@ -147,19 +147,38 @@ fail:
 	return -1;
 }
 
-int pidsel_check_otp(const struct pidsel *sel, int otp, struct sbuf *err)
+/* before OTP 26 a local pid holds 28 bits: a 15-bit number and a 13-bit
+ * serial; from OTP 26 on, 28 and 32 bits (64-bit systems) */
+static unsigned num_max(int otp)
 {
-	/* before OTP 26 a local pid holds 28 bits: a 15-bit number and a
-	 * 13-bit serial; from OTP 26 on, 28 and 32 bits (64-bit systems) */
-	unsigned num_max = otp >= 26 ? PIDSEL_NUM_MAX : 0x7fff;
-	unsigned serial_max = otp >= 26 ? 0xffffffffu : 0x1fff;
+	return otp >= 26 ? PIDSEL_NUM_MAX : 0x7fff;
+}
+
+static unsigned serial_max(int otp)
+{
+	return otp >= 26 ? 0xffffffffu : 0x1fff;
+}
+
+bool pidsel_fits(int otp, unsigned num, unsigned serial)
+{
+	return num <= num_max(otp) && serial <= serial_max(otp);
+}
+
+void pidsel_why_not(struct sbuf *err, const char *what, int otp, unsigned num,
+		    unsigned serial)
+{
+	sbuf_addf(err, "%s: <0.%u.%u> cannot be a pid on OTP %d: the number of "
+		  "a process is at most %u, the serial at most %u", what, num,
+		  serial, otp, num_max(otp), serial_max(otp));
+}
+
+int pidsel_check_otp(const struct pidsel *sel, int otp, const char *what,
+		     struct sbuf *err)
+{
 	for (int i = 0; sel->mode == SEL_LIST && i < sel->n; i++) {
 		const struct pidsel_item *it = &sel->items[i];
-		if (it->is_pid && (it->num > num_max || it->serial > serial_max)) {
-			sbuf_addf(err, "--pids: <0.%u.%u> cannot be a pid on OTP "
-				  "%d: the number of a process is at most %u, "
-				  "the serial at most %u", it->num, it->serial,
-				  otp, num_max, serial_max);
+		if (it->is_pid && !pidsel_fits(otp, it->num, it->serial)) {
+			pidsel_why_not(err, what, otp, it->num, it->serial);
 			return -1;
 		}
 	}

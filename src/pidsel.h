@@ -28,9 +28,19 @@ struct pidsel {
 
 /* Parse --pids: 0, or -1 with a one-line message in err. */
 int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err);
+/*
+ * Can <0.num.serial> be a process of a node that runs OTP release otp?  A
+ * node drops the connection that sends it one of its own pids it cannot
+ * have.
+ */
+bool pidsel_fits(int otp, unsigned num, unsigned serial);
+/* Why it cannot, one line after "what: " into err. */
+void pidsel_why_not(struct sbuf *err, const char *what, int otp, unsigned num,
+		    unsigned serial);
 /* Can every pid of sel be a process of a node that runs OTP release otp?
- * 0, or -1 with a one-line message in err. */
-int pidsel_check_otp(const struct pidsel *sel, int otp, struct sbuf *err);
+ * 0, or -1 with a one-line message in err, what (e.g. "--pids") first. */
+int pidsel_check_otp(const struct pidsel *sel, int otp, const char *what,
+		     struct sbuf *err);
 void pidsel_release(struct pidsel *sel);
 
 struct names;

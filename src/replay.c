@@ -203,6 +203,7 @@ static void rec_counts(void *arg, int node, const struct recording_counts *c)
 	if ((ds || dr || dp) && s->sink.counts)
 		s->sink.counts(s->sink.arg, pn, c->pid, c->pid_text, ds, dr, dp);
 	s->counted += ds + dr;
+	s->events += ds + dr;   /* counted events are events */
 }
 
 static char *dup_into(char **at, const char *str)

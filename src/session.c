@@ -329,6 +329,11 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 	meet(n, pid);
 	pid.node = (uint32_t)n->idx;
 	s->counted += sends + receives;
+	/* counted events are events: they count towards the limit (the
+	 * tracer stops counting at it) */
+	s->events += sends + receives;
+	if (s->spec.max_events && s->events >= s->spec.max_events)
+		s->limit_hit = true;
 	if (s->sink.counts)
 		s->sink.counts(s->sink.arg, n->idx, pid, pid_text, sends,
 			       receives, 0);
@@ -688,7 +693,7 @@ static void node_trace(struct snode *n)
 	struct pidsel sel, here;
 	struct sbuf err = SBUF_INIT;
 	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel, &err) < 0 ||
-	    pidsel_check_otp(&sel, atoi(n->agent.otp), &err) < 0) {
+	    pidsel_check_otp(&sel, atoi(n->agent.otp), "--pids", &err) < 0) {
 		/* a pid the target cannot decode would cost the connection */
 		pidsel_release(&sel);
 		node_failed(n, EXIT_USAGE, sbuf_str(&err));
@@ -980,20 +985,39 @@ static bool names_check(struct session *s)
 	return true;
 }
 
+int session_check_pids(const struct session *s, const char *pids,
+		       const char *what, struct sbuf *err)
+{
+	struct pidsel sel;
+	bool ok = pidsel_parse(pids[0] ? pids : "all", &sel, err) == 0;
+	for (int i = 0; ok && i < s->nnodes; i++) {
+		const struct snode *n = &s->nodes[i];
+		if (n->present && has_agent(n))
+			ok = pidsel_check_otp(&sel, atoi(n->agent.otp), what, err) == 0;
+	}
+	pidsel_release(&sel);
+	return ok ? 0 : -1;
+}
+
+int session_check_pid(const struct session *s, struct bs_pid pid,
+		      const char *what, struct sbuf *err)
+{
+	if ((int)pid.node >= s->nnodes)
+		return 0;
+	const struct snode *n = &s->nodes[pid.node];
+	int otp = atoi(n->agent.otp);
+	if (!n->present || !has_agent(n) || pidsel_fits(otp, pid.num, pid.serial))
+		return 0;
+	pidsel_why_not(err, what, otp, pid.num, pid.serial);
+	return -1;
+}
+
 /* Pids a node's release cannot have: refused before they are sent, as
  * the target would drop the connection over them. */
 static bool pids_check(struct session *s)
 {
-	struct pidsel sel;
 	struct sbuf err = SBUF_INIT;
-	bool ok = pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &sel,
-			       &err) == 0;
-	for (int i = 0; ok && i < s->nnodes; i++) {
-		struct snode *n = &s->nodes[i];
-		if (n->present && has_agent(n))
-			ok = pidsel_check_otp(&sel, atoi(n->agent.otp), &err) == 0;
-	}
-	pidsel_release(&sel);
+	bool ok = session_check_pids(s, s->spec.pids, "--pids", &err) == 0;
 	if (!ok)
 		start_failed(s, EXIT_USAGE, sbuf_str(&err));
 	sbuf_release(&err);
@@ -1134,10 +1158,8 @@ void session_focus(struct session *s, struct bs_pid pid, bool on)
 	if ((int)pid.node >= s->nnodes)
 		return;
 	struct snode *n = &s->nodes[pid.node];
-	char text[48];
-	snprintf(text, sizeof(text), "<0.%u.%u>", pid.num, pid.serial);
 	if (n->present && (n->state == SN_TRACING || n->state == SN_STARTING))
-		agent_focus(&n->agent, text, on);
+		agent_focus(&n->agent, pid.num, pid.serial, on);
 }
 
 int session_unfollow(struct session *s)

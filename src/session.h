@@ -217,7 +217,10 @@ struct session {
 	char stopped_why[128];  /* why tracing stopped, "" while tracing */
 
 	long long trace_start_ms;
-	unsigned long events;   /* handed to the sink since the last start */
+	/* events (see the man page: of the kinds asked for, shipped or
+	 * counted on the target) since the last start: what max_events
+	 * limits and the view's ev/s shows */
+	unsigned long events;
 	unsigned long events_all; /* ... in the whole run */
 	bool limit_hit;         /* max_events reached */
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;
@@ -270,6 +273,16 @@ void session_stop(struct session *s, const char *why);
 void session_drop_node(struct session *s, struct snode *n);
 /* Put a process in or out of focus (its events are shipped). */
 void session_focus(struct session *s, struct bs_pid pid, bool on);
+/*
+ * Can the nodes attached have the pids of a --pids text (or the one pid)?
+ * A node drops the connection that sends it one of its own pids it cannot
+ * have, so the prompt asks first.  0, or -1 with a one-line message in err
+ * (what, e.g. the command, starts it).
+ */
+int session_check_pids(const struct session *s, const char *pids,
+		       const char *what, struct sbuf *err);
+int session_check_pid(const struct session *s, struct bs_pid pid,
+		      const char *what, struct sbuf *err);
 /* Followers drop their flags at their next event. */
 int session_unfollow(struct session *s);
 /* The modules loaded on a tracing node, sorted and NULL-ended, for

@@ -723,6 +723,46 @@ static int render_top(const char *buf, int *index, const char *local_node,
 	return rv;
 }
 
+int term_render_args(const char *buf, int *index, const char *local_node,
+		     struct sbuf *out, size_t max, bool *cut, bool reference)
+{
+	int type, size;
+	if (ei_get_type(buf, index, &type, &size) < 0)
+		return -1;
+	if (type != ERL_STRING_EXT || buf[*index] != ERL_STRING_EXT)
+		return render_top(buf, index, local_node, out, max, cut,
+				  reference);
+	/* arguments that are all bytes: a list of integers, not a string */
+	struct rctx rc = {
+		.buf = buf, .idx = index, .out = out,
+		.limit = max ? out->len + max : 0,
+	};
+	if (out->buf == NULL)
+		sbuf_grow(out, 0);
+	emit(&rc, "[", 1);
+	emit_bytes(&rc, (const unsigned char *)buf + *index + 3, (size_t)size);
+	emit(&rc, "]", 1);
+	*index += 3 + size;
+	if (cut)
+		*cut = rc.cut;
+	return 0;
+}
+
+void term_call_text(struct sbuf *out, const char *mfa, const char *args,
+		    bool cut)
+{
+	const char *slash = mfa ? strrchr(mfa, '/') : NULL;
+	size_t n = args ? strlen(args) : 0;
+	if (!slash || n < 1 || args[0] != '[' || (!cut && args[n - 1] != ']')) {
+		sbuf_addstr(out, mfa ? mfa : "");
+		return;
+	}
+	sbuf_add(out, mfa, (size_t)(slash - mfa));
+	sbuf_addch(out, '(');
+	sbuf_add(out, args + 1, n - (cut ? 1 : 2));
+	sbuf_addstr(out, cut ? " ...)" : ")");
+}
+
 int term_render(const char *buf, int *index, const char *local_node,
 		struct sbuf *out, size_t max, bool *cut)
 {

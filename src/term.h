@@ -31,6 +31,22 @@ int term_render(const char *buf, int *index, const char *local_node,
 int term_render_reference(const char *buf, int *index, const char *local_node,
 			  struct sbuf *out, size_t max, bool *cut);
 
+/*
+ * The same for a list of arguments (of a call or a spawn): always written
+ * as a list, each argument on its own, so [9] is "[9]", never "\"\\t\"";
+ * with reference, through ei's decoders only.
+ */
+int term_render_args(const char *buf, int *index, const char *local_node,
+		     struct sbuf *out, size_t max, bool *cut, bool reference);
+
+/*
+ * A call as the code reads it, from "m:f/N" and its arguments as
+ * term_render_args writes them: "m:f(9, x)", or "m:f(9, ..." when the
+ * arguments were cut; "m:f/N" itself when there are none to show.
+ */
+void term_call_text(struct sbuf *out, const char *mfa, const char *args,
+		    bool cut);
+
 /* Append a pid as the target's shell prints it. */
 void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 		   unsigned num, unsigned serial);

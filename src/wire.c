@@ -213,3 +213,22 @@ long wire_check_seq(const char *buf, size_t len)
 	}
 	return n;
 }
+
+int wire_encode_pid(ei_x_buff *x, const char *node, uint32_t num,
+		    uint32_t serial, uint32_t creation)
+{
+	char tag = (char)ERL_NEW_PID_EXT;
+	char ints[12];
+	uint32_t v[3] = { num, serial, creation };
+	for (int i = 0; i < 3; i++) {
+		ints[4 * i] = (char)(v[i] >> 24);
+		ints[4 * i + 1] = (char)(v[i] >> 16);
+		ints[4 * i + 2] = (char)(v[i] >> 8);
+		ints[4 * i + 3] = (char)v[i];
+	}
+	if (ei_x_append_buf(x, &tag, 1) < 0 ||
+	    ei_x_encode_atom_as(x, node, ERLANG_UTF8, ERLANG_UTF8) < 0 ||
+	    ei_x_append_buf(x, ints, (int)sizeof(ints)) < 0)
+		return -1;
+	return 0;
+}

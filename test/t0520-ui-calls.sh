@@ -15,7 +15,7 @@ test_expect_success 'the calls view counts calls and returns exactly' '
 
 test_expect_success 'Enter jumps from the call to its process' '
 	ui_keys Enter && ui_wait "returned bs_calls:add/2 -> 101" &&
-	ui_screen | grep -q "call     bs_calls:add/2 \[100,1\]"
+	ui_screen | grep -q "call     bs_calls:add(100,1)"
 '
 
 test_expect_success ':call adds a pattern, :uncall removes it' '

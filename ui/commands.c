@@ -57,6 +57,11 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
+	if (session_check_pids(&a->s, cl->argv[0], ":pids", &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
 	if (!app_live(a, ":pids"))
 		return ACT_REDRAW;
 	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
@@ -80,6 +85,11 @@ static int c_follow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
+	if (session_check_pids(&a->s, cl->argv[0], ":follow", &err) < 0) {
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		return ACT_REDRAW;
+	}
 	if (!app_live(a, ":follow"))
 		return ACT_REDRAW;
 	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
@@ -137,7 +147,8 @@ static int c_off(struct app *a, const struct cmd_line *cl)
  * A pid typed in full that has done nothing we have seen yet (or whose
  * events are still on their way): watch it all the same; the target knows.
  */
-static struct proc *pid_not_seen(struct app *a, const char *what)
+static struct proc *pid_not_seen(struct app *a, const char *what,
+				  bool *refused)
 {
 	struct pidtext pt;
 	int k = 0;
@@ -159,13 +170,23 @@ static struct proc *pid_not_seen(struct app *a, const char *what)
 	if (k >= a->s.nnodes || !a->s.nodes[k].present)
 		return NULL;
 	struct bs_pid pid = { .node = (uint32_t)k, .num = num, .serial = serial };
+	struct sbuf err = SBUF_INIT;
+	if (session_check_pid(&a->s, pid, ":focus", &err) < 0) {
+		/* the target would drop the connection over it */
+		app_msg(a, true, "%s", err.buf);
+		sbuf_release(&err);
+		*refused = true;
+		return NULL;
+	}
 	char text[PIDTEXT_MAX];
 	pidtext_format(text, sizeof(text), a->multi ? node : NULL, num, serial);
 	store_set_info(&a->store, pid, text, NULL, NULL, -1);
 	return store_proc(&a->store, pid);
 }
 
-static struct proc *find_proc(struct app *a, const char *what)
+/* The process a name or pid stands for; NULL, with *refused set when a
+ * message says why already. */
+static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 {
 	for (size_t i = 0; i < a->store.nprocs; i++) {
 		struct proc *p = a->store.procs[i];
@@ -194,15 +215,17 @@ static struct proc *find_proc(struct app *a, const char *what)
 			}
 		}
 	}
-	return pid_not_seen(a, what);
+	return pid_not_seen(a, what, refused);
 }
 
 int app_focus_text(struct app *a, const char *what)
 {
-	struct proc *p = find_proc(a, what);
+	bool refused = false;
+	struct proc *p = find_proc(a, what, &refused);
 	if (!p) {
-		app_msg(a, true, "no process \"%s\" seen yet; Tab completes "
-			"names and pids", what);
+		if (!refused)
+			app_msg(a, true, "no process \"%s\" seen yet; Tab "
+				"completes names and pids", what);
 		return ACT_REDRAW;
 	}
 	return app_focus(a, p->pid, p->pid_text);
@@ -295,6 +318,9 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 		a->s.spec.max_events = (unsigned long)v;
 		app_msg(a, false, "event limit %lu%s", a->s.spec.max_events,
 			v == 0 ? " (none)" : "");
+		/* the tracer enforces it, counting from its start */
+		if (app_attached(a))
+			return app_retrace(a);
 	} else if (!strncmp("payload", what, strlen(what))) {
 		if (v > 65536) {
 			app_msg(a, true, "payload limit is at most 65536 bytes");

@@ -491,7 +491,7 @@ static void check_limits(struct app *a)
 	if (!strcmp(tripped, "duration") && !a->s.nodes[0].tripped[0])
 		snprintf(why, sizeof(why), "duration limit (%gs) reached",
 			 a->s.spec.duration);
-	else if (!strcmp(tripped, "max_events") && a->s.limit_hit)
+	else if (!strcmp(tripped, "max_events"))   /* here or on the target */
 		snprintf(why, sizeof(why), "event limit (%lu) reached",
 			 a->s.spec.max_events);
 	else
@@ -593,8 +593,9 @@ static int loop(struct app *a)
 		if (now >= next_tick) {
 			if (!session_is_recording(&a->s))
 				store_tick(&a->store);
-			/* what the targets traced: shipped events and counted ones */
-			unsigned long d = a->s.counted + session_delivered(&a->s);
+			/* events as the limit counts them: of the kinds asked
+			 * for, shipped or counted on the target */
+			unsigned long d = a->s.events;
 			a->rate = d >= a->rate_base ? d - a->rate_base : d;
 			a->rate_base = d;
 			next_tick = now + TICK_MS;
@@ -667,6 +668,7 @@ int ui_run(const struct config *cfg)
 	a->multi = a->s.multi;
 	a->node_filter = -1;
 	a->attaching = -1;
+	a->detaching = -1;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		/* a node that is not there is the first thing to fix */

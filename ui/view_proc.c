@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "pidtext.h"
+#include "term.h"
 #include "xalloc.h"
 
 static void line_text(const struct sevent *e, char *out, size_t n)
@@ -53,10 +54,15 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 	case EV_REGISTER:
 		snprintf(out, n, "registered as %s", e->name ? e->name : "");
 		break;
-	case EV_CALL:
-		snprintf(out, n, "call     %s %s%s%s%s", e->mfa ? e->mfa : "", pl, cut,
+	case EV_CALL: {
+		/* as the code reads: m:f(9), each argument on its own */
+		struct sbuf call = SBUF_INIT;
+		term_call_text(&call, e->mfa, e->payload, e->truncated);
+		snprintf(out, n, "call     %s%s%s", sbuf_str(&call),
 			 e->extra ? "  from " : "", e->extra ? e->extra : "");
+		sbuf_release(&call);
 		break;
+	}
 	case EV_RETURN:
 	case EV_EXCEPTION: {
 		char took[32] = "";

@@ -2,7 +2,8 @@
  * fuzz_args: libFuzzer target for what the command line parses: the
  * options as a whole (the input is argv, its entries split at NUL bytes),
  * --pids lists, and pid texts.  A pid text that parses must format back to
- * itself; a --pids list that parses must hold only pids a target can have;
+ * itself and come back from ei's decoder as beamscope encodes it for the
+ * wire; a --pids list that parses must hold only pids a target can have;
  * a number option that parses must be in its range.
  */
 #include <stddef.h>
@@ -14,6 +15,28 @@
 #include "opts.h"
 #include "pidsel.h"
 #include "pidtext.h"
+#include "wire.h"
+
+/* The pid on the wire, decoded by ei: what was encoded, or abort.  ei
+ * refuses a node name that is no UTF-8 (a real one always is). */
+static void check_encoding(const char *node, uint32_t num, uint32_t serial,
+			   uint32_t creation)
+{
+	ei_x_buff x;
+	erlang_pid q;
+	int idx = 1;
+	ei_x_new_with_version(&x);
+	if (wire_encode_pid(&x, node, num, serial, creation) < 0) {
+		ei_x_free(&x);
+		return;
+	}
+	if (wire_check(x.buff, (size_t)x.index) < 0 ||
+	    ei_decode_pid(x.buff, &idx, &q) < 0 || idx != x.index ||
+	    strcmp(q.node, node) || q.num != num || q.serial != serial ||
+	    q.creation != creation)
+		abort();
+	ei_x_free(&x);
+}
 
 static void check_pidtext(const char *s, size_t n)
 {
@@ -27,6 +50,9 @@ static void check_pidtext(const char *s, size_t n)
 	size_t len = pidtext_format(buf, sizeof(buf), node, pt.num, pt.serial);
 	if (len != n || memcmp(buf, s, n))
 		abort();
+	/* a local pid goes out with the target's node name and creation */
+	check_encoding(pt.node_len ? node : "target@host", pt.num, pt.serial,
+		       pt.num ^ pt.serial);
 }
 
 static void check_pidsel(const char *s)
@@ -38,8 +64,8 @@ static void check_pidsel(const char *s)
 			if (sel.items[i].is_pid && sel.items[i].num > PIDSEL_NUM_MAX)
 				abort();
 		struct sbuf e2 = SBUF_INIT;
-		(void)pidsel_check_otp(&sel, 25, &e2);
-		(void)pidsel_check_otp(&sel, 26, &e2);
+		(void)pidsel_check_otp(&sel, 25, "--pids", &e2);
+		(void)pidsel_check_otp(&sel, 26, "--pids", &e2);
 		sbuf_release(&e2);
 		pidsel_release(&sel);
 	} else if (!err.len) {

@@ -35,7 +35,7 @@ int main(void)
 	ei_x_buff x;
 	int cut;
 
-	plan(22);
+	plan(30);
 
 	x = fresh(); ei_x_encode_atom(&x, "hello");
 	is(render(&x, 0, NULL), "hello", "bare atom");
@@ -110,6 +110,51 @@ int main(void)
 	struct sbuf sb = SBUF_INIT;
 	int idx = 1;
 	ok(term_render(bad, &idx, "t@h", &sb, 0, NULL) < 0, "unknown tag is an error");
+	sbuf_release(&sb);
+
+	/* arguments: each on its own, the list never a string */
+	for (int ref = 0; ref < 2; ref++) {
+		bool c = false;
+		x = fresh();
+		ei_x_encode_string(&x, "\t\n");
+		idx = 1;
+		ok(term_render_args(x.buff, &idx, "t@h", &sb, 0, &c, ref) == 0 &&
+		   idx == x.index && !strcmp(sbuf_str(&sb), "[9,10]") && !c,
+		   ref ? "[9,10] as arguments, through ei: [9,10]" :
+		   "[9,10] as arguments: [9,10], not \"\\t\\n\"");
+		sbuf_release(&sb);
+		ei_x_free(&x);
+	}
+	x = fresh();
+	ei_x_encode_list_header(&x, 2);
+	ei_x_encode_string(&x, "hi");
+	ei_x_encode_long(&x, 9);
+	ei_x_encode_empty_list(&x);
+	idx = 1;
+	ok(term_render_args(x.buff, &idx, "t@h", &sb, 0, NULL, false) == 0 &&
+	   !strcmp(sbuf_str(&sb), "[\"hi\",9]"), "a string argument stays a string");
+	sbuf_release(&sb);
+	ei_x_free(&x);
+	x = fresh();
+	ei_x_encode_string(&x, "abcdefghijklmnopqrstuvwxyz");
+	idx = 1;
+	bool c = false;
+	ok(term_render_args(x.buff, &idx, "t@h", &sb, 10, &c, false) == 0 &&
+	   idx == x.index && c && sb.len == 10, "arguments cut to size");
+	sbuf_release(&sb);
+	ei_x_free(&x);
+
+	term_call_text(&sb, "m:f/1", "[9]", false);
+	is(sbuf_str(&sb), "m:f(9)", "a call as the code reads");
+	sbuf_reset(&sb);
+	term_call_text(&sb, "m:f/0", "[]", false);
+	is(sbuf_str(&sb), "m:f()", "no arguments");
+	sbuf_reset(&sb);
+	term_call_text(&sb, "m:f/3", "[1,{a,b", true);
+	is(sbuf_str(&sb), "m:f(1,{a,b ...)", "cut arguments");
+	sbuf_reset(&sb);
+	term_call_text(&sb, "m:f/2", NULL, false);
+	is(sbuf_str(&sb), "m:f/2", "no arguments shipped: m:f/N");
 	sbuf_release(&sb);
 	return done_testing();
 }

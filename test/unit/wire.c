@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "pidsel.h"
 #include "tap.h"
 #include "wire.h"
 
@@ -219,10 +220,49 @@ static ei_x_buff fresh(void)
 	return x;
 }
 
+/*
+ * Pids as beamscope sends them: every number, serial and creation a node
+ * can have, of this node or another, comes back from ei's decoder as it
+ * went in, in NEW_PID_EXT (older releases of ei cut number and serial to
+ * 15 and 13 bits, which names another process).
+ */
+static int pid_round_trips(void)
+{
+	static const uint32_t nums[] = { 0, 1, 0x7fff, 0x8000, 40000, 99999,
+		PIDSEL_NUM_MAX, PIDSEL_NUM_MAX + 1, UINT32_MAX };
+	static const uint32_t serials[] = { 0, 0x1fff, 0x2000, 70000, UINT32_MAX };
+	static const uint32_t creations[] = { 0, 3, 4, 0x6b04a422, UINT32_MAX };
+	static const char *const nodes[] = { "a@b", "bs_node_123@host.example.com",
+		"\xc3\xa5\xc3\xa4@h" };
+	int bad = 0;
+	for (size_t n = 0; n < sizeof(nodes) / sizeof(*nodes); n++)
+	for (size_t i = 0; i < sizeof(nums) / sizeof(*nums); i++)
+	for (size_t j = 0; j < sizeof(serials) / sizeof(*serials); j++)
+	for (size_t k = 0; k < sizeof(creations) / sizeof(*creations); k++) {
+		ei_x_buff x = fresh();
+		erlang_pid q;
+		int idx = 1;
+		bad += wire_encode_pid(&x, nodes[n], nums[i], serials[j],
+				       creations[k]) != 0;
+		bad += wire_check(x.buff, (size_t)x.index) != 0;
+		bad += x.buff[1] != ERL_NEW_PID_EXT;
+		if (ei_decode_pid(x.buff, &idx, &q) < 0 || idx != x.index ||
+			strcmp(q.node, nodes[n]) || q.num != nums[i] ||
+			q.serial != serials[j] || q.creation != creations[k]) {
+			printf("#   %s %u %u %u: back as %s %u %u %u\n", nodes[n],
+			       nums[i], serials[j], creations[k], q.node, q.num,
+			       q.serial, q.creation);
+			bad++;
+		}
+		ei_x_free(&x);
+	}
+	return bad;
+}
+
 int main(void)
 {
 	ei_x_buff x;
-	plan(17);
+	plan(20);
 
 	x = fresh();
 	ei_x_encode_tuple_header(&x, 3);
@@ -293,6 +333,16 @@ int main(void)
 	   wire_check_seq((char *)seq, 4) < 0, "a term cut short, or a version byte alone, fails");
 	unsigned char nover[] = { 131, 'a', 1, 'a', 2 };
 	ok(wire_check_seq((char *)nover, sizeof(nover)) < 0, "a term without its version byte fails");
+
+	ok(pid_round_trips() == 0, "pids of every number, serial and creation "
+	   "round-trip through ei_decode_pid");
+	ok(pidsel_fits(25, 0x7fff, 0x1fff) && !pidsel_fits(25, 0x8000, 0) &&
+	   !pidsel_fits(25, 99999, 0) && !pidsel_fits(25, 1, 0x2000) &&
+	   !pidsel_fits(24, 40000, 0), "OTP 25 and before: 15-bit numbers, "
+	   "13-bit serials");
+	ok(pidsel_fits(26, 99999, 0) && pidsel_fits(26, PIDSEL_NUM_MAX, UINT32_MAX) &&
+	   !pidsel_fits(26, PIDSEL_NUM_MAX + 1, 0), "OTP 26 on: 28-bit "
+	   "numbers, 32-bit serials");
 
 	long bad = differential(3000);
 	if (!ok(bad == 0, "same verdicts as the reference on 51000 whole, cut and changed batches"))
