@@ -66,7 +66,7 @@ static void on_counts(void *arg, int node, const struct recording_counts *c)
 	struct seen *sn = arg;
 	check_node(sn, node);
 	check_node(sn, (int)c->pid.node);
-	json_counts(&out, sn->r->nodes[node], c->ts, c->pid_text, c->name,
+	json_counts(&out, sn->r->nodes[node], c->ts, c->pid_text, c->name, NULL,
 		    c->sends, c->receives, c->spawns);
 	sn->items++;
 }
