@@ -372,8 +372,9 @@ static struct gc_call *early_take(struct gencalls *g, uint64_t tag)
 /* Early replies older than before have no call coming: unmatched. */
 static void early_expire(struct gencalls *g, int64_t before)
 {
-	while (g->early_old && g->early_old->ts < before) {
-		struct gc_call *e = g->early_old;
+	struct gc_call *e = g->early_old, *next;
+	for (; e && e->ts < before; e = next) {
+		next = e->next;
 		early_unlink(g, e);
 		g->unmatched++;
 		call_free(e);

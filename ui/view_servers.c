@@ -47,7 +47,7 @@ enum srv_col {
 };
 
 static const char *const srv_titles[SC__COUNT] = {
-#define X(id, key, title) [SC_##id] = title,
+#define X(id, key, title) [SC_##id] = (title),
 	SRV_COLUMNS(X)
 #undef X
 };

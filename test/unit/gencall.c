@@ -250,6 +250,7 @@ static void many_in_flight(void)
 
 int main(void)
 {
+	plan(33);
 	histogram();
 	pairing();
 	slowest();
