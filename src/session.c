@@ -79,7 +79,9 @@ const char *session_proc_label(const struct session *s, struct bs_pid pid)
  * (the tick sends the questions).  pid is local (node 0). */
 static void meet(struct snode *n, struct bs_pid pid)
 {
-	if (names_get(&n->labels, pid))
+	/* a registered name wins: nothing to ask (asking costs the process
+	 * a turn on a scheduler, process_info being a signal it handles) */
+	if (names_get(&n->labels, pid) || names_get(&n->agent.names, pid))
 		return;
 	if (n->nask == SESSION_ASK_MAX)
 		return;   /* met again later, asked then */
