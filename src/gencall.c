@@ -576,6 +576,22 @@ void gencall_tick(struct gencalls *g, int64_t now)
 	}
 }
 
+void gencall_set_stuck(struct gencalls *g, int64_t us)
+{
+	g->stuck_us = us;
+	/* a new threshold applies to the calls already marked, both ways */
+	for (struct gc_call *c = g->oldest; c; c = c->next) {
+		bool stuck = g->now - c->ts >= us;
+		if (stuck != c->stuck) {
+			c->stuck = stuck;
+			if (stuck)
+				c->row->stuck++;
+			else
+				c->row->stuck--;
+		}
+	}
+}
+
 void gencall_settle(struct gencalls *g)
 {
 	give_up_gone(g, INT64_MAX);

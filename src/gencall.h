@@ -136,6 +136,8 @@ void gencall_event(struct gencalls *g, int node, const struct event *ev);
 /* Time goes on (microseconds, the events' clock): calls become stuck,
  * callers that died are given up on, early replies expire. */
 void gencall_tick(struct gencalls *g, int64_t now);
+/* A new stuck threshold, applied to the calls in flight at once. */
+void gencall_set_stuck(struct gencalls *g, int64_t us);
 /* Every event is in (the end of a run): what waits is settled now. */
 void gencall_settle(struct gencalls *g);
 

@@ -334,7 +334,7 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 			app_msg(a, true, "limit stuck: more than 0 seconds");
 			return ACT_REDRAW;
 		}
-		a->s.gcalls.stuck_us = (int64_t)(v * 1e6);
+		gencall_set_stuck(&a->s.gcalls, (int64_t)(v * 1e6));
 		app_msg(a, false, "a gen call in flight for more than %gs is stuck", v);
 	} else {
 		app_msg(a, true, "limit: duration, events, payload or stuck");

@@ -141,6 +141,10 @@ static void pairing(void)
 	ok(br && br->in_flight == 1 && br->stuck == 0, "in flight, not stuck yet");
 	gencall_tick(&g, 20000 + 5000001);
 	ok(br && br->stuck == 1, "stuck past the threshold");
+	gencall_set_stuck(&g, 10000000);
+	ok(br && br->stuck == 0, "a higher threshold unmarks it");
+	gencall_set_stuck(&g, 5000000);
+	ok(br && br->stuck == 1, "the old one marks it again");
 	old = br ? gc_row_oldest(&g, br) : NULL;
 	ok(old && old->ts == 20000, "the oldest call in flight");
 	e = exit_ev(20000 + 6000000, "<0.95.0>");
@@ -250,7 +254,7 @@ static void many_in_flight(void)
 
 int main(void)
 {
-	plan(33);
+	plan(35);
 	histogram();
 	pairing();
 	slowest();
