@@ -20,6 +20,27 @@ test_expect_success 'a listed pid: M + 2 receive lines, T timeout lines' '
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\" and .payload == \"timeout\")] | length == $M" &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T" &&
+	target_clean 2 &&
+	cp "$TRASH/bs.json" tmo.ndjson
+'
+
+test_expect_success 'a recording reopens with its timeout lines; --events receive keeps them' '
+	"$BEAMSCOPE" --open tmo.ndjson --batch -o again.ndjson 2>err && cat err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" again.ndjson)" -eq $T ] &&
+	[ "$(jq -s "[.[] | select(.type == \"receive\")] | length" again.ndjson)" -eq $((M + 2)) ] &&
+	"$BEAMSCOPE" --open tmo.ndjson --batch --events receive -o recv.ndjson 2>err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq $T ] &&
+	"$BEAMSCOPE" --open tmo.ndjson --batch --events send -o send.ndjson 2>err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" send.ndjson)" -eq 0 ]
+'
+
+test_expect_success '--max-events: a shipped timeout is an event' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	bs_start --pids bs_tmo --max-events 51 --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	bs_wait && echo "exit $BS_RC" &&
+	jqs -e ".[-1] | .ended == \"max_events\" and .events == 51" &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == 50" &&
 	target_clean 2
 '
 
