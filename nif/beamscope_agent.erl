@@ -64,6 +64,10 @@
                 {gen_call, 1024}]).
 -define(K_REGISTER, 32).
 -define(K_CALL, 64).
+%% the receive pattern marks the receive timeouts of shipped processes with
+%% this (PROTOCOL.md, receive timeouts), and names at most this many
+-define(TIMEOUT_MARK, '$beamscope_timeout').
+-define(TIMEOUT_PIDS_MAX, 64).
 
 -record(st, {owner :: pid(),
              dest :: pid() | {atom(), node()},    % where the Owner receives
@@ -81,6 +85,9 @@
              overflow = 0 :: integer(),
              active = #{} :: map(),               % pids counted lately
              focus = [] :: [pid()],
+             %% whose receive timeouts are shipped: all, the listed roots,
+             %% or none when the receive pattern is another tool's
+             timeouts = none :: none | all | [pid()],
              %% call patterns we set, to remove them at cleanup
              patterns = [] :: [mfa()],
              %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
@@ -451,11 +458,15 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
   when (Op =:= focus orelse Op =:= unfocus), is_pid(Pid), node(Pid) =:= node(),
        S =/= none, St#st.interval > 0 ->
     On = Op =:= focus,
-    Reply = ?TRACER:focus(S, Pid, On),
     Focus = case On of
                 true -> [Pid | lists:delete(Pid, St#st.focus)];
                 false -> lists:delete(Pid, St#st.focus)
             end,
+    %% a timeout in between is dropped, never counted as a message: the
+    %% pattern names a process only while the tracer ships its events
+    _ = On orelse timeouts_shipped(Focus, St),
+    Reply = ?TRACER:focus(S, Pid, On),
+    _ = On andalso timeouts_shipped(Focus, St),
     reply_owner(St, Ref, Reply),
     loop(St#st{focus = Focus});
 handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
@@ -1027,11 +1038,17 @@ commit(S, Plan, Flags, Ours, St) ->
     %% each other, should one of them have to clean up for the agent
     Peers = [{W, P} || {W, P, _} <- St#st.workers],
     [P ! {'$beamscope_session', S, Peers} || {_, P} <- Peers],
-    St1 = St#st{session = S},
+    St1 = timeouts_begin(Plan, Flags, St#st{session = S}),
+    put(?STATE, St1),
     TFlags = [{tracer, ?TRACER, S} | Flags],
     try apply_plan(Plan, TFlags, Ours) of
         {Traced, Skipped} ->
-            {{ok, #{traced => Traced, skipped => Skipped}}, St1}
+            Info = #{traced => Traced, skipped => Skipped},
+            {{ok, case lists:member('receive', Flags) andalso
+                      St1#st.timeouts =:= none of
+                      true -> Info#{receive_pattern => receive_pattern()};
+                      false -> Info
+                  end}, St1}
     catch
         Class:Reason ->
             untrace(S),
@@ -1060,6 +1077,83 @@ apply_plan(existing, TFlags, Ours) ->
 trace_one(P, TFlags) ->
     try erlang:trace(P, true, TFlags)
     catch error:badarg -> 0
+    end.
+
+%%% Receive timeouts -----------------------------------------------------------
+%%
+%% A receive timeout reaches the tracer as a receive of the atom timeout,
+%% from clock_service; a real message comes from a node and a process.
+%% The receive pattern (node-wide) runs before the tracer is asked: its
+%% first clause lets every real message through, its second lets through
+%% only the timeouts of the processes whose events are shipped, marked,
+%% so that the tracer ships them as timeouts; every other timeout is never
+%% traced, so the count tier counts messages only.  The pattern is ours
+%% only if it was the default (true) at attach; another tool's is left
+%% alone.  Ours carries the mark, which is how cleanup knows it, whoever
+%% does the cleanup: it is then set back to the default.
+
+timeouts_begin(Plan, Flags, St) ->
+    case lists:member('receive', Flags) andalso
+        erlang:trace_info('receive', match_spec) =:= {match_spec, true} of
+        true ->
+            Shipped = case {St#st.interval, Plan} of
+                          {0, {list, Pids}} -> Pids;
+                          {0, _} -> all;
+                          _ -> St#st.focus
+                      end,
+            St1 = St#st{timeouts = Shipped},
+            timeouts_shipped(Shipped, St1),
+            St1;
+        false ->
+            St#st{timeouts = none}
+    end.
+
+%% Only when the pattern is ours; the count tier names the focus.
+timeouts_shipped(_, #st{timeouts = none}) ->
+    ok;
+timeouts_shipped(Shipped, _St) ->
+    _ = erlang:trace_pattern('receive', timeouts_ms(Shipped), []),
+    ok.
+
+%% every real message: not from clock_service, or not the atom timeout
+real_clause() ->
+    {['$1', '_', '$3'],
+     [{'orelse', {'=/=', '$1', clock_service}, {'=/=', '$3', timeout}}],
+     []}.
+
+timeouts_ms(Shipped) ->
+    Real = real_clause(),
+    Timeout = [clock_service, undefined, timeout],
+    Mark = [{message, ?TIMEOUT_MARK}],
+    case Shipped of
+        all ->
+            [Real, {Timeout, [], Mark}];
+        Pids ->
+            %% past the cap, the others' timeouts are dropped like those
+            %% of unshipped processes (the man page says so)
+            case [{'==', {self}, P} || P <- lists:sublist(Pids, ?TIMEOUT_PIDS_MAX)] of
+                [] -> [Real];
+                [G] -> [Real, {Timeout, [G], Mark}];
+                Gs -> [Real, {Timeout, [list_to_tuple(['orelse' | Gs])], Mark}]
+            end
+    end.
+
+%% Our pattern starts with our clause; nobody else's is spelt that way.
+timeouts_end() ->
+    Real = real_clause(),
+    case erlang:trace_info('receive', match_spec) of
+        {match_spec, [Real | _]} ->
+            _ = erlang:trace_pattern('receive', true, []),
+            ok;
+        _ ->
+            ok
+    end.
+
+%% What the receive pattern is, when it is not ours to set, in short.
+receive_pattern() ->
+    case erlang:trace_info('receive', match_spec) of
+        {match_spec, false} -> off;
+        _ -> other
     end.
 
 %%% Cleanup -------------------------------------------------------------------
@@ -1120,6 +1214,7 @@ final_counts(#st{session = S, dest = Owner, cseq = Seq0}) ->
 %% Protocol cleanup steps 1 to 3.
 untrace(S) ->
     _ = S =:= none orelse (catch ?TRACER:session_stop(S)),
+    _ = (catch timeouts_end()),
     _ = case (catch tracer_of(new_processes)) of
             ours -> catch erlang:trace(new_processes, false, [all]);
             _ -> ok

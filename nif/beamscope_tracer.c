@@ -120,7 +120,9 @@ enum {
 	X(alias, "alias") \
 	X(gen_call_msg, "$gen_call") \
 	X(gen_call, "gen_call") \
-	X(gen_reply, "gen_reply")
+	X(gen_reply, "gen_reply") \
+	X(timeout, "timeout") \
+	X(timeout_mark, "$beamscope_timeout")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
@@ -1299,6 +1301,19 @@ static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	ship(env, s, w, argv[0], argv[2], to, b, cut);
 }
 
+/*
+ * A receive that is a receive timeout, not a message: the agent's receive
+ * pattern marks the timeouts of shipped processes (PROTOCOL.md); a real
+ * message, the atom timeout included, never carries the mark.
+ */
+static bool is_timeout(ErlNifEnv *env, const ERL_NIF_TERM argv[])
+{
+	ERL_NIF_TERM v;
+	return argv[3] == am_timeout &&
+		enif_get_map_value(env, argv[4], am_match_spec_result, &v) &&
+		v == am_timeout_mark;
+}
+
 static void do_receive(ErlNifEnv *env, struct session *s,
 		       const ERL_NIF_TERM argv[])
 {
@@ -1310,6 +1325,10 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	    counted(env, s, argv[2], false) || !admit(s, K_RECEIVE) ||
 	    !reserve(s, argv[2], &w))
 		return;
+	if (is_timeout(env, argv)) {
+		ship(env, s, w, am_timeout, argv[2], nil, nil, false);
+		return;
+	}
 	if (s->payload)
 		b = payload(env, argv[3], s->payload, &cut);
 	ship(env, s, w, argv[0], argv[2], nil, b, cut);

@@ -705,6 +705,12 @@ static int trace_decode(struct agent *a, struct trace_result *res,
 			}
 			if (len > 0)
 				ei_skip_term(buf, &idx);
+		} else if (!strcmp(key, "receive_pattern")) {
+			if (ei_decode_atom(buf, &idx, key) < 0)
+				break;
+			snprintf(res->receive_pattern,
+				 sizeof(res->receive_pattern), "%s",
+				 strcmp(key, "off") ? "other" : "off");
 		} else if (!strcmp(key, "skipped_functions")) {
 			int len;
 			if (ei_decode_list_header(buf, &idx, &len) < 0)

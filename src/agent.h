@@ -128,6 +128,8 @@ struct trace_result {
 	int npatterns;
 	char **skipped_functions;   /* "m:f/a" that had someone's pattern, owned */
 	int nskipped_functions;
+	/* the receive pattern was not ours to set ("other", "off"); "" */
+	char receive_pattern[16];
 };
 
 struct trace_spec {

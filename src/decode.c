@@ -230,6 +230,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	/* A */
 	switch (ev->type) {
 	case EV_RECEIVE:
+	case EV_TIMEOUT:
 	case EV_EXIT:
 		if (ei_skip_term(buf, idx) < 0)
 			return -1;

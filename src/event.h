@@ -4,6 +4,9 @@
  * EVENT_TYPES is the one list of event types: the tag the tracer NIF sends,
  * the "type" written to JSON, and the user-facing kind (--events) that turns
  * it on.  Everything that maps between them is generated from it.
+ *
+ * A timeout is a receive that ended by its after clause, not a message:
+ * part of the receive kind, never counted as a received message.
  */
 #ifndef BS_EVENT_H
 #define BS_EVENT_H
@@ -66,7 +69,8 @@ enum event_kind {
 	X(OUT_EXITING,       "out_exiting",                   "running",         KIND_RUNNING) \
 	X(OUT_EXITED,        "out_exited",                    "running",         KIND_RUNNING) \
 	X(GEN_CALL,          "gen_call",                      "gen_call",        KIND_GENCALL) \
-	X(GEN_REPLY,         "gen_reply",                     "gen_reply",       KIND_GENCALL)
+	X(GEN_REPLY,         "gen_reply",                     "gen_reply",       KIND_GENCALL) \
+	X(TIMEOUT,           "timeout",                       "timeout",         KIND_RECEIVE)
 
 enum event_type {
 #define X(id, tag, json, kind) EV_##id,

@@ -754,6 +754,14 @@ static void node_traced(struct snode *n)
 	for (int i = 0; i < n->tr.nskipped; i++)
 		session_notice(s, SESSION_INFO, "%s is already traced by another "
 		       "tracer; skipped", n->tr.skipped[i]);
+	if (!strcmp(n->tr.receive_pattern, "off"))
+		session_notice(s, SESSION_NOTE, "the receive trace pattern on "
+		       "\"%s\" is off, set by another tool; left alone, so no "
+		       "receive is seen", n->agent.node);
+	else if (n->tr.receive_pattern[0])
+		session_notice(s, SESSION_NOTE, "the receive trace pattern on "
+		       "\"%s\" is set by another tool; left alone, so receive "
+		       "timeouts count as received messages", n->agent.node);
 	for (int i = 0; i < n->tr.npatterns && i < s->spec.ncalls; i++)
 		session_notice(s, SESSION_INFO, "--call \"%s\": %ld function%s",
 		       s->spec.calls[i], n->tr.pattern_functions[i],

@@ -484,6 +484,9 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	case EV_RECEIVE:
 		p->receives++;
 		break;
+	case EV_TIMEOUT:
+		p->timeouts++;
+		break;
 	case EV_SPAWN: {
 		p->spawns++;
 		if (has_child) {

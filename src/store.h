@@ -71,6 +71,8 @@ struct proc {
 			      * label (session_proc_label), or NULL */
 	char *current;       /* current function, when sampled */
 	unsigned long sends, receives, spawns;       /* totals */
+	unsigned long timeouts;                      /* receive timeouts shipped;
+						      * not among receives */
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
 	unsigned long tick_sends, tick_receives, tick_spawns; /* at last tick */
 	long mqlen;          /* -1: not sampled */

@@ -153,6 +153,7 @@ struct app {
 	bool sort_asc;
 	char filter[256];
 	bool show_exited;       /* exited processes stay in the table */
+	bool hide_timeouts;     /* a process log leaves out receive timeouts */
 	struct procs_table table;
 	struct tree_rows tree;
 

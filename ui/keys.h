@@ -46,7 +46,8 @@
 	X(SORT_SPS,    "S",               "",        "sort by sends/s") \
 	X(SORT_RPS,    "R",               "",        "sort by receives/s") \
 	X(SORT_MQ,     "M",               "",        "sort by message queue length") \
-	X(EXITED,      "x",               "",        "show exited processes in the process table, or hide them after a few seconds")
+	X(EXITED,      "x",               "",        "show exited processes in the process table, or hide them after a few seconds") \
+	X(TIMEOUTS,    "T",               "",        "in a process log, hide or show receive timeouts")
 
 enum request {
 	REQ_NONE,               /* a key that asks for nothing */

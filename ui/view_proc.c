@@ -48,6 +48,9 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 		snprintf(out, n, "started  by %s%s%s as %s", peer, *pn ? " " : "",
 			 pn, e->mfa ? e->mfa : "");
 		break;
+	case EV_TIMEOUT:
+		snprintf(out, n, "timeout  (receive ... after expired)");
+		break;
 	case EV_EXIT:
 		snprintf(out, n, "exited   %s%s", pl, cut);
 		break;
@@ -103,22 +106,32 @@ static int role_of(const struct sevent *e)
 	switch (e->type) {
 	case EV_SEND: case EV_SEND_DEAD: return ROLE_SEND;
 	case EV_RECEIVE: return ROLE_RECEIVE;
-	case EV_CALL: case EV_RETURN: case EV_EXCEPTION: return ROLE_DIM;
+	case EV_CALL: case EV_RETURN: case EV_EXCEPTION: case EV_TIMEOUT:
+		return ROLE_DIM;
 	default: return ROLE_PROC;
 	}
 }
 
+/* Is e a line of the log of pid, as the log is shown? */
+static bool log_has(const struct app *a, const struct sevent *e,
+		    struct bs_pid pid)
+{
+	return e && bs_pid_eq(e->pid, pid) &&
+		!(a->hide_timeouts && e->type == EV_TIMEOUT);
+}
+
 /* The lines of process pid before seq end, newest first: how many there
  * are, and how many of them are newer than seq newer_than (if not 0). */
-static int log_count(const struct store *st, struct bs_pid pid, uint64_t end,
+static int log_count(const struct app *a, struct bs_pid pid, uint64_t end,
 		     uint64_t newer_than, int *newer)
 {
+	const struct store *st = &a->store;
 	int total = 0;
 	*newer = 0;
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = end; s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!e || !bs_pid_eq(e->pid, pid))
+		if (!log_has(a, e, pid))
 			continue;
 		total++;
 		if (newer_than && s > newer_than)
@@ -128,14 +141,15 @@ static int log_count(const struct store *st, struct bs_pid pid, uint64_t end,
 }
 
 /* The seqs of at most n of those lines, after skipping the newest skip. */
-static int log_lines(const struct store *st, struct bs_pid pid, uint64_t end,
+static int log_lines(const struct app *a, struct bs_pid pid, uint64_t end,
 		     int skip, uint64_t *seqs, int n)
 {
+	const struct store *st = &a->store;
 	int seen = 0, got = 0;
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = end; s-- > oldest && got < n;) {
 		const struct sevent *e = store_event(st, s);
-		if (!e || !bs_pid_eq(e->pid, pid))
+		if (!log_has(a, e, pid))
 			continue;
 		if (seen++ >= skip)
 			seqs[got++] = s;
@@ -156,9 +170,15 @@ static void proc_draw(struct app *a, int y, int h)
 	struct proc *p = store_proc(st, a->focus);
 	char title[512];
 
-	char extra[96] = "";
+	char extra[160] = "";
+	size_t xl = 0;
+	if (p && p->timeouts)
+		xl = (size_t)snprintf(extra, sizeof(extra), "  timeouts %lu%s",
+				      p->timeouts, a->hide_timeouts ?
+				      " (hidden)" : "");
 	if (p && (p->run_us || p->gcs))
-		snprintf(extra, sizeof(extra), "  on a scheduler %.1f ms  gcs %lu",
+		snprintf(extra + xl, sizeof(extra) - xl,
+			 "  on a scheduler %.1f ms  gcs %lu",
 			 (double)p->run_us / 1000.0, p->gcs);
 	/* a registered process says what it is too */
 	char what[300];
@@ -183,14 +203,14 @@ static void proc_draw(struct app *a, int y, int h)
 	uint64_t end = log_end(a);
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
 	int newer;
-	int total = log_count(st, a->focus, end, l->sel ? a->log_anchor : 0,
+	int total = log_count(a, a->focus, end, l->sel ? a->log_anchor : 0,
 			      &newer);
 	if (l->sel && a->log_anchor) {
 		l->top += newer - l->sel;
 		l->sel = newer;
 	}
 	list_fit(l, LIST_LOG, total, h);
-	int got = log_lines(st, a->focus, end, l->top, seqs, h);
+	int got = log_lines(a, a->focus, end, l->top, seqs, h);
 	int cur = l->sel - l->top;   /* the cursor, in seqs */
 	a->log_cursor = cur >= 0 && cur < got ? seqs[cur] : 0;
 	a->log_anchor = l->sel ? a->log_cursor : 0;
@@ -265,7 +285,7 @@ int log_search(struct app *a, bool older, bool from_cursor)
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = log_end(a); s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!e || !bs_pid_eq(e->pid, a->focus))
+		if (!log_has(a, e, a->focus))
 			continue;
 		bool ahead = older ? idx > l->sel || (from_cursor && idx == l->sel) :
 			idx < l->sel || (from_cursor && idx == l->sel);
@@ -319,6 +339,12 @@ static int proc_request(struct app *a, enum request req)
 	case REQ_SEARCH_NEXT:
 	case REQ_SEARCH_PREV:
 		return log_search(a, req == REQ_SEARCH_NEXT, false);
+	case REQ_TIMEOUTS:
+		a->hide_timeouts = !a->hide_timeouts;
+		a->log_anchor = 0;
+		app_msg(a, false, a->hide_timeouts ? "receive timeouts hidden; "
+			"T shows them" : "receive timeouts shown; T hides them");
+		return ACT_REDRAW;
 	default:
 		break;
 	}

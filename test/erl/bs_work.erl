@@ -6,7 +6,72 @@
 -module(bs_work).
 -export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
          mem_watch/0, mem_peak/0, victim/0, hostile/0,
-         gc_proc/0, hold_tree/0]).
+         gc_proc/0, hold_tree/0, tmo_ready/1, tmo_run/3,
+         tmo_parent/1, tmo_follow/3]).
+
+%% tmo_ready(Name) starts a process registered as Name that waits; it
+%% returns its pid as text.  tmo_run(Name, T, M) makes it receive {go, ...},
+%% then loop T times on a receive that times out at once (as gen_server2
+%% does), then receive M real messages that are the atom timeout from
+%% another process, then send {done, ...} and receive stop.  It ends with
+%% exactly M + 2 received messages, T receive timeouts and 1 send.
+tmo_ready(Name) ->
+    Pid = spawn(fun() ->
+                        register(Name, self()),
+                        receive {go, From, T, M} -> ok end,
+                        tmo_expire(T),
+                        tmo_atoms(M),
+                        From ! {done, self()},
+                        receive stop -> ok end
+                end),
+    wait_registered(Name, Pid, 1000),
+    pid_to_list(Pid).
+
+tmo_run(Name, T, M) ->
+    Pid = whereis(Name),
+    Pid ! {go, self(), T, M},
+    spawn(fun() -> [Pid ! timeout || _ <- lists:seq(1, M)], ok end),
+    receive {done, Pid} -> ok end,
+    Pid ! stop,
+    ok.
+
+%% tmo_parent(Name) starts a registered process that, at tmo_follow(Name,
+%% T, M), spawns a child that receives go, times out T times and receives
+%% M atoms timeout from its parent; tmo_follow returns the child's pid as
+%% text.  The child ends with M + 1 received messages and T timeouts.
+tmo_parent(Name) ->
+    Pid = spawn(fun() ->
+                        register(Name, self()),
+                        receive {go, From, T, M} -> ok end,
+                        Self = self(),
+                        Kid = spawn(fun() ->
+                                            receive go -> ok end,
+                                            tmo_expire(T),
+                                            tmo_atoms(M),
+                                            Self ! {kid_done, self()}
+                                    end),
+                        Kid ! go,
+                        [Kid ! timeout || _ <- lists:seq(1, M)],
+                        receive {kid_done, Kid} -> ok end,
+                        From ! {done, pid_to_list(Kid)},
+                        receive stop -> ok end
+                end),
+    wait_registered(Name, Pid, 1000),
+    pid_to_list(Pid).
+
+tmo_follow(Name, T, M) ->
+    Pid = whereis(Name),
+    Pid ! {go, self(), T, M},
+    receive {done, Kid} -> Pid ! stop, Kid end.
+
+tmo_expire(0) -> ok;
+tmo_expire(T) ->
+    receive {never, _} -> ok after 0 -> ok end,
+    tmo_expire(T - 1).
+
+tmo_atoms(0) -> ok;
+tmo_atoms(M) ->
+    receive timeout -> tmo_atoms(M - 1) end.
 
 sink(N, K) ->
     Parent = self(),

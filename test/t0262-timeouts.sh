@@ -1,0 +1,105 @@
+#!/bin/sh
+# Receive timeouts are not messages: a receive that ends by its after
+# clause is shipped as a timeout for the processes whose events are
+# shipped, never counted as a received message, and the receive trace
+# pattern that tells them apart is put back as it was, however beamscope
+# ends.
+. "$(dirname "$0")/lib.sh"
+
+start_node bstmo || exit 1
+
+T=300
+M=40
+Q="'"
+
+test_expect_success 'a listed pid: M + 2 receive lines, T timeout lines' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	bs_start --pids bs_tmo --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\" and .payload == \"timeout\")] | length == $M" &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T" &&
+	target_clean 2 &&
+	cp "$TRASH/bs.json" tmo.ndjson
+'
+
+test_expect_success 'a recording reopens with its timeout lines; --events receive keeps them' '
+	"$BEAMSCOPE" --open tmo.ndjson --batch -o again.ndjson 2>err && cat err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" again.ndjson)" -eq $T ] &&
+	[ "$(jq -s "[.[] | select(.type == \"receive\")] | length" again.ndjson)" -eq $((M + 2)) ] &&
+	"$BEAMSCOPE" --open tmo.ndjson --batch --events receive -o recv.ndjson 2>err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq $T ] &&
+	"$BEAMSCOPE" --open tmo.ndjson --batch --events send -o send.ndjson 2>err &&
+	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" send.ndjson)" -eq 0 ]
+'
+
+test_expect_success '--max-events: a shipped timeout is an event' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	bs_start --pids bs_tmo --max-events 51 --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	bs_wait && echo "exit $BS_RC" &&
+	jqs -e ".[-1] | .ended == \"max_events\" and .events == 51" &&
+	# the timeout atoms arrive while it times out: which of the two the
+	# 51 are varies, but there are only M + 2 messages in all
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and (.type == \"timeout\" or .type == \"receive\"))] | length == 51" &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length <= $M + 2" &&
+	target_clean 2
+'
+
+test_expect_success '--follow: a follower'"'"'s timeouts are dropped, its messages kept' '
+	node_eval "bs_work:tmo_parent(bs_tmop)." >/dev/null &&
+	bs_start --follow bs_tmop --duration 0 && bs_wait_attached &&
+	kid=$(node_eval "bs_work:tmo_follow(bs_tmop, $T, $M)." | tr -d "\"") &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e --arg p "$kid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 1" &&
+	jqs -e "all(.[]; .type != \"timeout\")" &&
+	target_clean 2
+'
+
+test_expect_success 'the whole node shipped: every timeout is a timeout line' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	bs_start --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T" &&
+	jqs -e ".[-1].counts.timeout >= $T" &&
+	target_clean 2
+'
+
+test_expect_success 'the count tier: an unlisted process receives its real messages only' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	bs_start --counts --interval 0.2 --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	sleep 0.6 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e --arg p "$pid" "[.[] | select(.type == \"counts\" and .pid == \$p)] | last |
+		.receives == $M + 2 and .sends == 1" &&
+	jqs -e "all(.[]; .type != \"timeout\")" &&
+	target_clean 2
+'
+
+test_expect_success 'kill -9 of beamscope: the receive pattern is put back' '
+	node_eval "bs_work:tmo_ready(bs_tmo)." >/dev/null &&
+	bs_start --pids bs_tmo --duration 0 && bs_wait_attached &&
+	node_eval "erlang:trace_info(${Q}receive$Q, match_spec)." | grep "beamscope_timeout" &&
+	kill -KILL "$BS_PID" && bs_wait &&
+	node_eval "bs_work:tmo_run(bs_tmo, 10, 2)." &&
+	target_clean 5
+'
+
+test_expect_success 'another tool'"'"'s receive pattern is left alone, and said' '
+	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
+	node_eval "erlang:trace_pattern(${Q}receive$Q, [{[${Q}_$Q, ${Q}_$Q, ${Q}_$Q], [], []}], [])." &&
+	RECEIVE_PATTERN="[{[${Q}_$Q,${Q}_$Q,${Q}_$Q],[],[]}]" &&
+	bs_start --pids bs_tmo --duration 0 && bs_wait_attached &&
+	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	grep "receive trace pattern" "$TRASH/bs.err" &&
+	[ "$(grep -c "receive trace pattern" "$TRASH/bs.err")" -eq 1 ] &&
+	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2 + $T" &&
+	target_clean 2 &&
+	node_eval "erlang:trace_pattern(${Q}receive$Q, true, [])." &&
+	RECEIVE_PATTERN=true target_clean 0
+'
+test_done
