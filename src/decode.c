@@ -126,8 +126,8 @@ static long put_term(struct decoder *d, const char *buf, int *idx, size_t max,
 		     bool *cut)
 {
 	long off = (long)d->scratch.len;
-	if ((d->reference ? term_render_reference : term_render)(
-		    buf, idx, d->node, &d->scratch, max, cut) < 0)
+	if ((d->reference ? term_render_reference_in : term_render_in)(
+		    d->syn, buf, idx, d->node, &d->scratch, max, cut) < 0)
 		return -1;
 	sbuf_addch(&d->scratch, '\0');
 	return off;
@@ -166,9 +166,7 @@ static long put_mfa(struct decoder *d, const char *buf, int *idx)
 	    ei_decode_long(buf, idx, &n) < 0)
 		return -1;
 	long off = (long)d->scratch.len;
-	sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
-	sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
-	sbuf_addf(&d->scratch, "/%ld", n);
+	term_mfa_text(&d->scratch, d->syn, mod, fun, n);
 	sbuf_addch(&d->scratch, '\0');
 	return off;
 }
@@ -362,9 +360,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		    ei_decode_long(buf, idx, &nargs) < 0)
 			return -1;
 		o_mfa = (long)d->scratch.len;
-		sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
-		sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
-		sbuf_addf(&d->scratch, "/%ld", nargs);
+		term_mfa_text(&d->scratch, d->syn, mod, fun, nargs);
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
 			if ((o_payload = put_term(d, buf, idx, d->payload_max,
@@ -475,8 +471,8 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	}
 	if (d->payload_max) {
 		o_payload = (long)d->scratch.len;
-		if (term_render(buf, &i, d->node, &d->scratch, d->payload_max,
-				&cut) < 0)
+		if (term_render_in(d->syn, buf, &i, d->node, &d->scratch,
+				   d->payload_max, &cut) < 0)
 			return 0;
 		sbuf_addch(&d->scratch, '\0');
 	} else if (ei_skip_term(buf, &i) < 0) {

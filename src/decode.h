@@ -24,6 +24,7 @@
 #include "event.h"
 #include "names.h"
 #include "sbuf.h"
+#include "term.h"
 
 enum wire_kind {
 	WIRE_UNKNOWN,
@@ -64,6 +65,8 @@ struct decoder {
 	unsigned long malformed;/* events that could not be decoded */
 	bool reference;         /* ei's decoders only, nothing read in place:
 				 * what the tests compare the fast paths to */
+	enum term_syntax syn;   /* terms and functions as this language
+				 * prints them */
 };
 
 typedef void (*event_fn)(void *arg, const struct event *ev);

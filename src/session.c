@@ -656,9 +656,11 @@ static void node_traced(struct snode *n)
 	if (n->sessions > 1 && n->ever_lost)
 		session_notice(s, SESSION_NOTE, "attached to \"%s\" again",
 		       session_node_name(s, n->idx));
-	session_notice(s, SESSION_INFO, "attached to %s (OTP %s, %d workers%s); "
-	       "tracing %s of %s (%lu)", n->agent.node, n->agent.otp,
-	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced);
+	session_notice(s, SESSION_INFO, "attached to %s (OTP %s%s%s, %d workers%s); "
+	       "tracing %s of %s (%lu); %s syntax", n->agent.node, n->agent.otp,
+	       n->agent.elixir[0] ? ", Elixir " : "", n->agent.elixir,
+	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced,
+	       term_syntax_name(n->dec.syn));
 	for (int i = 0; i < n->tr.nskipped; i++)
 		session_notice(s, SESSION_INFO, "%s is already traced by another "
 		       "tracer; skipped", n->tr.skipped[i]);
@@ -735,6 +737,8 @@ static void node_step(struct snode *n)
 			stats_new_session(&n->st, ag->workers);
 			n->dec.names = &ag->names;
 		}
+		n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
+			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
 		n->sessions++;
 		n->last_rx_ms = clock_mono_ms();
 		n->last_ts = clock_wall_us();

@@ -175,6 +175,7 @@ struct session_spec {
 				 * processes not named one by one are counted */
 	bool gen_calls;         /* pair gen calls (kinds has gen_call and
 				 * exit: the records, and what closes calls) */
+	int syntax;             /* a term_syntax; -1: each target's own */
 };
 
 struct session {
