@@ -91,13 +91,16 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 	d->node_len = node ? strlen(node) : 0;
 	d->names = names;
 	sbuf_init(&d->scratch);
+	sbuf_init(&d->names_text);
 	d->malformed = 0;
 	d->reference = false;
+	d->syn = TERM_ERLANG;
 }
 
 void decoder_release(struct decoder *d)
 {
 	sbuf_release(&d->scratch);
+	sbuf_release(&d->names_text);
 }
 
 /* An entry that does not decode: count it, step over it whole. */
@@ -190,6 +193,8 @@ static int get_gen_tag(const char *buf, int *idx, uint64_t *tag)
 	*tag = h;
 	return 0;
 }
+
+static void show_names(struct decoder *d, struct event *ev);
 
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
@@ -412,7 +417,31 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
 	if (ev->peer && peer_local)
 		ev->peer_name = names_get(d->names, peer);
+	show_names(d, ev);
 	return 0;
+}
+
+/* In Elixir syntax, the names of an event as Elixir writes atoms. */
+static void show_names(struct decoder *d, struct event *ev)
+{
+	long on = -1, op = -1;
+	if (d->syn != TERM_ELIXIR || (!ev->name && !ev->peer_name))
+		return;
+	sbuf_reset(&d->names_text);
+	if (ev->name && *ev->name) {
+		on = (long)d->names_text.len;
+		term_atom_text(&d->names_text, TERM_ELIXIR, ev->name);
+		sbuf_addch(&d->names_text, '\0');
+	}
+	if (ev->peer_name && *ev->peer_name) {
+		op = (long)d->names_text.len;
+		term_atom_text(&d->names_text, TERM_ELIXIR, ev->peer_name);
+		sbuf_addch(&d->names_text, '\0');
+	}
+	if (on >= 0)
+		ev->name = d->names_text.buf + on;
+	if (op >= 0)
+		ev->peer_name = d->names_text.buf + op;
 }
 
 /* A pid of the target node, read in place. */
@@ -499,6 +528,7 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		ev->peer = base + o_peer;
 		ev->peer_name = names_get(d->names, peer);
 	}
+	show_names(d, ev);
 	*idx = i;
 	return 1;
 }
@@ -673,11 +703,20 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
 		    ei_decode_long(buf, idx, &ar) < 0)
 			return -1;
-		snprintf(current, sizeof(current), "%s:%s/%ld", mod, fun, ar);
+		struct sbuf mfa = SBUF_INIT;
+		term_mfa_text(&mfa, d->syn, mod, fun, ar);
+		snprintf(current, sizeof(current), "%s", sbuf_str(&mfa));
+		sbuf_release(&mfa);
 		has_current = true;
 	}
 	if (ei_decode_long(buf, idx, &mq) < 0)
 		return -1;
+	if (has_name && d->syn == TERM_ELIXIR) {
+		struct sbuf n = SBUF_INIT;
+		term_atom_text(&n, TERM_ELIXIR, name);
+		snprintf(name, sizeof(name), "%s", sbuf_str(&n));
+		sbuf_release(&n);
+	}
 	c->fn(c->arg, pid, ptext, has_name ? name : NULL,
 	      has_current ? current : NULL, mq);
 	return 0;

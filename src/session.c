@@ -97,6 +97,24 @@ const char *session_state_name(const struct snode *n)
 /* ---- the stream ---- */
 
 /* merge's lookup: the node a "<name@host.N.S>" pid lives on */
+int session_set_syntax(struct session *s, int syn)
+{
+	int first = syn < 0 ? TERM_ERLANG : syn;
+	bool seen = false;
+	s->spec.syntax = syn;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->stats_ready)
+			continue;
+		n->dec.syn = syn >= 0 ? (enum term_syntax)syn :
+			     n->agent.elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
+		if (!seen)
+			first = (int)n->dec.syn;
+		seen = true;
+	}
+	return first;
+}
+
 static int node_of(void *arg, const char *pid_text)
 {
 	struct session *s = arg;

@@ -276,6 +276,31 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+static int c_syntax(struct app *a, const struct cmd_line *cl)
+{
+	static const char *const words[] = { "auto", "erlang", "elixir" };
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	int syn = a->s.spec.syntax;
+	if (cl->argc) {
+		size_t l = strlen(cl->argv[0]);
+		int w = -1;
+		for (int i = 0; i < 3; i++)
+			if (l && !strncmp(words[i], cl->argv[0], l))
+				w = i;
+		if (w < 0) {
+			app_msg(a, true, "syntax \"%s\": auto, erlang or elixir",
+				cl->argv[0]);
+			return ACT_REDRAW;
+		}
+		syn = w == 0 ? -1 : w == 2 ? TERM_ELIXIR : TERM_ERLANG;
+	}
+	int now = session_set_syntax(&a->s, syn);
+	app_msg(a, false, "%s syntax%s", term_syntax_name((enum term_syntax)now),
+		syn < 0 ? " (the target's own)" : "");
+	return ACT_REDRAW;
+}
+
 static int c_limit(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 2, 2) < 0)

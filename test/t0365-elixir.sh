@@ -1,0 +1,62 @@
+#!/bin/sh
+# An Elixir node: found Elixir at attach, its processes and terms shown as
+# Elixir prints them, in batch and in the view; --syntax overrides.
+. "$(dirname "$0")/lib.sh"
+command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install elixir)"
+
+start_elixir_node bsshop "$TOP/test/erl/bs_shop.ex" || exit 1
+node_eval "'Elixir.Shop':start()." | grep -q ok || exit 1
+
+ORDER='%Shop.Order{id: 3, items: ["book", "pen"], status: :new, total: 300.0}'
+
+test_expect_success 'batch: Elixir found at attach, names and terms in Elixir' '
+	bs_start --events send,receive --payload-bytes 1000 --duration 0 &&
+	bs_wait_attached &&
+	grep -q "Elixir 1\.[0-9]*.*elixir syntax" "$TRASH/bs.err" &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(3)." &&
+	for _ in $(seq 1 60); do
+		grep -qF "{:reply, :ok" "$TRASH/bs.json" && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e --arg o "$ORDER" "[.[] | select(.type == \"receive\" and .name == \"Shop.Cache\" and
+		(.payload | startswith(\"{:\\\"\$gen_call\\\", {#PID<0.\") and
+		endswith(\", {:put, \" + \$o + \"}}\")))] | length == 1" &&
+	jqs -e "[.[] | select(.name == \"Shop.Tasks\")] | length > 0" &&
+	jqs -e "[.[] | select(.type == \"send\" and .name == \"Shop.Cache\" and
+		(.payload | test(\"^\\\\{\\\\[:alias \\\\| #Reference<0[.0-9]+>\\\\], :ok\\\\}$\")))] | length == 3"
+'
+
+test_expect_success '--syntax erlang on the same node: Erlang text' '
+	bs_start --events receive --payload-bytes 1000 --duration 0 --syntax erlang &&
+	bs_wait_attached && grep -q "erlang syntax" "$TRASH/bs.err" &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." &&
+	for _ in $(seq 1 60); do
+		grep -qF "Elixir.Shop.Cache" "$TRASH/bs.json" && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait &&
+	jqs -e "[.[] | select(.name == \"Elixir.Shop.Cache\" and (.payload |
+		contains(\"#{'"'"'__struct__'"'"' => '"'"'Elixir.Shop.Order'"'"',id => 1,items => [<<\\\"book\\\">>,<<\\\"pen\\\">>],status => new,total => 300.0}\")))] | length == 1"
+'
+
+if command -v tmux >/dev/null; then
+test_expect_success 'the view: Elixir names in the table, Elixir terms in the log' '
+	ui_start --events send,receive --payload-bytes 1000 &&
+	ui_wait "tracing [0-9]+ processes" 10 &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
+	ui_keys / Shop.Cache Enter && ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache " 5 &&
+	ui_keys ":focus Elixir.Shop.Cache" Enter && ui_wait "nothing captured|Shop.Cache" 5 &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
+	ui_wait "received <-  [{]:\"[$]gen_call\", [{]#PID<0[.]" 5 &&
+	ui_keys Enter &&
+	ui_wait "%Shop[.]Order[{]id: 3, items: [[]\"book\", \"pen\"[]], status: :new," 5 &&
+	ui_keys q &&
+	ui_keys ":syntax erlang" Enter && ui_wait "erlang syntax" 5 &&
+	ui_keys ":syntax" Enter && ui_wait "erlang syntax" 5 &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
+	ui_wait "received <-  [{].[$]gen_call.,[{]<0[.]" 5 &&
+	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ]
+'
+fi
+test_done
