@@ -153,6 +153,13 @@ static long put_peer(struct decoder *d, const char *buf, int *idx,
 		pid->num = p.num;
 		pid->serial = p.serial;
 		*is_local = d->node && !strcmp(p.node, d->node);
+		/* a pid names a process: <0.N.S> in either syntax */
+		long off = (long)d->scratch.len;
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+		term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
+		sbuf_addch(&d->scratch, '\0');
+		return off;
 	}
 	return put_term(d, buf, idx, 0, NULL);
 }
