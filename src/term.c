@@ -1138,6 +1138,15 @@ static enum ex_class ex_classify(const char *a, size_t n)
 	const unsigned char *u = (const unsigned char *)a;
 	if (n == 0)
 		return EX_QUOTED;
+	/* the usual: [a-z_][a-zA-Z0-9_]*, which no operator but the words
+	 * (and, in, ...) is, and those print the same */
+	if ((u[0] >= 'a' && u[0] <= 'z') || u[0] == '_') {
+		size_t i = 1;
+		while (i < n && bare_char(u[i]) && u[i] != '@')
+			i++;
+		if (i == n)
+			return EX_IDENT;
+	}
 	if (ex_word_in(ex_not_callable, a, n))
 		return EX_UNQUOTED;
 	if (ex_word_in(ex_quoted_ops, a, n))
@@ -1590,10 +1599,41 @@ static int render_ex(struct rctx *rc, int depth)
 	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
 	int type, size;
 
-	if (!rc->reference && (p[0] == 'a' || p[0] == 'b')) {
+	if (!rc->reference) {   /* the common types, read in place */
 		int64_t v;
-		if (etf_int64(rc->buf, rc->idx, &v)) {
-			emit_long(rc, (long)v);
+		const char *a;
+		size_t n;
+		struct etf_pid pid;
+		switch (p[0]) {
+		case 'a': case 'b':
+			if (etf_int64(rc->buf, rc->idx, &v)) {
+				emit_long(rc, (long)v);
+				return 0;
+			}
+			break;
+		case 'w': case 'v': case 's': case 'd':
+			if (etf_atom(rc->buf, rc->idx, &a, &n)) {
+				ex_atom(rc, a, n);
+				return 0;
+			}
+			break;
+		case 'X': case 'g':
+			if (rc->local && etf_pid_local(rc->buf, rc->idx, rc->local,
+						       rc->local_len, &pid.num,
+						       &pid.serial)) {
+				char text[PID_TEXT_MAX + 5];
+				memcpy(text, "#PID", 4);
+				emit(rc, text, 4 + pid_text_n(text + 4, true, NULL, 0,
+							      pid.num, pid.serial));
+				return 0;
+			}
+			break;
+		case 'h':
+			*rc->idx += 2;
+			emit(rc, "{", 1);
+			if (ex_items(rc, depth, p[1]) < 0)
+				return -1;
+			emit(rc, "}", 1);
 			return 0;
 		}
 	}
