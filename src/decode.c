@@ -201,7 +201,8 @@ static int get_gen_tag(const char *buf, int *idx, uint64_t *tag)
 	return 0;
 }
 
-static void show_names(struct decoder *d, struct event *ev);
+static __attribute__((noinline)) void show_names(struct decoder *d,
+						  struct event *ev);
 
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
@@ -429,7 +430,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 }
 
 /* In Elixir syntax, the names of an event as Elixir writes atoms. */
-static void show_names(struct decoder *d, struct event *ev)
+static __attribute__((noinline)) void show_names(struct decoder *d, struct event *ev)
 {
 	long on = -1, op = -1;
 	if (d->syn != TERM_ELIXIR || (!ev->name && !ev->peer_name))
@@ -535,7 +536,8 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		ev->peer = base + o_peer;
 		ev->peer_name = names_get(d->names, peer);
 	}
-	show_names(d, ev);
+	if (__builtin_expect(d->syn == TERM_ELIXIR, 0))
+		show_names(d, ev);
 	*idx = i;
 	return 1;
 }

@@ -168,20 +168,19 @@ static bool atom_is_bare(const char *name, size_t len)
 			return false;
 	}
 	for (size_t i = 1; i < len; i++) {
-		if (u[i] >= 0x80) {
-			/* the slow way, from the start */
-			size_t j = 0;
-			utf8_next(u, len, &j);
-			while (j < len) {
-				long c = utf8_next(u, len, &j);
-				if (c < 0x80 ? !bare_char((unsigned char)c) :
-				    !latin1_letter(c))
-					return false;
-			}
-			return true;
-		}
-		if (!bare_char(u[i]))
+		if (bare_char(u[i]))
+			continue;
+		if (u[i] < 0x80)
 			return false;
+		/* past ASCII: the slow way, from the start */
+		size_t j = 0;
+		utf8_next(u, len, &j);
+		while (j < len) {
+			long c = utf8_next(u, len, &j);
+			if (c < 0x80 ? !bare_char((unsigned char)c) : !latin1_letter(c))
+				return false;
+		}
+		return true;
 	}
 	/* reserved words are 2 to 7 letters */
 	const char *w = reserved[name[0] - 'a'];
@@ -894,7 +893,7 @@ static int render(struct rctx *rc, int depth)
 {
 	if (rc->full || depth > TERM_MAX_DEPTH)
 		return render_rest(rc);
-	if (rc->syn == TERM_ELIXIR)
+	if (__builtin_expect(rc->syn == TERM_ELIXIR, 0))
 		return render_ex(rc, depth);
 	if (!rc->reference) {
 		int r = render_fast(rc, depth);
