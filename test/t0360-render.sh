@@ -23,7 +23,7 @@ differ() {
 		kill -0 "$BS_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -INT "$BS_PID" && bs_wait &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
 	jq -r 'select(.type == "receive") | "\(if .truncated then "T" else "F" end) \(.payload | @base64)"' \
 		"$TRASH/bs.json" >"$TRASH/ours.$syn" &&
 	[ "$(wc -l <"$TRASH/ours.$syn")" -eq "$N" ] || {

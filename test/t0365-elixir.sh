@@ -40,6 +40,16 @@ test_expect_success '--syntax erlang on the same node: Erlang text' '
 		contains(\"#{'"'"'__struct__'"'"' => '"'"'Elixir.Shop.Order'"'"',id => 1,items => [<<\\\"book\\\">>,<<\\\"pen\\\">>],status => new,total => 300.0}\")))] | length == 1"
 '
 
+test_expect_success 'the config file key: syntax = erlang; --syntax auto overrides it' '
+	mkdir -p xdg/beamscope && echo "syntax = erlang" >xdg/beamscope/config &&
+	XDG_CONFIG_HOME=$PWD/xdg bs_start --events receive --duration 1 &&
+	bs_wait_attached && grep -q "erlang syntax" "$TRASH/bs.err" && bs_wait &&
+	XDG_CONFIG_HOME=$PWD/xdg bs_start --events receive --duration 1 --syntax auto &&
+	bs_wait_attached && grep -q "elixir syntax" "$TRASH/bs.err" && bs_wait &&
+	"$BEAMSCOPE" "$NODE" --batch --no-config --syntax lisp 2>err; rc=$?
+	cat err; [ $rc -eq 2 ] && grep -qx "beamscope: --syntax \"lisp\": auto, erlang or elixir" err
+'
+
 if command -v tmux >/dev/null; then
 test_expect_success 'the view: Elixir names in the table, Elixir terms in the log' '
 	ui_start --events send,receive --payload-bytes 1000 &&

@@ -59,4 +59,14 @@ defmodule Shop do
 
   # a call that raises in the server's caller
   def bad, do: Shop.Cache.lookup(:not_an_id)
+
+  # scripts/demo --elixir: five orders every 300 ms until the node stops
+  def demo do
+    spawn(fn ->
+      :ok = start()
+      Stream.repeatedly(fn -> run(5) && Process.sleep(300) end) |> Stream.run()
+    end)
+
+    :ok
+  end
 end
