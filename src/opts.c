@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpat.h"
 #include "conffile.h"
 #include "event.h"
 #include "term.h"
@@ -164,6 +165,14 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 			sbuf_addstr(err, "--call needs a pattern (at most 900 "
 				    "characters), e.g. mod:fun/2");
 			return -1;
+		}
+		{
+			/* the Elixir form is turned into Erlang here: check it now */
+			struct sbuf erl = SBUF_INIT;
+			int r = callpat_erlang(arg, &erl, err);
+			sbuf_release(&erl);
+			if (r < 0)
+				return -1;
 		}
 		cfg->calls[cfg->ncalls++] = arg;
 		cfg->kinds |= KIND_CALL;

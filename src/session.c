@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "callpat.h"
 #include "clock.h"
 #include "esc.h"
 #include "exitcode.h"
@@ -628,6 +629,22 @@ static void node_trace(struct snode *n)
 		sbuf_release(&err);
 		return;
 	}
+	/* patterns in Elixir form go out in Erlang form */
+	struct sbuf erl[32];
+	const char *calls[32];
+	int ncalls = s->spec.ncalls < 32 ? s->spec.ncalls : 32;
+	for (int i = 0; i < ncalls; i++) {
+		sbuf_init(&erl[i]);
+		if (callpat_erlang(s->spec.calls[i], &erl[i], &err) < 0) {
+			for (int k = 0; k <= i; k++)
+				sbuf_release(&erl[k]);
+			pidsel_release(&sel);
+			node_failed(n, EXIT_USAGE, sbuf_str(&err));
+			sbuf_release(&err);
+			return;
+		}
+		calls[i] = sbuf_str(&erl[i]);
+	}
 	sbuf_release(&err);
 	/* several nodes: each traces the names registered there */
 	pidsel_on_node(&sel, &n->agent.names, &here);
@@ -642,8 +659,8 @@ static void node_trace(struct snode *n)
 		.count_tier = s->spec.counts_only || (!s->spec.ship_all &&
 			(sel.mode != SEL_LIST || s->spec.follow)),
 		.interval_ms = SESSION_INTERVAL_MS,
-		.calls = (const char *const *)s->spec.calls,
-		.ncalls = s->spec.ncalls,
+		.calls = calls,
+		.ncalls = ncalls,
 		.follow = s->spec.follow,
 		.max_events = s->spec.max_events,
 		.duration_ms = (unsigned long)(s->spec.duration * 1000),
@@ -651,6 +668,8 @@ static void node_trace(struct snode *n)
 	};
 	trace_result_release(&n->tr);
 	agent_trace_begin(&n->agent, &spec, &n->tr);
+	for (int i = 0; i < ncalls; i++)
+		sbuf_release(&erl[i]);
 	pidsel_release(&here);
 	pidsel_release(&sel);
 	set_state(n, SN_STARTING);

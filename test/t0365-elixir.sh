@@ -40,6 +40,31 @@ test_expect_success '--syntax erlang on the same node: Erlang text' '
 		contains(\"#{'"'"'__struct__'"'"' => '"'"'Elixir.Shop.Order'"'"',id => 1,items => [<<\\\"book\\\">>,<<\\\"pen\\\">>],status => new,total => 300.0}\")))] | length == 1"
 '
 
+test_expect_success '--call in Elixir form: calls, returns and exceptions in Elixir' '
+	bs_start --events spawn --duration 0 --payload-bytes 1000 \
+		--call "Shop.Cache.lookup/1 -> return" --call ":erlang.phash2/1" &&
+	bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(2)." >/dev/null &&
+	node_eval "catch '"'"'Elixir.Shop'"'"':bad()." >/dev/null &&
+	for _ in $(seq 1 40); do
+		grep -q "\"exception\"" "$TRASH/bs.json" && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -c ".[] | select(.type == \"call\" or .type == \"return\" or .type == \"exception\")" &&
+	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"Shop.Cache.lookup/1\") | .args] | sort ==
+		[\"[1]\", \"[2]\", \"[:not_an_id]\"]" &&
+	jqs -e --arg o "%Shop.Order{id: 2, items: [\"book\", \"pen\"], status: :new, total: 300.0}" \
+		"[.[] | select(.type == \"return\" and .mfa == \"Shop.Cache.lookup/1\") | .value] | any(. == \$o)" &&
+	jqs -e "[.[] | select(.type == \"exception\" and .mfa == \"Shop.Cache.lookup/1\")] |
+		length == 1 and .[0].class == \"error\" and .[0].reason == \":function_clause\"" &&
+	"$BEAMSCOPE" "$NODE" --batch --no-config --cookie-file "$COOKIE_FILE" \
+		--call "Shop.Cache.lookup(k) when k > 3" 2>err; rc=$?
+	cat err; [ $rc -eq 2 ] &&
+	grep -q "arguments in Elixir form are not supported; in Elixir form a pattern is Mod.fun, Mod.fun/arity" err &&
+	target_clean 3
+'
+
 test_expect_success 'the config file key: syntax = erlang; --syntax auto overrides it' '
 	mkdir -p xdg/beamscope && echo "syntax = erlang" >xdg/beamscope/config &&
 	XDG_CONFIG_HOME=$PWD/xdg bs_start --events receive --duration 1 &&

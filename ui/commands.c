@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "callpat.h"
 #include "cmd.h"
 #include "event.h"
 #include "export.h"
@@ -505,6 +506,14 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 		app_msg(a, true, "at most 32 call patterns; :uncall one first");
 		return ACT_REDRAW;
 	}
+	struct sbuf erl = SBUF_INIT, why = SBUF_INIT;
+	int r = callpat_erlang(pat, &erl, &why);
+	if (r < 0)
+		app_msg(a, true, "%s", sbuf_str(&why));
+	sbuf_release(&erl);
+	sbuf_release(&why);
+	if (r < 0)
+		return ACT_REDRAW;
 	sp->calls[sp->ncalls++] = xstrdup(pat);
 	sp->kinds |= KIND_CALL;
 	/* refused: the view says why and traces without it */
