@@ -81,6 +81,7 @@ test_expect_success 'the view: Elixir names in the table, Elixir terms in the lo
 	ui_wait "tracing [0-9]+ processes" 10 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
 	ui_keys / Shop.Cache Enter && ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache " 5 &&
+	ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache +:gen_server[.]loop/7 " 5 &&
 	ui_keys ":focus Elixir.Shop.Cache" Enter && ui_wait "nothing captured|Shop.Cache" 5 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
 	ui_wait "received <-  [{]:\"[$]gen_call\", [{]#PID<0[.]" 5 &&
