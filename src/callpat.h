@@ -7,8 +7,12 @@
  *   Shop.Cache.get/_ -> return   ...:get/_ [{'_',[],[{exception_trace}]}]
  *   :ets.lookup/2 -> stack    ets:lookup/2 [{'_',[],[{message,{caller}}]}]
  *
+ *   Shop.get(k) when k > 3    'Elixir.Shop':'get'(V_k) when V_k > 3
+ *
  * A pattern that starts with a lower-case letter or a quote is Erlang and
- * is left as it is.  Heads with arguments and guards are Erlang only.
+ * is left as it is.  Heads and guards are turned over token by token, for
+ * the subset whose meaning is the same in both languages; the target's
+ * compiler then checks the result as it checks any Erlang pattern.
  */
 #ifndef BS_CALLPAT_H
 #define BS_CALLPAT_H

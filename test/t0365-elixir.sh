@@ -59,9 +59,24 @@ test_expect_success '--call in Elixir form: calls, returns and exceptions in Eli
 	jqs -e "[.[] | select(.type == \"exception\" and .mfa == \"Shop.Cache.lookup/1\")] |
 		length == 1 and .[0].class == \"error\" and .[0].reason == \":function_clause\"" &&
 	"$BEAMSCOPE" "$NODE" --batch --no-config --cookie-file "$COOKIE_FILE" \
-		--call "Shop.Cache.lookup(k) when k > 3" 2>err; rc=$?
+		--call "Shop.Cache.lookup(k) when k in [1, 2]" 2>err; rc=$?
 	cat err; [ $rc -eq 2 ] &&
-	grep -q "arguments in Elixir form are not supported; in Elixir form a pattern is Mod.fun, Mod.fun/arity" err &&
+	grep -q "outside what the Elixir form covers; in Elixir form a pattern is Mod.fun, Mod.fun/arity" err &&
+	target_clean 3
+'
+
+test_expect_success '--call with an Elixir head and guard: only the calls it matches' '
+	bs_start --events spawn --duration 0 --payload-bytes 1000 \
+		--call "Shop.Cache.lookup(id) when is_integer(id) and id > 1 -> return" &&
+	bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
+	for _ in $(seq 1 40); do
+		[ "$(grep -c "\"return\"" "$TRASH/bs.json")" -ge 2 ] && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e "[.[] | select(.type == \"call\") | .args] | sort == [\"[2]\", \"[3]\"]" &&
+	jqs -e "[.[] | select(.type == \"return\") | .value | startswith(\"%Shop.Order{id: \")] == [true, true]" &&
 	target_clean 3
 '
 

@@ -2,7 +2,7 @@
 #include "callpat.h"
 #include "tap.h"
 
-static char text[512];
+static char text[2048];
 
 static const char *conv(const char *in, int *rc)
 {
@@ -17,7 +17,7 @@ static const char *conv(const char *in, int *rc)
 int main(void)
 {
 	int rc;
-	plan(16);
+	plan(20);
 	is(conv("Shop.Cache.get/1", &rc), "'Elixir.Shop.Cache':'get'/1", "Mod.fun/arity");
 	ok(rc == 1, "is Elixir form");
 	is(conv("Shop.Cache.handle_call/3 -> return", &rc),
@@ -34,10 +34,20 @@ int main(void)
 	ok(rc == 0, "and said so");
 	is(conv("'Elixir.Shop':get(K) when K > 3", &rc),
 	   "'Elixir.Shop':get(K) when K > 3", "quoted Erlang form left alone");
-	conv("Shop.Cache.get(k) when k > 3", &rc);
-	ok(rc < 0 && strstr(text, "arguments in Elixir form are not supported") &&
+	is(conv("Shop.Cache.get(k) when k > 3", &rc),
+	   "'Elixir.Shop.Cache':'get'(V_k) when V_k > 3", "a head with a guard");
+	is(conv("Shop.Cache.handle_call({:get, id}, _from, state) when is_integer(id) and id != 0 -> return", &rc),
+	   "'Elixir.Shop.Cache':'handle_call'({'get', V_id}, _from, V_state) when "
+	   "is_integer(V_id) andalso V_id /= 0 -> return", "tuples, atoms, guard tests, and");
+	conv("Shop.put(%{}, _)", &rc);
+	ok(rc < 0, "a map pattern is outside the subset");
+	is(conv("Shop.put([h | _], \"k\", Shop.Order, -1.5) when not (h === :x)", &rc),
+	   "'Elixir.Shop':'put'([V_h|_], <<\"k\"/utf8>>, 'Elixir.Shop.Order',  - 1.5) "
+	   "when not (V_h =:= 'x')", "lists, strings, aliases, numbers");
+	conv("Shop.Cache.get(k) when k in [1, 2]", &rc);
+	ok(rc < 0 && strstr(text, "outside what the Elixir form covers") &&
 	   strstr(text, "'Elixir.Shop.Cache':get(K) when K > 3 -> return"),
-	   "arguments: what is supported instead");
+	   "outside the subset: what is supported instead");
 	conv("Shop.Cache.get/1 -> trace", &rc);
 	ok(rc < 0 && strstr(text, "an action is return or stack"), "unknown action");
 	conv("Shop.Cache", &rc);
