@@ -1,12 +1,17 @@
 /*
- * term: ei-encoded term -> Erlang text.  See term.h for the contract.
- * Every emit goes through emit(), which enforces the byte limit; once the
- * limit is hit the rest of the term is only skipped, never rendered.
+ * term: ei-encoded term -> Erlang or Elixir text.  See term.h for the
+ * contract.  Every emit goes through emit(), which enforces the byte
+ * limit; once the limit is hit the rest of the term is only skipped, never
+ * rendered.
  *
  * The types that make up nearly every message (small integers, atoms,
  * pids, tuples, lists, strings, binaries) are read in place by
- * render_fast(); everything else, and everything in reference mode, goes
- * through ei's decoders.  Both give the same text, byte for byte.
+ * render_fast() (Erlang) and the head of render_ex() (Elixir); everything
+ * else, and everything in reference mode, goes through ei's decoders.
+ * Both give the same text, byte for byte.  What each syntax prints was
+ * taken from the printers themselves (io_lib_pretty, erts' float_to_list
+ * short form, Elixir's Inspect) and is checked against them on a live
+ * node by test/t0360-render.sh.
  */
 #include "term.h"
 
