@@ -181,6 +181,7 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	sp->duration = cfg->duration;
 	sp->max_events = cfg->counts ? 0 : cfg->max_events;
 	sp->payload = cfg->payload_bytes;
+	sp->syntax = cfg->syntax;
 	sp->counts_only = cfg->counts;
 	sp->ship_all = !cfg->counts;
 	if (cfg->gen_calls) {

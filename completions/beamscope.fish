@@ -21,7 +21,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --interval --slower-than --stuck --cookie-file --cookie --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -67,6 +67,7 @@ complete -c beamscope -s n -l max-events -x -d 'stop after N events'
 complete -c beamscope -l payload-bytes -x -d 'cut messages to N bytes on the target'
 complete -c beamscope -s r -l rate -x -d 'at most N events per second'
 complete -c beamscope -l on-limit -x -a 'stop shed' -d 'what to do over --rate'
+complete -c beamscope -l syntax -x -a 'auto erlang elixir' -d 'print terms and names as this language does'
 complete -c beamscope -l counts -d 'batch: per-process counts instead of events'
 complete -c beamscope -l interval -x -d 'batch --counts, --gen-calls: write counts, call statistics every SECONDS'
 complete -c beamscope -l gen-calls -d 'batch: gen_server/gen_statem call latency per server and request kind'

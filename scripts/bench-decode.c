@@ -204,6 +204,10 @@ int main(int argc, char **argv)
 		       chk / 1e6);
 		printf("decode only: %.2f M events/s per core\n", dec / 1e6);
 		printf("check + decode + JSON: %.2f M events/s per core\n", js / 1e6);
+		d.syn = TERM_ELIXIR;
+		double ex = run(&x, body, &d, DECODE, n);
+		printf("decode only, Elixir syntax: %.2f M events/s per core "
+		       "(%.2f of Erlang's)\n", ex / 1e6, ex / dec);
 	}
 	decoder_release(&d);
 	names_release(&names);

@@ -743,7 +743,7 @@ static int trace_decode(struct agent *a, struct trace_result *res,
  * step, or ST_END through op_done().
  */
 enum op_step {
-	ST_RELEASE, ST_ARCH,
+	ST_RELEASE, ST_ARCH, ST_ELIXIR,
 	ST_LOCK_SPAWN, ST_LOCK_TIMER, ST_LOCK_TAKE, ST_LOCK_PAUSE,
 	ST_WHEREIS,
 	ST_LOADED, ST_OLD_CODE, ST_PAUSE,  /* the old session's code leaving */
@@ -815,6 +815,34 @@ static enum op_step got_arch(struct agent *a)
 			  "for %s", a->conn->target, arch, BS_OTP_ARCH, arch);
 		return op_done(a, EXIT_REFUSED);
 	}
+	return ST_ELIXIR;
+}
+
+/* Does the target run Elixir?  application:get_key(elixir, vsn) */
+static bool send_elixir(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 2);
+	ei_x_encode_atom(&args, "elixir");
+	ei_x_encode_atom(&args, "vsn");
+	ei_x_encode_empty_list(&args);
+	return rpc_send(a, "application", "get_key", &args);
+}
+
+/* {ok, "1.14.0"}: Elixir; undefined (or anything else): none */
+static enum op_step got_elixir(struct agent *a)
+{
+	int idx = 1, arity, type, size;
+	char ok[MAXATOMLEN];
+	a->elixir[0] = '\0';
+	if (ei_decode_tuple_header(a->rpc_reply.buff, &idx, &arity) == 0 &&
+	    arity == 2 && ei_decode_atom(a->rpc_reply.buff, &idx, ok) == 0 &&
+	    !strcmp(ok, "ok") &&
+	    ei_get_type(a->rpc_reply.buff, &idx, &type, &size) == 0 &&
+	    type == ERL_STRING_EXT && size > 0 && (size_t)size < sizeof(a->elixir) &&
+	    ei_decode_string(a->rpc_reply.buff, &idx, a->elixir) < 0)
+		a->elixir[0] = '\0';
 	return ST_LOCK_SPAWN;
 }
 
@@ -1245,6 +1273,7 @@ static const struct op_step_def {
 	/* the architecture too: its failures were always worded so */
 	[ST_RELEASE]  = { "asking for its release", WAIT_RPC, send_release, got_release },
 	[ST_ARCH]     = { "asking for its release", WAIT_RPC, send_arch, got_arch },
+	[ST_ELIXIR]   = { "asking for its release", WAIT_RPC, send_elixir, got_elixir },
 	[ST_LOCK_SPAWN] = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_spawn, got_lock_spawn },
 	[ST_LOCK_TIMER] = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_timer, got_lock_timer },
 	[ST_LOCK_TAKE]  = { "waiting for another beamscope to attach", WAIT_RPC, send_lock_take, got_lock_take },

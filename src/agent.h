@@ -60,6 +60,7 @@ struct agent {
 	bool started;
 	char node[MAXATOMLEN_UTF8]; /* the target's own name for itself */
 	char otp[16];
+	char elixir[16];         /* the target's Elixir version; "": none */
 	int workers, schedulers;
 	struct names names;      /* registered names, kept up to date */
 

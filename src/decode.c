@@ -94,13 +94,16 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 	d->node_len = node ? strlen(node) : 0;
 	d->names = names;
 	sbuf_init(&d->scratch);
+	sbuf_init(&d->names_text);
 	d->malformed = 0;
 	d->reference = false;
+	d->syn = TERM_ERLANG;
 }
 
 void decoder_release(struct decoder *d)
 {
 	sbuf_release(&d->scratch);
+	sbuf_release(&d->names_text);
 }
 
 /* An entry that does not decode: count it, step over it whole. */
@@ -129,8 +132,8 @@ static long put_term(struct decoder *d, const char *buf, int *idx, size_t max,
 		     bool *cut)
 {
 	long off = (long)d->scratch.len;
-	if ((d->reference ? term_render_reference : term_render)(
-		    buf, idx, d->node, &d->scratch, max, cut) < 0)
+	if ((d->reference ? term_render_reference_in : term_render_in)(
+		    d->syn, buf, idx, d->node, &d->scratch, max, cut) < 0)
 		return -1;
 	sbuf_addch(&d->scratch, '\0');
 	return off;
@@ -153,6 +156,13 @@ static long put_peer(struct decoder *d, const char *buf, int *idx,
 		pid->num = p.num;
 		pid->serial = p.serial;
 		*is_local = d->node && !strcmp(p.node, d->node);
+		/* a pid names a process: <0.N.S> in either syntax */
+		long off = (long)d->scratch.len;
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+		term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
+		sbuf_addch(&d->scratch, '\0');
+		return off;
 	}
 	return put_term(d, buf, idx, 0, NULL);
 }
@@ -169,9 +179,7 @@ static long put_mfa(struct decoder *d, const char *buf, int *idx)
 	    ei_decode_long(buf, idx, &n) < 0)
 		return -1;
 	long off = (long)d->scratch.len;
-	sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
-	sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
-	sbuf_addf(&d->scratch, "/%ld", n);
+	term_mfa_text(&d->scratch, d->syn, mod, fun, n);
 	sbuf_addch(&d->scratch, '\0');
 	return off;
 }
@@ -195,6 +203,9 @@ static int get_gen_tag(const char *buf, int *idx, uint64_t *tag)
 	*tag = h;
 	return 0;
 }
+
+static __attribute__((noinline)) void show_names(struct decoder *d,
+						  struct event *ev);
 
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
@@ -366,9 +377,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		    ei_decode_long(buf, idx, &nargs) < 0)
 			return -1;
 		o_mfa = (long)d->scratch.len;
-		sbuf_addf(&d->scratch, term_atom_is_bare(mod) ? "%s" : "'%s'", mod);
-		sbuf_addf(&d->scratch, term_atom_is_bare(fun) ? ":%s" : ":'%s'", fun);
-		sbuf_addf(&d->scratch, "/%ld", nargs);
+		term_mfa_text(&d->scratch, d->syn, mod, fun, nargs);
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
 			o_payload = (long)d->scratch.len;
@@ -422,7 +431,31 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
 	if (ev->peer && peer_local)
 		ev->peer_name = names_get(d->names, peer);
+	show_names(d, ev);
 	return 0;
+}
+
+/* In Elixir syntax, the names of an event as Elixir writes atoms. */
+static __attribute__((noinline)) void show_names(struct decoder *d, struct event *ev)
+{
+	long on = -1, op = -1;
+	if (d->syn != TERM_ELIXIR || (!ev->name && !ev->peer_name))
+		return;
+	sbuf_reset(&d->names_text);
+	if (ev->name && *ev->name) {
+		on = (long)d->names_text.len;
+		term_atom_text(&d->names_text, TERM_ELIXIR, ev->name);
+		sbuf_addch(&d->names_text, '\0');
+	}
+	if (ev->peer_name && *ev->peer_name) {
+		op = (long)d->names_text.len;
+		term_atom_text(&d->names_text, TERM_ELIXIR, ev->peer_name);
+		sbuf_addch(&d->names_text, '\0');
+	}
+	if (on >= 0)
+		ev->name = d->names_text.buf + on;
+	if (op >= 0)
+		ev->peer_name = d->names_text.buf + op;
 }
 
 /* A pid of the target node, read in place. */
@@ -481,8 +514,8 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	}
 	if (d->payload_max) {
 		o_payload = (long)d->scratch.len;
-		if (term_render(buf, &i, d->node, &d->scratch, d->payload_max,
-				&cut) < 0)
+		if (term_render_in(d->syn, buf, &i, d->node, &d->scratch,
+				   d->payload_max, &cut) < 0)
 			return 0;
 		sbuf_addch(&d->scratch, '\0');
 	} else if (ei_skip_term(buf, &i) < 0) {
@@ -509,6 +542,8 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		ev->peer = base + o_peer;
 		ev->peer_name = names_get(d->names, peer);
 	}
+	if (__builtin_expect(d->syn == TERM_ELIXIR, 0))
+		show_names(d, ev);
 	*idx = i;
 	return 1;
 }
@@ -683,11 +718,20 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
 		    ei_decode_long(buf, idx, &ar) < 0)
 			return -1;
-		snprintf(current, sizeof(current), "%s:%s/%ld", mod, fun, ar);
+		struct sbuf mfa = SBUF_INIT;
+		term_mfa_text(&mfa, d->syn, mod, fun, ar);
+		snprintf(current, sizeof(current), "%s", sbuf_str(&mfa));
+		sbuf_release(&mfa);
 		has_current = true;
 	}
 	if (ei_decode_long(buf, idx, &mq) < 0)
 		return -1;
+	if (has_name && d->syn == TERM_ELIXIR) {
+		struct sbuf n = SBUF_INIT;
+		term_atom_text(&n, TERM_ELIXIR, name);
+		snprintf(name, sizeof(name), "%s", sbuf_str(&n));
+		sbuf_release(&n);
+	}
 	c->fn(c->arg, pid, ptext, has_name ? name : NULL,
 	      has_current ? current : NULL, mq);
 	return 0;

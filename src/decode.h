@@ -25,6 +25,7 @@
 #include "event.h"
 #include "names.h"
 #include "sbuf.h"
+#include "term.h"
 
 enum wire_kind {
 	WIRE_UNKNOWN,
@@ -66,6 +67,9 @@ struct decoder {
 	unsigned long malformed;/* events that could not be decoded */
 	bool reference;         /* ei's decoders only, nothing read in place:
 				 * what the tests compare the fast paths to */
+	enum term_syntax syn;   /* terms, names and functions as this
+				 * language prints them */
+	struct sbuf names_text; /* Elixir: the current event's names */
 };
 
 typedef void (*event_fn)(void *arg, const struct event *ev);

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpat.h"
 #include "conffile.h"
 #include "event.h"
+#include "term.h"
 #include "xalloc.h"
 
 const struct opt_info opt_table[OPT__COUNT] = {
@@ -164,6 +166,14 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 				    "characters), e.g. mod:fun/2");
 			return -1;
 		}
+		{
+			/* the Elixir form is turned into Erlang here: check it now */
+			struct sbuf erl = SBUF_INIT;
+			int r = callpat_erlang(arg, &erl, err);
+			sbuf_release(&erl);
+			if (r < 0)
+				return -1;
+		}
 		cfg->calls[cfg->ncalls++] = arg;
 		cfg->kinds |= KIND_CALL;
 		break;
@@ -190,6 +200,15 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 			break;
 		}
 		sbuf_addf(err, "--on-limit \"%s\": stop or shed", arg);
+		return -1;
+	case OPT_SYNTAX:
+		if (!strcmp(arg, "auto") || !strcmp(arg, "erlang") ||
+		    !strcmp(arg, "elixir")) {
+			cfg->syntax = !strcmp(arg, "auto") ? -1 :
+				      !strcmp(arg, "elixir") ? TERM_ELIXIR : TERM_ERLANG;
+			break;
+		}
+		sbuf_addf(err, "--syntax \"%s\": auto, erlang or elixir", arg);
 		return -1;
 	case OPT_INTERVAL:
 		if (parse_seconds(name, arg, 0.05, BS_MAX_SECONDS, &cfg->interval,
@@ -397,6 +416,7 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	cfg->high_water = 20000;
 	cfg->dep_timeout = 30;
 	cfg->interval = 1;
+	cfg->syntax = -1;
 	cfg->slower_than_ms = -1;
 	cfg->stuck = 5;
 

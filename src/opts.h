@@ -35,6 +35,7 @@
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       1, "cut messages to N bytes on the target (default: 256; 0: none)") \
 	X(RATE,        "rate",               'r', "N",       1, "at most N events per second, enforced on the target (default: none)") \
 	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", 1, "over --rate: stop tracing (default) or drop and count") \
+	X(SYNTAX,      "syntax",             0,   "auto|erlang|elixir", 1, "print terms and names as this language does (default: auto, the target's)") \
 	X(COUNTS,      "counts",             0,   NULL,      0, "batch: per-process counts instead of events (count tier)") \
 	X(INTERVAL,    "interval",           0,   "SECONDS", 1, "batch --counts, --gen-calls: write counts, call statistics every SECONDS (default: 1)") \
 	X(GEN_CALLS,   "gen-calls",          0,   NULL,      0, "batch: gen_server/gen_statem call latency per server and request kind (gen_call_stats lines)") \
@@ -104,6 +105,7 @@ struct config {
 	unsigned payload_bytes;
 	unsigned long rate;       /* events/s; 0: none */
 	bool shed;                /* --on-limit shed */
+	int syntax;               /* --syntax: a term_syntax; -1: auto */
 	const char *cookie_file, *cookie;
 	char *cookie_owned;     /* --cookie's copy; wiped when released */
 	int workers;

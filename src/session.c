@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "callpat.h"
 #include "clock.h"
 #include "esc.h"
 #include "exitcode.h"
@@ -167,6 +168,24 @@ const char *session_state_name(const struct snode *n)
 /* ---- the stream ---- */
 
 /* merge's lookup: the node a "<name@host.N.S>" pid lives on */
+int session_set_syntax(struct session *s, int syn)
+{
+	int first = syn < 0 ? TERM_ERLANG : syn;
+	bool seen = false;
+	s->spec.syntax = syn;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		if (!n->stats_ready)
+			continue;
+		n->dec.syn = syn >= 0 ? (enum term_syntax)syn :
+			     n->agent.elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
+		if (!seen)
+			first = (int)n->dec.syn;
+		seen = true;
+	}
+	return first;
+}
+
 static int node_of(void *arg, const char *pid_text)
 {
 	struct session *s = arg;
@@ -702,6 +721,22 @@ static void node_trace(struct snode *n)
 		sbuf_release(&err);
 		return;
 	}
+	/* patterns in Elixir form go out in Erlang form */
+	struct sbuf erl[32];
+	const char *calls[32];
+	int ncalls = s->spec.ncalls < 32 ? s->spec.ncalls : 32;
+	for (int i = 0; i < ncalls; i++) {
+		sbuf_init(&erl[i]);
+		if (callpat_erlang(s->spec.calls[i], &erl[i], &err) < 0) {
+			for (int k = 0; k <= i; k++)
+				sbuf_release(&erl[k]);
+			pidsel_release(&sel);
+			node_failed(n, EXIT_USAGE, sbuf_str(&err));
+			sbuf_release(&err);
+			return;
+		}
+		calls[i] = sbuf_str(&erl[i]);
+	}
 	sbuf_release(&err);
 	/* several nodes: each traces the names registered there */
 	pidsel_on_node(&sel, &n->agent.names, &here);
@@ -716,8 +751,8 @@ static void node_trace(struct snode *n)
 		.count_tier = s->spec.counts_only || (!s->spec.ship_all &&
 			(sel.mode != SEL_LIST || s->spec.follow)),
 		.interval_ms = SESSION_INTERVAL_MS,
-		.calls = (const char *const *)s->spec.calls,
-		.ncalls = s->spec.ncalls,
+		.calls = calls,
+		.ncalls = ncalls,
 		.follow = s->spec.follow,
 		.max_events = s->spec.max_events,
 		.duration_ms = (unsigned long)(s->spec.duration * 1000),
@@ -725,6 +760,8 @@ static void node_trace(struct snode *n)
 	};
 	trace_result_release(&n->tr);
 	agent_trace_begin(&n->agent, &spec, &n->tr);
+	for (int i = 0; i < ncalls; i++)
+		sbuf_release(&erl[i]);
 	pidsel_release(&here);
 	pidsel_release(&sel);
 	set_state(n, SN_STARTING);
@@ -748,9 +785,11 @@ static void node_traced(struct snode *n)
 	if (n->sessions > 1 && n->ever_lost)
 		session_notice(s, SESSION_NOTE, "attached to \"%s\" again",
 		       session_node_name(s, n->idx));
-	session_notice(s, SESSION_INFO, "attached to %s (OTP %s, %d workers%s); "
-	       "tracing %s of %s (%lu)", n->agent.node, n->agent.otp,
-	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced);
+	session_notice(s, SESSION_INFO, "attached to %s (OTP %s%s%s, %d workers%s); "
+	       "tracing %s of %s (%lu); %s syntax", n->agent.node, n->agent.otp,
+	       n->agent.elixir[0] ? ", Elixir " : "", n->agent.elixir,
+	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced,
+	       term_syntax_name(n->dec.syn));
 	for (int i = 0; i < n->tr.nskipped; i++)
 		session_notice(s, SESSION_INFO, "%s is already traced by another "
 		       "tracer; skipped", n->tr.skipped[i]);
@@ -835,6 +874,8 @@ static void node_step(struct snode *n)
 			stats_new_session(&n->st, ag->workers);
 			n->dec.names = &ag->names;
 		}
+		n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
+			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
 		n->sessions++;
 		n->last_rx_ms = clock_mono_ms();
 		n->last_ts = clock_wall_us();

@@ -191,6 +191,7 @@ struct session_spec {
 				 * processes not named one by one are counted */
 	bool gen_calls;         /* pair gen calls (kinds has gen_call and
 				 * exit: the records, and what closes calls) */
+	int syntax;             /* a term_syntax; -1: each target's own */
 };
 
 struct session {
@@ -271,6 +272,12 @@ void session_start(struct session *s);
 void session_stop(struct session *s, const char *why);
 /* Take one node out (:detach): stopped, left clean. */
 void session_drop_node(struct session *s, struct snode *n);
+/*
+ * Print terms and names in syn (a term_syntax; -1: each node's own) from
+ * the next event on.  Returns the syntax of the first node attached, or
+ * of syn when none is.
+ */
+int session_set_syntax(struct session *s, int syn);
 /* Put a process in or out of focus (its events are shipped). */
 void session_focus(struct session *s, struct bs_pid pid, bool on);
 /*

@@ -1,16 +1,23 @@
 /*
- * term: ei-encoded term -> Erlang text.  See term.h for the contract.
- * Every emit goes through emit(), which enforces the byte limit; once the
- * limit is hit the rest of the term is only skipped, never rendered.
+ * term: ei-encoded term -> Erlang or Elixir text.  See term.h for the
+ * contract.  Every emit goes through emit(), which enforces the byte
+ * limit; once the limit is hit the rest of the term is only skipped, never
+ * rendered.
  *
  * The types that make up nearly every message (small integers, atoms,
  * pids, tuples, lists, strings, binaries) are read in place by
- * render_fast(); everything else, and everything in reference mode, goes
- * through ei's decoders.  Both give the same text, byte for byte.
+ * render_fast() (Erlang) and the head of render_ex() (Elixir); everything
+ * else, and everything in reference mode, goes through ei's decoders.
+ * Both give the same text, byte for byte.  What each syntax prints was
+ * taken from the printers themselves (io_lib_pretty, erts' float_to_list
+ * short form, Elixir's Inspect) and is checked against them on a live
+ * node by test/t0360-render.sh.
  */
 #include "term.h"
 
 #include <ei.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #define TERM_MAX_DEPTH 64
 
 struct rctx {
+	enum term_syntax syn;
 	const char *buf;
 	int *idx;
 	struct sbuf *out;
@@ -29,6 +37,7 @@ struct rctx {
 	bool full;         /* limit reached: skip, do not render */
 	bool cut;
 	bool reference;    /* ei's decoders only */
+	bool markers;      /* '...' and '#Fun' are the tracer's cut marks */
 	const char *local;
 	size_t local_len;
 };
@@ -104,14 +113,80 @@ static inline bool bare_char(unsigned char c)
 	return c < 64 ? (BARE_LO >> c) & 1 : c < 128 ? (BARE_HI >> (c - 64)) & 1 : 0;
 }
 
+/*
+ * The next character of UTF-8 text s[*i..n): its code point, or -1 for a
+ * byte that starts no well-formed character (then one byte is taken).
+ */
+static long utf8_next(const unsigned char *s, size_t n, size_t *i)
+{
+	unsigned c = s[*i];
+	size_t k;
+	unsigned long cp, min;
+	if (c < 0x80) {
+		(*i)++;
+		return c;
+	}
+	if (c >= 0xC2 && c <= 0xDF)
+		k = 1, cp = c & 0x1F, min = 0x80;
+	else if (c >= 0xE0 && c <= 0xEF)
+		k = 2, cp = c & 0x0F, min = 0x800;
+	else if (c >= 0xF0 && c <= 0xF4)
+		k = 3, cp = c & 0x07, min = 0x10000;
+	else
+		goto bad;
+	if (*i + k >= n)
+		goto bad;
+	for (size_t j = 1; j <= k; j++) {
+		if ((s[*i + j] & 0xC0) != 0x80)
+			goto bad;
+		cp = cp << 6 | (s[*i + j] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		goto bad;
+	*i += k + 1;
+	return (long)cp;
+bad:
+	(*i)++;
+	return -1;
+}
+
+/* Latin-1 letters past ASCII, as Erlang's scanner reads them */
+static bool latin1_lower(long c)
+{
+	return c >= 0xDF && c <= 0xFF && c != 0xF7;
+}
+
+static bool latin1_letter(long c)
+{
+	return c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7;
+}
+
 /* Does name[0..len) print unquoted?  False if it holds a NUL. */
 static bool atom_is_bare(const char *name, size_t len)
 {
-	if (!len || !(*name >= 'a' && *name <= 'z'))
+	const unsigned char *u = (const unsigned char *)name;
+	if (!len)
 		return false;
-	for (size_t i = 1; i < len; i++)
-		if (!bare_char((unsigned char)name[i]))
+	if (!(*name >= 'a' && *name <= 'z')) {
+		size_t i = 0;
+		if (u[0] < 0x80 || !latin1_lower(utf8_next(u, len, &i)))
 			return false;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if (bare_char(u[i]))
+			continue;
+		if (u[i] < 0x80)
+			return false;
+		/* past ASCII: the slow way, from the start */
+		size_t j = 0;
+		utf8_next(u, len, &j);
+		while (j < len) {
+			long c = utf8_next(u, len, &j);
+			if (c < 0x80 ? !bare_char((unsigned char)c) : !latin1_letter(c))
+				return false;
+		}
+		return true;
+	}
 	/* reserved words are 2 to 7 letters */
 	const char *w = reserved[name[0] - 'a'];
 	if (len < 2 || len > 7 || !w)
@@ -219,86 +294,337 @@ void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial)
 
 
 
-/* The atom a[0..n), quoted when it must be; a NUL in it shows as
- * \x{0}.  Runs of plain bytes go out whole, so that a cut never splits a
- * UTF-8 character. */
-static void emit_atom(struct rctx *rc, const char *a, size_t n)
-{
-	/* markers the tracer NIF puts where it cut a term */
-	if (atom_is_bare(a, n) || (n == 3 && !memcmp(a, "...", 3)) ||
-	    (n == 4 && !memcmp(a, "#Fun", 4))) {
-		emit(rc, a, n);
-		return;
-	}
-	emit(rc, "'", 1);
-	const char *run = a;
-	for (const char *p = a; p < a + n; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c != '\'' && c != '\\' && c >= 0x20 && c != 0x7f)
-			continue;
-		emit(rc, run, (size_t)(p - run));
-		if (c == '\'' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			emit(rc, e, 2);
-		} else {
-			emitf(rc, "\\x{%X}", c);
-		}
-		run = p + 1;
-	}
-	emit(rc, run, (size_t)(a + n - run));
-	emit(rc, "'", 1);
-}
+static int skip(struct rctx *rc);
+static int render(struct rctx *rc, int depth);
+static int render_ei(struct rctx *rc, int depth);
+static int render_ex(struct rctx *rc, int depth);
 
-static bool printable(const unsigned char *s, size_t n)
+/* Erlang's escape for the character c inside quotes; false if it needs none */
+static bool erl_escape(struct rctx *rc, long c, char quote)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (!((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' ||
-		      c == '\r'))
-			return false;
+	static const char named[32] = {
+		[8] = 'b', [9] = 't', [10] = 'n', [11] = 'v', [12] = 'f',
+		[13] = 'r', [27] = 'e',
+	};
+	char e[8];
+	if (c == quote || c == '\\') {
+		e[0] = '\\', e[1] = (char)c;
+		emit(rc, e, 2);
+	} else if (c >= 0 && c < 32 && named[c]) {
+		e[0] = '\\', e[1] = named[c];
+		emit(rc, e, 2);
+	} else if (c == 127) {
+		emit(rc, "\\d", 2);
+	} else if ((c >= 0 && c < 32) || (c >= 128 && c < 160)) {
+		e[0] = '\\';
+		e[1] = (char)('0' + (c >> 6));
+		e[2] = (char)('0' + (c >> 3 & 7));
+		e[3] = (char)('0' + (c & 7));
+		emit(rc, e, 4);
+	} else {
+		return false;
 	}
 	return true;
 }
 
-/* Emit bytes as the inside of an Erlang string literal (no quotes). */
+/* The code point c as UTF-8 */
+static void emit_cp(struct rctx *rc, unsigned long c)
+{
+	char u[4];
+	size_t n;
+	if (c < 0x80) {
+		u[0] = (char)c, n = 1;
+	} else if (c < 0x800) {
+		u[0] = (char)(0xC0 | c >> 6), u[1] = (char)(0x80 | (c & 0x3F)), n = 2;
+	} else if (c < 0x10000) {
+		u[0] = (char)(0xE0 | c >> 12), u[1] = (char)(0x80 | (c >> 6 & 0x3F));
+		u[2] = (char)(0x80 | (c & 0x3F)), n = 3;
+	} else {
+		u[0] = (char)(0xF0 | c >> 18), u[1] = (char)(0x80 | (c >> 12 & 0x3F));
+		u[2] = (char)(0x80 | (c >> 6 & 0x3F)), u[3] = (char)(0x80 | (c & 0x3F));
+		n = 4;
+	}
+	emit(rc, u, n);
+}
+
+/*
+ * The atom a[0..n) (UTF-8), quoted when it must be.  Runs of plain bytes
+ * go out whole, so that a cut never splits a UTF-8 character.
+ */
+static void emit_atom(struct rctx *rc, const char *a, size_t n)
+{
+	/* markers the tracer NIF puts where it cut a term */
+	if (atom_is_bare(a, n) || (rc->markers && ((n == 3 && !memcmp(a, "...", 3)) ||
+						   (n == 4 && !memcmp(a, "#Fun", 4))))) {
+		emit(rc, a, n);
+		return;
+	}
+	const unsigned char *u = (const unsigned char *)a;
+	emit(rc, "'", 1);
+	size_t run = 0, i = 0;
+	while (i < n) {
+		size_t at = i;
+		long c = utf8_next(u, n, &i);
+		if (c < 0)
+			c = u[at];
+		else if (c >= 0x80)
+			continue;
+		emit(rc, a + run, at - run);
+		if (!erl_escape(rc, c, '\''))
+			emit(rc, a + at, 1);
+		run = i;
+	}
+	emit(rc, a + run, n - run);
+	emit(rc, "'", 1);
+}
+
+/* Printable as Erlang prints strings: Latin-1, and the escapes it knows */
+static inline bool latin1_printable(unsigned long c)
+{
+	return (c >= 0x20 && c < 0x7f) || (c >= 0xA0 && c <= 0xFF) ||
+	       (c >= 8 && c <= 13) || c == 27;
+}
+
+static bool printable(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!latin1_printable(s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * s[0..n) as UTF-8: 1 if it is printable Latin-1 characters (*wide: some
+ * past ASCII), 0 if it holds others, -1 if it is no UTF-8.
+ */
+static int printable_utf8(const unsigned char *s, size_t n, bool *wide)
+{
+	size_t i = 0;
+	int r = 1;
+	*wide = false;
+	while (i < n) {
+		long c = utf8_next(s, n, &i);
+		if (c < 0)
+			return -1;
+		if (!latin1_printable((unsigned long)c))
+			r = 0;
+		if (c >= 0x80)
+			*wide = true;
+	}
+	return r;
+}
+
+/* Latin-1 bytes as the inside of an Erlang string literal (no quotes). */
 static void emit_chars(struct rctx *rc, const unsigned char *s, size_t n)
 {
+	size_t run = 0;
 	for (size_t i = 0; i < n && !rc->full; i++) {
-		switch (s[i]) {
-		case '"':  emit(rc, "\\\"", 2); break;
-		case '\\': emit(rc, "\\\\", 2); break;
-		case '\n': emit(rc, "\\n", 2); break;
-		case '\t': emit(rc, "\\t", 2); break;
-		case '\r': emit(rc, "\\r", 2); break;
-		default:   emit(rc, (const char *)s + i, 1); break;
-		}
+		unsigned char c = s[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			continue;
+		emit(rc, (const char *)s + run, i - run);
+		if (c >= 0x80)
+			emit_cp(rc, c);
+		else
+			erl_escape(rc, c, '"');
+		run = i + 1;
+	}
+	emit(rc, (const char *)s + run, n - run);
+}
+
+/* UTF-8 text, printable, as the inside of an Erlang string literal. */
+static void emit_chars_utf8(struct rctx *rc, const unsigned char *s, size_t n)
+{
+	size_t run = 0;
+	for (size_t i = 0; i < n && !rc->full; i++) {
+		unsigned char c = s[i];
+		if ((c >= 0x20 && c < 0x7f && c != '"' && c != '\\') || c >= 0x80)
+			continue;
+		emit(rc, (const char *)s + run, i - run);
+		erl_escape(rc, c, '"');
+		run = i + 1;
+	}
+	emit(rc, (const char *)s + run, n - run);
+}
+
+static void emit_bytes(struct rctx *rc, const unsigned char *s, size_t n,
+		       const char *sep)
+{
+	size_t sl = strlen(sep);
+	char num[8];
+	for (size_t i = 0; i < n && !rc->full; i++) {
+		if (i)
+			emit(rc, sep, sl);
+		emit(rc, num, (size_t)(put_uint(num, s[i]) - num));
 	}
 }
 
-static void emit_bytes(struct rctx *rc, const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n && !rc->full; i++)
-		emitf(rc, i ? ",%u" : "%u", s[i]);
-}
-
+/*
+ * A float as io_lib_format:fwrite_g/1 of OTP 25 prints it: the shortest
+ * digits that read back as the same double, laid out fixed or scientific
+ * by the rules of erts' float_to_list(F, [short]).
+ */
 static void emit_double(struct rctx *rc, double d)
 {
-	char tmp[40];
+	char out[48], tmp[40], dig[24];
+	size_t nd = 0;
+	int sciexp = 0;
+	char *o = out;
+
+	if (d != d || d - d != 0) {   /* no such float travels; say so anyway */
+		emits(rc, d != d ? "nan" : d < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (signbit(d))
+		*o++ = '-', d = -d;
+	if (d == 0) {
+		memcpy(o, "0.0", 4);
+		emits(rc, out);
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, d);
 		if (strtod(tmp, NULL) == d)
 			break;
 	}
-	if (!strpbrk(tmp, ".eEn"))
-		memcpy(tmp + strlen(tmp), ".0", 3);   /* at most 24 + 3 of 40 */
-	else if (!strchr(tmp, '.') && strpbrk(tmp, "eE")) {
-		/* Erlang wants 1.0e10, not 1e10 */
-		char *e = strpbrk(tmp, "eE");
-		char rest[40];
-		snprintf(rest, sizeof(rest), "%s", e);
-		snprintf(e, sizeof(tmp) - (size_t)(e - tmp), ".0%s", rest);
+	/* tmp: D[.DDD]e[+-]XX */
+	char *e = strchr(tmp, 'e');
+	sciexp = atoi(e + 1);
+	for (char *p = tmp; p < e; p++)
+		if (*p != '.')
+			dig[nd++] = *p;
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	int rexp = sciexp - (int)nd + 1;   /* value = digits * 10^rexp */
+	int lo = -(int)nd - 2, hi = sciexp >= 10 ? 2 : 1;
+	if (nd == 1)
+		lo = -4, hi = 2;
+	bool fixed = rexp >= lo && rexp <= hi;
+	if (fixed) {
+		uint64_t m = 0;
+		for (size_t i = 0; i < nd; i++)
+			m = m * 10 + (uint64_t)(dig[i] - '0');
+		if ((rexp == 0 && m >= (1ULL << 53)) ||
+		    (rexp == 1 && m > (1ULL << 52) / 5) ||
+		    (rexp == 2 && m > (1ULL << 51) / 25))
+			fixed = false;
 	}
-	emits(rc, tmp);
+	if (fixed) {
+		int whole = (int)nd + rexp;
+		if (rexp >= 0) {
+			memcpy(o, dig, nd), o += nd;
+			memset(o, '0', (size_t)rexp), o += rexp;
+			memcpy(o, ".0", 2), o += 2;
+		} else if (whole > 0) {
+			memcpy(o, dig, (size_t)whole), o += whole;
+			*o++ = '.';
+			memcpy(o, dig + whole, nd - (size_t)whole), o += nd - (size_t)whole;
+		} else {
+			memcpy(o, "0.", 2), o += 2;
+			memset(o, '0', (size_t)-whole), o += -whole;
+			memcpy(o, dig, nd), o += nd;
+		}
+		*o = '\0';
+	} else {
+		*o++ = dig[0];
+		*o++ = '.';
+		if (nd == 1)
+			*o++ = '0';
+		else
+			memcpy(o, dig + 1, nd - 1), o += nd - 1;
+		snprintf(o, sizeof(out) - (size_t)(o - out), "e%d", sciexp);
+	}
+	emits(rc, out);
+}
+
+/*
+ * An integer of any size (SMALL_BIG_EXT, LARGE_BIG_EXT) in decimal; -1 if
+ * it is malformed.
+ */
+static int render_bignum(struct rctx *rc)
+{
+	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
+	size_t n, hdr;
+	if (p[0] == ERL_SMALL_BIG_EXT)
+		n = p[1], hdr = 3;
+	else
+		n = etf_u32(p + 1), hdr = 6;
+	bool neg = p[hdr - 1] != 0;
+	const unsigned char *mag = p + hdr;
+	if (skip(rc) < 0)
+		return -1;
+	/* little-endian bytes into 32-bit limbs, most significant last */
+	size_t nl = (n + 3) / 4;
+	uint32_t *limb = calloc(nl ? nl : 1, sizeof(*limb));
+	char *txt = malloc(nl * 10 + 3);
+	if (!limb || !txt) {
+		free(limb);
+		free(txt);
+		emits(rc, "#Bignum");
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		limb[i / 4] |= (uint32_t)mag[i] << (8 * (i % 4));
+	char *end = txt + nl * 10 + 2, *q = end;
+	while (nl && !limb[nl - 1])
+		nl--;
+	while (nl) {
+		uint64_t r = 0;
+		for (size_t i = nl; i-- > 0;) {
+			uint64_t cur = r << 32 | limb[i];
+			limb[i] = (uint32_t)(cur / 1000000000u);
+			r = cur % 1000000000u;
+		}
+		while (nl && !limb[nl - 1])
+			nl--;
+		for (int k = 0; k < 9 && (nl || r); k++) {
+			*--q = (char)('0' + r % 10);
+			r /= 10;
+		}
+	}
+	if (q == end)
+		*--q = '0';
+	if (neg)
+		*--q = '-';
+	emit(rc, q, (size_t)(end - q));
+	free(limb);
+	free(txt);
+	return 0;
+}
+
+/* a map of more than this many pairs is a hash trie on the target */
+#define MAP_FLAT_MAX 32
+
+/*
+ * Where the key of each pair of a map starts, in the order the target's
+ * printer walks them: as encoded, except that io_lib walks a map larger
+ * than a flat one (a hash trie) the other way round.  off has room for
+ * MAP_FLAT_MAX; a larger map gets an array to free (*owned).  *end is
+ * just past the map.  NULL when malformed.
+ */
+static int *map_order(struct rctx *rc, int arity, int *off, int **owned,
+		      int *end)
+{
+	bool back = arity > MAP_FLAT_MAX && rc->syn == TERM_ERLANG;
+	int at = *rc->idx;
+	*owned = NULL;
+	if (arity > MAP_FLAT_MAX) {
+		if ((size_t)arity > (size_t)INT_MAX / sizeof(int))
+			return NULL;
+		off = *owned = malloc((size_t)arity * sizeof(int));
+		if (!off)
+			return NULL;
+	}
+	for (int i = 0; i < arity; i++) {
+		off[back ? arity - 1 - i : i] = at;
+		if (ei_skip_term(rc->buf, &at) < 0 || ei_skip_term(rc->buf, &at) < 0) {
+			free(*owned);
+			*owned = NULL;
+			return NULL;
+		}
+	}
+	*end = at;
+	return off;
 }
 
 static int render(struct rctx *rc, int depth);
@@ -350,7 +676,7 @@ static int render_string(struct rctx *rc, int size)
 		emit(rc, "\"", 1);
 	} else {
 		emit(rc, "[", 1);
-		emit_bytes(rc, s, (size_t)size);
+		emit_bytes(rc, s, (size_t)size, ",");
 		emit(rc, "]", 1);
 	}
 	return 0;
@@ -365,13 +691,51 @@ static int render_binary(struct rctx *rc, int size)
 	size_t look = (size_t)size;
 	if (rc->limit && look > rc->limit)
 		look = rc->limit;
+	bool wide;
+	int u = size > 0 ? printable_utf8(s, look, &wide) : 0;
 	emit(rc, "<<", 2);
-	if (size > 0 && printable(s, look)) {
+	if (u > 0) {
+		emit(rc, "\"", 1);
+		emit_chars_utf8(rc, s, (size_t)size);
+		emit(rc, wide ? "\"/utf8" : "\"", wide ? 6 : 1);
+	} else if (u < 0 && printable(s, look)) {
 		emit(rc, "\"", 1);
 		emit_chars(rc, s, (size_t)size);
 		emit(rc, "\"", 1);
 	} else {
-		emit_bytes(rc, s, (size_t)size);
+		emit_bytes(rc, s, (size_t)size, ",");
+	}
+	emit(rc, ">>", 2);
+	return 0;
+}
+
+/* BIT_BINARY_EXT: 'M', 4-byte length, bits used in the last byte, bytes */
+static int render_bits(struct rctx *rc)
+{
+	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
+	size_t n = etf_u32(p + 1);
+	unsigned bits = p[5];
+	const unsigned char *s = p + 6;
+	bool ex = rc->syn == TERM_ELIXIR;
+	char num[8];
+	if (skip(rc) < 0)
+		return -1;
+	if (n == 0 || bits == 0 || bits > 8) {   /* not made by a real node */
+		emit(rc, "<<>>", 4);
+		return 0;
+	}
+	emit(rc, "<<", 2);
+	emit_bytes(rc, s, n - 1, ex ? ", " : ",");
+	if (n > 1)
+		emit(rc, ex ? ", " : ",", ex ? 2 : 1);
+	emit(rc, num, (size_t)(put_uint(num, s[n - 1] >> (8 - bits)) - num));
+	if (ex) {
+		emit(rc, "::size(", 7);
+		emit(rc, num, (size_t)(put_uint(num, bits) - num));
+		emit(rc, ")", 1);
+	} else {
+		emit(rc, ":", 1);
+		emit(rc, num, (size_t)(put_uint(num, bits) - num));
 	}
 	emit(rc, ">>", 2);
 	return 0;
@@ -534,6 +898,8 @@ static int render(struct rctx *rc, int depth)
 {
 	if (rc->full || depth > TERM_MAX_DEPTH)
 		return render_rest(rc);
+	if (__builtin_expect(rc->syn == TERM_ELIXIR, 0))
+		return render_ex(rc, depth);
 	if (!rc->reference) {
 		int r = render_fast(rc, depth);
 		if (r != FAST_NO)
@@ -574,8 +940,7 @@ static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 			return 0;
 		}
 		*rc->idx = save;
-		emits(rc, "#Bignum");
-		return skip(rc);
+		return render_bignum(rc);
 	}
 	case ERL_FLOAT_EXT:
 	case NEW_FLOAT_EXT: {
@@ -632,20 +997,25 @@ static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 	}
 	case ERL_MAP_EXT: {
 		int arity;
-		if (ei_decode_map_header(rc->buf, rc->idx, &arity) < 0)
+		int flat[MAP_FLAT_MAX], *owned, end, *off;
+		if (ei_decode_map_header(rc->buf, rc->idx, &arity) < 0 ||
+		    !(off = map_order(rc, arity, flat, &owned, &end)))
 			return -1;
 		emit(rc, "#{", 2);
-		for (int i = 0; i < arity; i++) {
+		int rv = 0;
+		for (int i = 0; i < arity && rv == 0; i++) {
 			if (i)
 				emit(rc, ",", 1);
-			if (render(rc, depth + 1) < 0)
-				return -1;
+			*rc->idx = off[i];
+			if ((rv = render(rc, depth + 1)) < 0)
+				break;
 			emit(rc, " => ", 4);
-			if (render(rc, depth + 1) < 0)
-				return -1;
+			rv = render(rc, depth + 1);
 		}
+		free(owned);
+		*rc->idx = end;
 		emit(rc, "}", 1);
-		return 0;
+		return rv;
 	}
 	case ERL_NIL_EXT:
 		(*rc->idx)++;
@@ -660,8 +1030,7 @@ static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 			return -1;
 		return render_binary(rc, size);
 	case ERL_BIT_BINARY_EXT:
-		emits(rc, "<<...>>");
-		return skip(rc);
+		return render_bits(rc);
 	case ERL_PID_EXT:
 	case ERL_NEW_PID_EXT: {
 		erlang_pid p;
@@ -705,13 +1074,681 @@ static __attribute__((noinline)) int render_ei(struct rctx *rc, int depth)
 	}
 }
 
-static int render_top(const char *buf, int *index, const char *local_node,
-		      struct sbuf *out, size_t max, bool *cut, bool reference)
+/* ---- Elixir ---- */
+
+/* How Elixir writes an atom: its Macro.inspect_atom classes, less nil,
+ * true and false, which the callers look for first. */
+enum ex_class {
+	EX_IDENT,      /* :foo, foo: and .foo */
+	EX_UNQUOTED,   /* :Foo, :foo@bar, :+ ; "Foo" after a dot */
+	EX_QUOTED,     /* :"foo bar" */
+	EX_OPERATOR,   /* :+ and .+ */
+	EX_ALIAS,      /* Elixir.Foo.Bar */
+};
+
+/* space-separated words, each ending in a space */
+static const char ex_operators[] =
+	" & ! ^ not + - ~~~ @ <- \\\\ when :: | = || ||| or && &&& and == != =~"
+	" === !== < <= >= > |> <<< >>> <~ ~> <<~ ~>> <~> <|> in ^^^ ++ -- .. <>"
+	" +++ --- * / ** . ";
+static const char ex_not_callable[] = " % %{} {} <<>> ... .. . ..// -> ";
+static const char ex_quoted_ops[] = " :: ^^^ ~~~ <|> ";
+
+static bool ex_word_in(const char *set, const char *a, size_t n)
+{
+	if (!n || memchr(a, ' ', n))
+		return false;
+	for (const char *w = set; (w = strchr(w, ' ')) && w[1]; w++)
+		if (!strncmp(w + 1, a, n) && w[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+static bool ex_valid_alias(const char *a, size_t n)
+{
+	if (n < 6 || memcmp(a, "Elixir", 6))
+		return false;
+	size_t i = 6;
+	while (i < n) {
+		if (a[i] != '.' || i + 1 >= n || !(a[i + 1] >= 'A' && a[i + 1] <= 'Z'))
+			return false;
+		for (i += 2; i < n && (bare_char((unsigned char)a[i]) && a[i] != '@'); i++)
+			;
+	}
+	return true;
+}
+
+/*
+ * A letter as Elixir's tokenizer takes it, for the scripts known here:
+ * its script (1 Latin, 2 Greek, 3 Cyrillic), 0 for no letter known; and
+ * whether it is upper case.
+ */
+static int ex_letter(long c, bool *upper)
+{
+	*upper = (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE) ||
+		 (c >= 0x391 && c <= 0x3A9) || (c >= 0x410 && c <= 0x42F);
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7))
+		return 1;
+	if ((c >= 0x391 && c <= 0x3A9 && c != 0x3A2) || (c >= 0x3B1 && c <= 0x3C9))
+		return 2;
+	if (c >= 0x410 && c <= 0x44F)
+		return 3;
+	return 0;
+}
+
+static enum ex_class ex_classify(const char *a, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)a;
+	if (n == 0)
+		return EX_QUOTED;
+	/* the usual: [a-z_][a-zA-Z0-9_]*, which no operator but the words
+	 * (and, in, ...) is, and those print the same */
+	if ((u[0] >= 'a' && u[0] <= 'z') || u[0] == '_') {
+		size_t i = 1;
+		while (i < n && bare_char(u[i]) && u[i] != '@')
+			i++;
+		if (i == n)
+			return EX_IDENT;
+	}
+	if (ex_word_in(ex_not_callable, a, n))
+		return EX_UNQUOTED;
+	if (ex_word_in(ex_quoted_ops, a, n))
+		return EX_QUOTED;
+	if (ex_word_in(ex_operators, a, n))
+		return EX_OPERATOR;
+	if (ex_valid_alias(a, n))
+		return EX_ALIAS;
+	size_t i = 0;
+	bool upper, up;
+	long c = utf8_next(u, n, &i);
+	int script = ex_letter(c, &upper), sc;
+	bool at = false;
+	if (!script && c != '_')
+		return EX_QUOTED;
+	while (i < n) {
+		c = utf8_next(u, n, &i);
+		if ((c == '?' || c == '!') && i == n)
+			break;
+		if (c == '@') {
+			at = true;
+		} else if ((sc = ex_letter(c, &up))) {
+			/* one script to an atom, or Elixir quotes it */
+			if (script && sc != script)
+				return EX_QUOTED;
+			script = sc;
+		} else if (!(c == '_' || (c >= '0' && c <= '9'))) {
+			return EX_QUOTED;
+		}
+	}
+	return upper || at ? EX_UNQUOTED : EX_IDENT;
+}
+
+/* The inside of an Elixir string, charlist or quoted atom: Code.Identifier
+ * escape/2 with quote q. */
+static void ex_escape(struct rctx *rc, const char *a, size_t n, char q)
+{
+	static const char named[32] = {
+		[7] = 'a', [8] = 'b', [9] = 't', [10] = 'n', [11] = 'v',
+		[12] = 'f', [13] = 'r', [27] = 'e',
+	};
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *u = (const unsigned char *)a;
+	size_t run = 0, i = 0;
+	while (i < n && !rc->full) {
+		size_t at = i;
+		long c = utf8_next(u, n, &i);
+		char e[12];
+		size_t el = 0;
+		if (c < 0) {
+			e[0] = '\\', e[1] = 'x', e[2] = hex[u[at] >> 4];
+			e[3] = hex[u[at] & 15], el = 4;
+		} else if (c == q || c == '\\') {
+			e[0] = '\\', e[1] = (char)c, el = 2;
+		} else if (c == '#' && i < n && u[i] == '{') {
+			e[0] = '\\', e[1] = '#', el = 2;   /* the { goes with the next run */
+		} else if (c < 32 && named[c]) {
+			e[0] = '\\', e[1] = named[c], el = 2;
+		} else if (c == 127) {
+			e[0] = '\\', e[1] = 'd', el = 2;
+		} else if (c == 0) {
+			e[0] = '\\', e[1] = '0', el = 2;
+		} else if (c == 0xFEFF) {
+			memcpy(e, "\\uFEFF", 6), el = 6;
+		} else if ((c >= 0x20 && c <= 0x7E) || (c >= 0xA0 && c <= 0xD7FF) ||
+			   (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000) {
+			continue;
+		} else {   /* below 0x20, 0x80 to 0x9F, 0xFFFE, 0xFFFF */
+			e[el++] = '\\', e[el++] = 'x';
+			if (c < 0x100) {
+				e[el++] = hex[c >> 4], e[el++] = hex[c & 15];
+			} else {
+				e[el++] = '{';
+				for (int sh = 12; sh >= 0; sh -= 4)
+					e[el++] = hex[c >> sh & 15];
+				e[el++] = '}';
+			}
+		}
+		emit(rc, a + run, at - run);
+		emit(rc, e, el);
+		run = i;
+	}
+	emit(rc, a + run, n - run);
+}
+
+static bool ex_special(const char *a, size_t n)
+{
+	return (n == 3 && !memcmp(a, "nil", 3)) || (n == 4 && !memcmp(a, "true", 4)) ||
+	       (n == 5 && !memcmp(a, "false", 5));
+}
+
+/* An atom as a value: :ok, nil, Shop.Cache, :"with space" */
+static void ex_atom(struct rctx *rc, const char *a, size_t n)
+{
+	if (ex_special(a, n) || (rc->markers && n == 3 && !memcmp(a, "...", 3))) {
+		emit(rc, a, n);
+		return;
+	}
+	if (rc->markers && n == 4 && !memcmp(a, "#Fun", 4)) {
+		emits(rc, "#Function<...>");
+		return;
+	}
+	switch (ex_classify(a, n)) {
+	case EX_ALIAS:
+		if (n > 7 && memcmp(a, "Elixir.Elixir.", n < 14 ? n : 14))
+			emit(rc, a + 7, n - 7);
+		else
+			emit(rc, a, n);
+		return;
+	case EX_QUOTED:
+		emit(rc, ":\"", 2);
+		ex_escape(rc, a, n, '"');
+		emit(rc, "\"", 1);
+		return;
+	default:
+		emit(rc, ":", 1);
+		emit(rc, a, n);
+		return;
+	}
+}
+
+/* An atom as a keyword key, colon included: ok:, "Elixir.Foo":, "a b": */
+static void ex_key(struct rctx *rc, const char *a, size_t n)
+{
+	enum ex_class c = ex_special(a, n) ? EX_IDENT : ex_classify(a, n);
+	if (c == EX_ALIAS) {
+		emit(rc, "\"", 1);
+		emit(rc, a, n);
+		emit(rc, "\":", 2);
+	} else if (c == EX_QUOTED) {
+		emit(rc, "\"", 1);
+		ex_escape(rc, a, n, '"');
+		emit(rc, "\":", 2);
+	} else {
+		emit(rc, a, n);
+		emit(rc, ":", 1);
+	}
+}
+
+/* A function's name after "Mod.": handle_call, "Foo", "with space" */
+static void ex_remote(struct rctx *rc, const char *a, size_t n)
+{
+	enum ex_class c = ex_classify(a, n);
+	bool raw = c == EX_ALIAS || c == EX_UNQUOTED;   /* not callable bare */
+	if (n && !ex_word_in(ex_not_callable, a, n) &&
+	    (c == EX_IDENT || c == EX_OPERATOR || ex_word_in(ex_quoted_ops, a, n))) {
+		emit(rc, a, n);
+	} else if (raw) {
+		emit(rc, "\"", 1);
+		emit(rc, a, n);
+		emit(rc, "\"", 1);
+	} else {
+		emit(rc, "\"", 1);
+		ex_escape(rc, a, n, '"');
+		emit(rc, "\"", 1);
+	}
+}
+
+/* Read the atom at *idx (UTF-8, NULs kept) into a[]; its length or -1 */
+static long read_atom(struct rctx *rc, char *a, size_t cap)
+{
+	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
+	size_t len = 0, hdr = 0, k = 0;
+	int enc = etf_atom_head(p, &len, &hdr);
+	if (!enc) {
+		/* let ei say what it is: it may still be an atom it knows */
+		char tmp[MAXATOMLEN_UTF8];
+		if (ei_decode_atom_as(rc->buf, rc->idx, tmp, sizeof(tmp),
+				      ERLANG_UTF8, NULL, NULL) < 0)
+			return -1;
+		k = strlen(tmp);
+		if (k >= cap)
+			return -1;
+		memcpy(a, tmp, k);
+		return (long)k;
+	}
+	for (size_t i = 0; i < len && k + 2 <= cap; i++) {
+		unsigned char c = p[hdr + i];
+		if (enc == 2 || c < 0x80) {
+			a[k++] = (char)c;
+		} else {   /* Latin-1 to UTF-8 */
+			a[k++] = (char)(0xC0 | c >> 6);
+			a[k++] = (char)(0x80 | (c & 0x3F));
+		}
+	}
+	*rc->idx += (int)(hdr + len);
+	return (long)k;
+}
+
+static bool is_atom_at(const char *buf, int idx)
+{
+	size_t len, hdr;
+	return etf_atom_head((const unsigned char *)buf + idx, &len, &hdr) != 0;
+}
+
+/* The atom at idx starts with "Elixir." */
+static bool atom_is_aliasish(const char *buf, int idx)
+{
+	size_t len, hdr;
+	const unsigned char *p = (const unsigned char *)buf + idx;
+	return etf_atom_head(p, &len, &hdr) && len >= 7 &&
+	       !memcmp(p + hdr, "Elixir.", 7);
+}
+
+/* Is the list at idx (LIST_EXT) a keyword list?  Reads only. */
+static bool ex_keyword_list(const char *buf, int idx)
+{
+	int arity, type, size;
+	if (ei_decode_list_header(buf, &idx, &arity) < 0)
+		return false;
+	for (int i = 0; i < arity; i++) {
+		const unsigned char *p = (const unsigned char *)buf + idx;
+		if (p[0] != ERL_SMALL_TUPLE_EXT || p[1] != 2 ||
+		    !is_atom_at(buf, idx + 2) || atom_is_aliasish(buf, idx + 2))
+			return false;
+		if (ei_skip_term(buf, &idx) < 0)
+			return false;
+	}
+	return ei_get_type(buf, &idx, &type, &size) == 0 && type == ERL_NIL_EXT;
+}
+
+static inline bool ex_ascii_printable(long c)
+{
+	return (c >= 7 && c <= 13) || c == 27 || (c >= 32 && c <= 126);
+}
+
+/* Is the list at idx (LIST_EXT) a proper list of printable ASCII codes? */
+static bool ex_charlist(const char *buf, int idx)
+{
+	int arity, type, size;
+	if (ei_decode_list_header(buf, &idx, &arity) < 0)
+		return false;
+	for (int i = 0; i < arity; i++) {
+		long v;
+		if (ei_decode_long(buf, &idx, &v) < 0 || !ex_ascii_printable(v))
+			return false;
+	}
+	return ei_get_type(buf, &idx, &type, &size) == 0 && type == ERL_NIL_EXT;
+}
+
+static bool ex_printable_binary(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		long c = utf8_next(s, n, &i);
+		if (!((c >= 0x20 && c <= 0x7E) || (c >= 7 && c <= 13) || c == 27 ||
+		      c == 127 || (c >= 0xA0 && c <= 0xD7FF) ||
+		      (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000))
+			return false;
+	}
+	return true;
+}
+
+static void ex_double(struct rctx *rc, double d)
+{
+	double a = d < 0 ? -d : d;
+	if (a >= 1.0 && a < 1.0e16 && d == (double)(long long)d) {
+		emitf(rc, "%lld.0", (long long)d);
+		return;
+	}
+	emit_double(rc, d);
+}
+
+static int render_ex(struct rctx *rc, int depth);
+
+/* Elements of a list or tuple, separated by ", " */
+static int ex_items(struct rctx *rc, int depth, int arity)
+{
+	for (int i = 0; i < arity; i++) {
+		if (i)
+			emit(rc, ", ", 2);
+		if (render(rc, depth + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int ex_list(struct rctx *rc, int depth)
+{
+	int arity, type, size;
+	if (ex_charlist(rc->buf, *rc->idx)) {
+		struct sbuf tmp = SBUF_INIT;
+		long v;
+		if (ei_decode_list_header(rc->buf, rc->idx, &arity) < 0)
+			return -1;
+		for (int i = 0; i < arity; i++) {
+			if (ei_decode_long(rc->buf, rc->idx, &v) < 0) {
+				sbuf_release(&tmp);
+				return -1;
+			}
+			sbuf_addch(&tmp, (char)v);
+		}
+		(*rc->idx)++;   /* the nil */
+		emit(rc, "'", 1);
+		ex_escape(rc, tmp.buf, tmp.len, '\'');
+		emit(rc, "'", 1);
+		sbuf_release(&tmp);
+		return 0;
+	}
+	bool kw = ex_keyword_list(rc->buf, *rc->idx);
+	if (ei_decode_list_header(rc->buf, rc->idx, &arity) < 0)
+		return -1;
+	emit(rc, "[", 1);
+	if (kw) {
+		for (int i = 0; i < arity; i++) {
+			char a[2 * ETF_ATOM_MAX];
+			if (i)
+				emit(rc, ", ", 2);
+			*rc->idx += 2;
+			long n = read_atom(rc, a, sizeof(a));
+			if (n < 0)
+				return -1;
+			ex_key(rc, a, (size_t)n);
+			emit(rc, " ", 1);
+			if (render(rc, depth + 1) < 0)
+				return -1;
+		}
+	} else if (ex_items(rc, depth, arity) < 0) {
+		return -1;
+	}
+	if (arity > 0) {
+		if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
+			return -1;
+		if (type == ERL_NIL_EXT) {
+			(*rc->idx)++;
+		} else {
+			emit(rc, " | ", 3);
+			if (render(rc, depth + 1) < 0)
+				return -1;
+		}
+	}
+	emit(rc, "]", 1);
+	return 0;
+}
+
+/* A map: %{a: 1}, %{1 => 2}, or a struct %Shop.Order{id: 1} */
+static int ex_map(struct rctx *rc, int depth)
+{
+	int arity, flat[MAP_FLAT_MAX], *owned, end, *off;
+	if (ei_decode_map_header(rc->buf, rc->idx, &arity) < 0 ||
+	    !(off = map_order(rc, arity, flat, &owned, &end)))
+		return -1;
+	/* look first: keys all plain atoms?  a __struct__ naming a module? */
+	bool kw = true;
+	int strukt = -1;   /* where the module's atom is */
+	for (int i = 0; i < arity; i++) {
+		const unsigned char *p = (const unsigned char *)rc->buf + off[i];
+		size_t len, hdr;
+		if (!etf_atom_head(p, &len, &hdr) || atom_is_aliasish(rc->buf, off[i])) {
+			kw = false;
+		} else if (len == 10 && !memcmp(p + hdr, "__struct__", 10)) {
+			int at = off[i] + (int)(hdr + len);
+			if (is_atom_at(rc->buf, at))
+				strukt = at;
+		}
+	}
+	int rv = 0;
+	char a[2 * ETF_ATOM_MAX];
+	if (strukt >= 0 && kw) {
+		*rc->idx = strukt;
+		long n = read_atom(rc, a, sizeof(a));
+		if (n < 0) {
+			rv = -1;
+			goto out;
+		}
+		emit(rc, "%", 1);
+		ex_atom(rc, a, (size_t)n);
+		emit(rc, "{", 1);
+	} else {
+		strukt = -1;
+		emit(rc, "%{", 2);
+	}
+	bool first = true;
+	for (int i = 0; i < arity && !rc->full; i++) {
+		*rc->idx = off[i];
+		if (kw) {
+			long n = read_atom(rc, a, sizeof(a));
+			if (n < 0) {
+				rv = -1;
+				goto out;
+			}
+			if (strukt >= 0 && ((n == 10 && !memcmp(a, "__struct__", 10)) ||
+					    (n == 13 && !memcmp(a, "__exception__", 13))))
+				continue;
+			if (!first)
+				emit(rc, ", ", 2);
+			ex_key(rc, a, (size_t)n);
+			emit(rc, " ", 1);
+		} else {
+			if (!first)
+				emit(rc, ", ", 2);
+			if ((rv = render(rc, depth + 1)) < 0)
+				goto out;
+			emit(rc, " => ", 4);
+		}
+		first = false;
+		if ((rv = render(rc, depth + 1)) < 0)
+			goto out;
+	}
+	emit(rc, "}", 1);
+out:
+	free(owned);
+	*rc->idx = end;
+	return rv;
+}
+
+static int ex_binary(struct rctx *rc, int size)
+{
+	const unsigned char *s = (const unsigned char *)rc->buf + *rc->idx + 5;
+	*rc->idx += 5 + size;
+	size_t look = (size_t)size;
+	if (rc->limit && look > rc->limit)
+		look = rc->limit;
+	if (ex_printable_binary(s, look)) {
+		emit(rc, "\"", 1);
+		ex_escape(rc, (const char *)s, (size_t)size, '"');
+		emit(rc, "\"", 1);
+	} else {
+		emit(rc, "<<", 2);
+		emit_bytes(rc, s, (size_t)size, ", ");
+		emit(rc, ">>", 2);
+	}
+	return 0;
+}
+
+static int ex_fun(struct rctx *rc)
+{
+	erlang_fun f;
+	if (ei_decode_fun(rc->buf, rc->idx, &f) < 0)
+		return -1;
+	if (f.type == EI_FUN_EXPORT) {
+		emit(rc, "&", 1);
+		ex_atom(rc, f.module, strlen(f.module));
+		emit(rc, ".", 1);
+		ex_remote(rc, f.u.exprt.func, strlen(f.u.exprt.func));
+		emitf(rc, "/%ld", f.arity);
+	} else {
+		emitf(rc, "#Function<%ld.%ld/%ld in ", f.u.closure.index,
+		      f.u.closure.uniq, f.arity);
+		ex_atom(rc, f.module, strlen(f.module));
+		emit(rc, ">", 1);
+	}
+	free_fun(&f);
+	return 0;
+}
+
+/* Any term, in Elixir syntax. */
+static int render_ex(struct rctx *rc, int depth)
+{
+	const unsigned char *p = (const unsigned char *)rc->buf + *rc->idx;
+	int type, size;
+
+	if (!rc->reference) {   /* the common types, read in place */
+		int64_t v;
+		const char *a;
+		size_t n;
+		struct etf_pid pid;
+		switch (p[0]) {
+		case 'a': case 'b':
+			if (etf_int64(rc->buf, rc->idx, &v)) {
+				emit_long(rc, (long)v);
+				return 0;
+			}
+			break;
+		case 'w': case 'v': case 's': case 'd':
+			if (etf_atom(rc->buf, rc->idx, &a, &n)) {
+				ex_atom(rc, a, n);
+				return 0;
+			}
+			break;
+		case 'X': case 'g':
+			if (rc->local && etf_pid_local(rc->buf, rc->idx, rc->local,
+						       rc->local_len, &pid.num,
+						       &pid.serial)) {
+				char text[PID_TEXT_MAX + 5];
+				memcpy(text, "#PID", 4);
+				emit(rc, text, 4 + pid_text_n(text + 4, true, NULL, 0,
+							      pid.num, pid.serial));
+				return 0;
+			}
+			break;
+		case 'h':
+			*rc->idx += 2;
+			emit(rc, "{", 1);
+			if (ex_items(rc, depth, p[1]) < 0)
+				return -1;
+			emit(rc, "}", 1);
+			return 0;
+		}
+	}
+	if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
+		return -1;
+	switch (type) {
+	case ERL_FLOAT_EXT:
+	case NEW_FLOAT_EXT: {
+		double d;
+		if (ei_decode_double(rc->buf, rc->idx, &d) < 0)
+			return -1;
+		ex_double(rc, d);
+		return 0;
+	}
+	case ERL_ATOM_EXT:
+	case ERL_SMALL_ATOM_EXT:
+	case ERL_ATOM_UTF8_EXT:
+	case ERL_SMALL_ATOM_UTF8_EXT: {
+		char a[2 * ETF_ATOM_MAX];
+		long n = read_atom(rc, a, sizeof(a));
+		if (n < 0)
+			return -1;
+		ex_atom(rc, a, (size_t)n);
+		return 0;
+	}
+	case ERL_SMALL_TUPLE_EXT:
+	case ERL_LARGE_TUPLE_EXT: {
+		int arity;
+		if (ei_decode_tuple_header(rc->buf, rc->idx, &arity) < 0)
+			return -1;
+		emit(rc, "{", 1);
+		if (ex_items(rc, depth, arity) < 0)
+			return -1;
+		emit(rc, "}", 1);
+		return 0;
+	}
+	case ERL_MAP_EXT:
+		return ex_map(rc, depth);
+	case ERL_NIL_EXT:
+		(*rc->idx)++;
+		emit(rc, "[]", 2);
+		return 0;
+	case ERL_LIST_EXT:
+		return ex_list(rc, depth);
+	case ERL_STRING_EXT: {
+		const char *s = rc->buf + *rc->idx + 3;
+		bool ok = true;
+		if (rc->buf[*rc->idx] != ERL_STRING_EXT)
+			return -1;
+		for (int i = 0; i < size && ok; i++)
+			ok = ex_ascii_printable((unsigned char)s[i]);
+		*rc->idx += 3 + size;
+		if (ok) {
+			emit(rc, "'", 1);
+			ex_escape(rc, s, (size_t)size, '\'');
+			emit(rc, "'", 1);
+		} else {
+			emit(rc, "[", 1);
+			emit_bytes(rc, (const unsigned char *)s, (size_t)size, ", ");
+			emit(rc, "]", 1);
+		}
+		return 0;
+	}
+	case ERL_BINARY_EXT:
+		if (rc->buf[*rc->idx] != ERL_BINARY_EXT)
+			return -1;
+		return ex_binary(rc, size);
+	case ERL_BIT_BINARY_EXT:
+		return render_bits(rc);
+	case ERL_PID_EXT:
+	case ERL_NEW_PID_EXT: {
+		erlang_pid pid;
+		char text[MAXATOMLEN_UTF8 + 64];
+		if (ei_decode_pid(rc->buf, rc->idx, &pid) < 0)
+			return -1;
+		emit(rc, "#PID", 4);
+		emit(rc, text, pid_text(text, rc->local, pid.node, pid.num, pid.serial));
+		return 0;
+	}
+	case ERL_NEW_FUN_EXT:
+	case ERL_FUN_EXT:
+	case ERL_EXPORT_EXT:
+		return ex_fun(rc);
+	case ERL_REFERENCE_EXT:
+	case ERL_NEW_REFERENCE_EXT:
+	case ERL_NEWER_REFERENCE_EXT: {
+		erlang_ref r;
+		if (ei_decode_ref(rc->buf, rc->idx, &r) < 0)
+			return -1;
+		emits(rc, "#Reference<0");
+		for (int i = r.len - 1; i >= 0; i--)
+			emitf(rc, ".%u", r.n[i]);
+		emit(rc, ">", 1);
+		return 0;
+	}
+	default:
+		/* integers, bignums and ports print as in Erlang */
+		return render_ei(rc, depth);
+	}
+}
+
+static int render_top(enum term_syntax syn, const char *buf, int *index,
+		      const char *local_node, struct sbuf *out, size_t max,
+		      bool *cut, bool reference)
 {
 	struct rctx rc = {
+		.syn = syn,
 		.buf = buf, .idx = index, .out = out,
 		.limit = max ? out->len + max : 0,
 		.reference = reference,
+		.markers = true,
 		.local = local_node,
 		.local_len = local_node ? strlen(local_node) : 0,
 	};
@@ -766,11 +1803,62 @@ void term_call_text(struct sbuf *out, const char *mfa, const char *args,
 int term_render(const char *buf, int *index, const char *local_node,
 		struct sbuf *out, size_t max, bool *cut)
 {
-	return render_top(buf, index, local_node, out, max, cut, false);
+	return render_top(TERM_ERLANG, buf, index, local_node, out, max, cut,
+			  false);
+}
+
+int term_render_in(enum term_syntax syn, const char *buf, int *index,
+		   const char *local_node, struct sbuf *out, size_t max,
+		   bool *cut)
+{
+	return render_top(syn, buf, index, local_node, out, max, cut, false);
 }
 
 int term_render_reference(const char *buf, int *index, const char *local_node,
 			  struct sbuf *out, size_t max, bool *cut)
 {
-	return render_top(buf, index, local_node, out, max, cut, true);
+	return render_top(TERM_ERLANG, buf, index, local_node, out, max, cut,
+			  true);
+}
+
+int term_render_reference_in(enum term_syntax syn, const char *buf, int *index,
+			     const char *local_node, struct sbuf *out,
+			     size_t max, bool *cut)
+{
+	return render_top(syn, buf, index, local_node, out, max, cut, true);
+}
+
+const char *term_syntax_name(enum term_syntax syn)
+{
+	return syn == TERM_ELIXIR ? "elixir" : "erlang";
+}
+
+void term_atom_text(struct sbuf *out, enum term_syntax syn, const char *name)
+{
+	struct rctx rc = { .syn = syn, .out = out };
+	if (out->buf == NULL)
+		sbuf_grow(out, 0);
+	if (syn == TERM_ELIXIR)
+		ex_atom(&rc, name, strlen(name));
+	else
+		emit_atom(&rc, name, strlen(name));
+}
+
+void term_mfa_text(struct sbuf *out, enum term_syntax syn, const char *mod,
+		   const char *fun, long arity)
+{
+	struct rctx rc = { .syn = syn, .out = out };
+	if (out->buf == NULL)
+		sbuf_grow(out, 0);
+	if (syn == TERM_ELIXIR) {
+		ex_atom(&rc, mod, strlen(mod));
+		emit(&rc, ".", 1);
+		ex_remote(&rc, fun, strlen(fun));
+	} else {
+		emit_atom(&rc, mod, strlen(mod));
+		emit(&rc, ":", 1);
+		emit_atom(&rc, fun, strlen(fun));
+	}
+	if (arity >= 0)
+		emitf(&rc, "/%ld", arity);
 }

@@ -1,11 +1,13 @@
 /*
- * term: render an ei-encoded Erlang term as Erlang text, the way the target's
- * shell would print it, bounded in size.
+ * term: render an ei-encoded term as text, bounded in size, in one of two
+ * syntaxes: Erlang, as io_lib:format("~0tp", [T]) prints it, or Elixir, as
+ * inspect(T, limit: :infinity, printable_limit: :infinity) prints it.
  *
  * The renderer never trusts its input: it always leaves *index just past the
  * whole term (or reports the term malformed), never emits more than the limit,
- * and stops recursing at a fixed depth.  Output is plain ASCII except inside
- * quoted atoms, which may carry UTF-8 from the target.
+ * and stops recursing at a fixed depth.  Output is UTF-8.  The markers the
+ * tracer NIF leaves where it cut a term ('...' and '#Fun') print as "..."
+ * and as "#Fun" (Erlang) or "#Function<...>" (Elixir).
  */
 #ifndef BS_TERM_H
 #define BS_TERM_H
@@ -15,6 +17,14 @@
 
 #include "sbuf.h"
 
+enum term_syntax {
+	TERM_ERLANG,
+	TERM_ELIXIR,
+};
+
+/* "erlang" or "elixir" */
+const char *term_syntax_name(enum term_syntax syn);
+
 /*
  * Append the text of the term at buf[*index] to out, at most max bytes
  * (0: no limit).  local_node names the node whose pids print as <0.N.S>.
@@ -23,6 +33,10 @@
  */
 int term_render(const char *buf, int *index, const char *local_node,
 		struct sbuf *out, size_t max, bool *cut);
+/* The same in the syntax given. */
+int term_render_in(enum term_syntax syn, const char *buf, int *index,
+		   const char *local_node, struct sbuf *out, size_t max,
+		   bool *cut);
 
 /*
  * The same through ei's decoders only, never reading in place: the
@@ -30,6 +44,9 @@ int term_render(const char *buf, int *index, const char *local_node,
  */
 int term_render_reference(const char *buf, int *index, const char *local_node,
 			  struct sbuf *out, size_t max, bool *cut);
+int term_render_reference_in(enum term_syntax syn, const char *buf, int *index,
+			     const char *local_node, struct sbuf *out,
+			     size_t max, bool *cut);
 
 /*
  * The same for a list of arguments (of a call or a spawn): always written
@@ -53,7 +70,18 @@ void term_pid_text(struct sbuf *out, const char *local_node, const char *node,
 /* Append "<0.N.S>", a pid of the local node. */
 void term_pid_text_local(struct sbuf *out, unsigned num, unsigned serial);
 
-/* Does this atom print without quotes? */
+/* Does this atom (UTF-8) print without quotes in Erlang? */
 bool term_atom_is_bare(const char *name);
+
+/* Append an atom (UTF-8) as a literal: foo, 'it''s' / :foo, Shop.Cache. */
+void term_atom_text(struct sbuf *out, enum term_syntax syn, const char *name);
+
+/*
+ * Append a function: m:f/N (Erlang) or M.f/N, :m.f/N (Elixir); arity < 0
+ * leaves "/N" out.
+ */
+void term_mfa_text(struct sbuf *out, enum term_syntax syn, const char *mod,
+		   const char *fun, long arity);
+
 
 #endif

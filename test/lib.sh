@@ -107,6 +107,22 @@ start_node() {
 	return 1
 }
 
+# start_elixir_node PREFIX [FILE.ex...]: start_node with Elixir on the
+# code path and started, and each FILE.ex compiled into the workload's
+# ebin.  Fails when Elixir is not installed (elixirc, elixir).
+start_elixir_node() {
+	command -v elixirc >/dev/null 2>&1 || return 1
+	_ep=$1
+	shift
+	compile_workload || return 1
+	if [ $# -gt 0 ]; then
+		elixirc -o "$TRASH/ebin" "$@" >/dev/null || return 1
+	fi
+	_exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)") || return 1
+	start_node "$_ep" -pa "$_exdir/ebin" \
+		-eval "{ok, _} = application:ensure_all_started(elixir)"
+}
+
 stop_node() {
 	pid=${1:-$NODE_PID}
 	kill "$pid" 2>/dev/null

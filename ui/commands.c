@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "callpat.h"
 #include "cmd.h"
 #include "event.h"
 #include "export.h"
@@ -299,6 +300,31 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+static int c_syntax(struct app *a, const struct cmd_line *cl)
+{
+	static const char *const words[] = { "auto", "erlang", "elixir" };
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	int syn = a->s.spec.syntax;
+	if (cl->argc) {
+		size_t l = strlen(cl->argv[0]);
+		int w = -1;
+		for (int i = 0; i < 3; i++)
+			if (l && !strncmp(words[i], cl->argv[0], l))
+				w = i;
+		if (w < 0) {
+			app_msg(a, true, "syntax \"%s\": auto, erlang or elixir",
+				cl->argv[0]);
+			return ACT_REDRAW;
+		}
+		syn = w == 0 ? -1 : w == 2 ? TERM_ELIXIR : TERM_ERLANG;
+	}
+	int now = session_set_syntax(&a->s, syn);
+	app_msg(a, false, "%s syntax%s", term_syntax_name((enum term_syntax)now),
+		syn < 0 ? " (the target's own)" : "");
+	return ACT_REDRAW;
+}
+
 static int c_limit(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 2, 2) < 0)
@@ -506,6 +532,14 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 		app_msg(a, true, "at most 32 call patterns; :uncall one first");
 		return ACT_REDRAW;
 	}
+	struct sbuf erl = SBUF_INIT, why = SBUF_INIT;
+	int r = callpat_erlang(pat, &erl, &why);
+	if (r < 0)
+		app_msg(a, true, "%s", sbuf_str(&why));
+	sbuf_release(&erl);
+	sbuf_release(&why);
+	if (r < 0)
+		return ACT_REDRAW;
 	sp->calls[sp->ncalls++] = xstrdup(pat);
 	sp->kinds |= KIND_CALL;
 	/* refused: the view says why and traces without it */

@@ -645,6 +645,7 @@ int ui_run(const struct config *cfg)
 		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
 		.max_events = cfg->max_events_set ? cfg->max_events : 0,
 		.payload = cfg->payload_bytes,
+		.syntax = cfg->syntax,
 	};
 	snprintf(spec.pids, sizeof(spec.pids), "%s", cfg->pids_arg ?
 		 cfg->pids_arg : "all");

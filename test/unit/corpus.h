@@ -62,6 +62,8 @@ static void corpus_atom(struct corpus *c, ei_x_buff *x)
 		"when", "orelse", "x", "a@b", "_under", "n0", "...", "#Fun", "",
 		"tab\there", "del\x7f", "caf\xc3\xa9", "\xe2\x98\x83", "ok\xff",
 		"name_with_many_characters_in_it", "9lives", "begin", "after",
+		"Elixir.Shop.Cache", "nil", "\xc3\x89" "a", "\xce\xbb" "x", "foo?",
+		"::", "Elixir.A-B", "a\"#{b}",
 	};
 	unsigned i = corpus_pick(c, sizeof(words) / sizeof(words[0]));
 	const char *w = words[i];
@@ -222,8 +224,15 @@ static void corpus_term(struct corpus *c, ei_x_buff *x, int depth)
 	case 8: {
 		static const double ds[] = {
 			0.0, 1.5, -2.25, 0.1, 1e10, 1.0e-300, 123456789.0, 3.0e22,
+			300.0, 312.5, 1.0e-10, 1.0e15, 1.0e16, 9007199254740993.0,
+			5e-324, -0.0, 1.7976931348623157e308, 0.0001, 1.0e-5,
 		};
-		ei_x_encode_double(x, ds[corpus_pick(c, 8)]);
+		uint64_t bits = (uint64_t)corpus_next(c) << 32 | corpus_next(c);
+		double d;
+		memcpy(&d, &bits, sizeof(d));
+		if (corpus_pick(c, 2) || d != d || d - d != 0)
+			d = ds[corpus_pick(c, sizeof(ds) / sizeof(ds[0]))];
+		ei_x_encode_double(x, d);
 		break;
 	}
 	case 9: case 10: case 11: {
@@ -245,6 +254,26 @@ static void corpus_term(struct corpus *c, ei_x_buff *x, int depth)
 	}
 	case 14: {
 		int n = (int)corpus_pick(c, 3);
+		if (!corpus_pick(c, 3)) {
+			/* a struct: %Shop.Order{id: _, items: _} */
+			ei_x_encode_map_header(x, 3);
+			ei_x_encode_atom(x, "__struct__");
+			ei_x_encode_atom(x, "Elixir.Shop.Order");
+			ei_x_encode_atom(x, "id");
+			corpus_term(c, x, depth + 1);
+			ei_x_encode_atom(x, "items");
+			corpus_term(c, x, depth + 1);
+			break;
+		}
+		if (!corpus_pick(c, 3)) {
+			/* keys all atoms: a keyword map in Elixir */
+			ei_x_encode_map_header(x, n);
+			for (int i = 0; i < n; i++) {
+				corpus_atom(c, x);
+				corpus_term(c, x, depth + 1);
+			}
+			break;
+		}
 		ei_x_encode_map_header(x, n);
 		corpus_kids(c, x, 2 * n, depth);
 		break;

@@ -36,7 +36,7 @@ static void line(void *arg, const struct event *ev)
 }
 
 /* The rendering for one payload limit; false if a batch failed the check. */
-static bool render(size_t limit, struct sbuf *out)
+static bool render(size_t limit, enum term_syntax syn, struct sbuf *out)
 {
 	struct corpus c = { 0x9e3779b97f4a7c15ULL ^ limit, 7, false };
 	struct names names;
@@ -47,6 +47,7 @@ static bool render(size_t limit, struct sbuf *out)
 	names_set(&names, (struct bs_pid){ 5, 0, 0 }, "five");
 	names_set(&names, (struct bs_pid){ 7, 0, 0 }, "it's seven");
 	decoder_init(&d, CORPUS_NODE, limit, &names);
+	d.syn = syn;
 	for (long b = 0; b < BATCHES; b++) {
 		ei_x_buff x;
 		struct msg m;
@@ -147,7 +148,8 @@ static size_t comparable(const struct sbuf *sb)
  * paths from the list form and from the binary the workers send; all
  * three must agree.  0, or the batch that differs + 1.
  */
-static long differential(size_t limit, bool odd, long batches, struct sbuf *why)
+static long differential(size_t limit, bool odd, enum term_syntax syn,
+			 long batches, struct sbuf *why)
 {
 	struct corpus c = { 0x2545f4914f6cdd1dULL + limit, 5, odd };
 	struct side fast, ref, bin;
@@ -157,6 +159,7 @@ static long differential(size_t limit, bool odd, long batches, struct sbuf *why)
 		names_init(&all[i]->names);
 		names_set(&all[i]->names, (struct bs_pid){ 5, 0, 0 }, "five");
 		decoder_init(&all[i]->d, CORPUS_NODE, limit, &all[i]->names);
+		all[i]->d.syn = syn;
 		sbuf_init(&all[i]->out);
 	}
 	ref.d.reference = true;
@@ -174,7 +177,8 @@ static long differential(size_t limit, bool odd, long batches, struct sbuf *why)
 			if (comparable(&o->out) != lr || memcmp(o->out.buf, ref.out.buf, lr)) {
 				bad = b + 1;
 				first_difference(o->out.buf, ref.out.buf);
-				sbuf_addf(why, "payload limit %zu, batch %ld, %s", limit, b,
+				sbuf_addf(why, "%s, payload limit %zu, batch %ld, %s",
+					  term_syntax_name(syn), limit, b,
 					  o == &bin ? "binary form" : "list form");
 			}
 		}
@@ -213,7 +217,11 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < NLIMITS; i++) {
 		sbuf_addf(&all, "# payload limit %zu\n", payload_limits[i]);
-		valid = render(payload_limits[i], &all) && valid;
+		valid = render(payload_limits[i], TERM_ERLANG, &all) && valid;
+	}
+	for (size_t i = 0; i < NLIMITS; i += 2) {
+		sbuf_addf(&all, "# elixir, payload limit %zu\n", payload_limits[i]);
+		valid = render(payload_limits[i], TERM_ELIXIR, &all) && valid;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--write")) {
 		FILE *fp = fopen(argv[2], "wb");
@@ -225,7 +233,7 @@ int main(int argc, char **argv)
 		return valid ? 0 : 1;
 	}
 
-	plan(5);
+	plan(7);
 	ok(valid, "every corpus batch passes the wire check");
 	size_t len = 0;
 	char *want = slurp(GOLDEN, &len);
@@ -239,15 +247,24 @@ int main(int argc, char **argv)
 	struct sbuf why = SBUF_INIT;
 	long bad = 0;
 	for (size_t i = 0; i < NLIMITS && !bad; i++)
-		bad = differential(payload_limits[i], false, 400, &why);
+		bad = differential(payload_limits[i], false, TERM_ERLANG, 400, &why);
 	if (!ok(!bad, "fast paths, from lists and from binaries, equal the reference on 64000 events"))
 		printf("#   %s\n", why.buf);
 	sbuf_reset(&why);
 	bad = 0;
 	for (size_t i = 0; i < NLIMITS && !bad; i++)
-		bad = differential(payload_limits[i], true, 400, &why);
+		bad = differential(payload_limits[i], true, TERM_ERLANG, 400, &why);
 	if (!ok(!bad, "... and on 64000 with odd encodings"))
 		printf("#   %s\n", why.buf);
+	for (int odd = 0; odd < 2; odd++) {
+		sbuf_reset(&why);
+		bad = 0;
+		for (size_t i = 0; i < NLIMITS && !bad; i++)
+			bad = differential(payload_limits[i], odd, TERM_ELIXIR, 400, &why);
+		if (!ok(!bad, odd ? "... in Elixir syntax with odd encodings" :
+			"... and in Elixir syntax"))
+			printf("#   %s\n", why.buf);
+	}
 	sbuf_release(&why);
 	return done_testing();
 }

@@ -94,16 +94,16 @@ int main(void)
 
 	/* atoms */
 	bool cut;
-	is(atom("a\0b", 3, 0, &cut), "'a\\x{0}b'", "an atom with a NUL shows it");
+	is(atom("a\0b", 3, 0, &cut), "'a\\000b'", "an atom with a NUL shows it");
 	ok(!cut, "and is not cut");
-	is(atom_ref("a\0b", 3), "'a\\x{0}b'", "the reference renders it the same");
-	/* 'éééé...' cut at 6 bytes: the quote, then whole characters */
+	is(atom_ref("a\0b", 3), "'a\\000b'", "the reference renders it the same");
+	/* 'ÉÉÉÉ...' cut at 6 bytes: the quote, then whole characters */
 	char e[40];
 	for (int i = 0; i < 20; i++)
-		memcpy(e + 2 * i, "\xc3\xa9", 2);
-	is(atom(e, 40, 6, &cut), "'\xc3\xa9\xc3\xa9", "a cut quoted atom keeps whole characters");
+		memcpy(e + 2 * i, "\xc3\x89", 2);
+	is(atom(e, 40, 6, &cut), "'\xc3\x89\xc3\x89", "a cut quoted atom keeps whole characters");
 	ok(cut, "and says it was cut");
-	is(atom(e, 40, 4, &cut), "'\xc3\xa9", "cut after the first character");
+	is(atom(e, 40, 4, &cut), "'\xc3\x89", "cut after the first character");
 
 	/* cookies */
 	redact_reset();

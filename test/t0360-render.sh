@@ -1,0 +1,73 @@
+#!/bin/sh
+# The renderers against the target's own printer: random terms of every
+# type, sent to a traced process, must print byte for byte as the target
+# prints them, io_lib:format("~0tp", [T]) in Erlang syntax and
+# inspect(T, limit: :infinity, printable_limit: :infinity) in Elixir syntax.
+# A term cut on the target is compared up to its first "...".
+. "$(dirname "$0")/lib.sh"
+
+N=${RENDER_TERMS:-10000}
+compile_workload && erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_terms.erl" || exit 1
+
+# differ SYNTAX SEED [beamscope args]: N terms through beamscope, compared
+differ() {
+	syn=$1 seed=$2
+	shift 2
+	node_eval "bs_terms:start()." >/dev/null &&
+	bs_start --pids bs_terms_sink --events receive --payload-bytes 65536 \
+		--duration 0 --max-events 0 "$@" && bs_wait_attached &&
+	cat "$TRASH/bs.err" &&
+	node_eval "bs_terms:run($N, $seed, $syn, \"$TRASH/own.$syn\")." >/dev/null &&
+	for _ in $(seq 1 300); do
+		[ "$(grep -c '"type":"receive"' "$TRASH/bs.json")" -ge "$N" ] && break
+		kill -0 "$BS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jq -r 'select(.type == "receive") | "\(if .truncated then "T" else "F" end) \(.payload | @base64)"' \
+		"$TRASH/bs.json" >"$TRASH/ours.$syn" &&
+	[ "$(wc -l <"$TRASH/ours.$syn")" -eq "$N" ] || {
+		echo "$(wc -l <"$TRASH/ours.$syn") receive events, want $N"; return 1; }
+	paste -d " " "$TRASH/own.$syn" "$TRASH/ours.$syn" |
+		awk '$1 != $4 { print NR, $0 }' >"$TRASH/diff.$syn"
+	bad=0 cut=0
+	while read -r nr own erl flag ours; do
+		o=$(printf %s "$own" | base64 -d) u=$(printf %s "$ours" | base64 -d)
+		if [ "$flag" = T ]; then
+			# the cut: up to the first "...", and not the "|" before it
+			p=${u%%...*} p=${p% | } p=${p%|}
+			case "$o" in "$p"*) cut=$((cut + 1)); continue ;; esac
+		fi
+		bad=$((bad + 1))
+		[ $bad -le 20 ] || continue
+		echo "term $nr: $(printf %s "$erl" | base64 -d)"
+		echo "  target:    $o"
+		echo "  beamscope: $u"
+	done <"$TRASH/diff.$syn"
+	echo "$syn: $N terms, $bad differ, $cut cut and equal up to the cut"
+	[ $bad -eq 0 ]
+}
+
+start_node bsrender || exit 1
+
+test_expect_success "Erlang syntax: $N random terms print as ~0tp prints them" '
+	differ erlang 11 --syntax erlang
+'
+test_expect_success 'the target is not Elixir: Erlang syntax by itself' '
+	grep -q "erlang syntax" "$TRASH/bs.err" && ! grep -q Elixir "$TRASH/bs.err"
+'
+stop_node
+
+if command -v elixirc >/dev/null 2>&1; then
+	exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)")
+	elixirc -o "$TRASH/ebin" "$TOP/test/erl/bs_terms_ex.ex" >/dev/null || exit 1
+	start_node bsrenderex -pa "$exdir/ebin" || exit 1
+	node_eval "application:ensure_all_started(elixir)." >/dev/null
+	test_expect_success "Elixir syntax: $N random terms print as inspect/2 prints them" '
+		differ elixir 12 &&
+		grep -q "OTP [0-9]*, Elixir 1\.[0-9.]*, .*elixir syntax" "$TRASH/bs.err"
+	'
+else
+	say "no elixirc (apt-get install elixir): the Elixir case is not run"
+fi
+test_done
