@@ -381,7 +381,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
 			o_payload = (long)d->scratch.len;
-			if (term_render_args(buf, idx, d->node, &d->scratch,
+			if (term_render_args(d->syn, buf, idx, d->node, &d->scratch,
 					     d->payload_max, &cut, d->reference) < 0)
 				return -1;
 			sbuf_addch(&d->scratch, '\0');

@@ -1760,24 +1760,27 @@ static int render_top(enum term_syntax syn, const char *buf, int *index,
 	return rv;
 }
 
-int term_render_args(const char *buf, int *index, const char *local_node,
-		     struct sbuf *out, size_t max, bool *cut, bool reference)
+int term_render_args(enum term_syntax syn, const char *buf, int *index,
+		     const char *local_node, struct sbuf *out, size_t max,
+		     bool *cut, bool reference)
 {
 	int type, size;
 	if (ei_get_type(buf, index, &type, &size) < 0)
 		return -1;
 	if (type != ERL_STRING_EXT || buf[*index] != ERL_STRING_EXT)
-		return render_top(buf, index, local_node, out, max, cut,
+		return render_top(syn, buf, index, local_node, out, max, cut,
 				  reference);
 	/* arguments that are all bytes: a list of integers, not a string */
 	struct rctx rc = {
+		.syn = syn,
 		.buf = buf, .idx = index, .out = out,
 		.limit = max ? out->len + max : 0,
 	};
 	if (out->buf == NULL)
 		sbuf_grow(out, 0);
 	emit(&rc, "[", 1);
-	emit_bytes(&rc, (const unsigned char *)buf + *index + 3, (size_t)size);
+	emit_bytes(&rc, (const unsigned char *)buf + *index + 3, (size_t)size,
+		   syn == TERM_ELIXIR ? ", " : ",");
 	emit(&rc, "]", 1);
 	*index += 3 + size;
 	if (cut)

@@ -53,8 +53,9 @@ int term_render_reference_in(enum term_syntax syn, const char *buf, int *index,
  * as a list, each argument on its own, so [9] is "[9]", never "\"\\t\"";
  * with reference, through ei's decoders only.
  */
-int term_render_args(const char *buf, int *index, const char *local_node,
-		     struct sbuf *out, size_t max, bool *cut, bool reference);
+int term_render_args(enum term_syntax syn, const char *buf, int *index,
+		     const char *local_node, struct sbuf *out, size_t max,
+		     bool *cut, bool reference);
 
 /*
  * A call as the code reads it, from "m:f/N" and its arguments as

@@ -35,7 +35,7 @@ int main(void)
 	ei_x_buff x;
 	int cut;
 
-	plan(30);
+	plan(31);
 
 	x = fresh(); ei_x_encode_atom(&x, "hello");
 	is(render(&x, 0, NULL), "hello", "bare atom");
@@ -118,7 +118,7 @@ int main(void)
 		x = fresh();
 		ei_x_encode_string(&x, "\t\n");
 		idx = 1;
-		ok(term_render_args(x.buff, &idx, "t@h", &sb, 0, &c, ref) == 0 &&
+		ok(term_render_args(TERM_ERLANG, x.buff, &idx, "t@h", &sb, 0, &c, ref) == 0 &&
 		   idx == x.index && !strcmp(sbuf_str(&sb), "[9,10]") && !c,
 		   ref ? "[9,10] as arguments, through ei: [9,10]" :
 		   "[9,10] as arguments: [9,10], not \"\\t\\n\"");
@@ -126,12 +126,19 @@ int main(void)
 		ei_x_free(&x);
 	}
 	x = fresh();
+	ei_x_encode_string(&x, "\t\n");
+	idx = 1;
+	ok(term_render_args(TERM_ELIXIR, x.buff, &idx, "t@h", &sb, 0, NULL, false) == 0 &&
+	   !strcmp(sbuf_str(&sb), "[9, 10]"), "in Elixir, arguments are [9, 10]");
+	sbuf_release(&sb);
+	ei_x_free(&x);
+	x = fresh();
 	ei_x_encode_list_header(&x, 2);
 	ei_x_encode_string(&x, "hi");
 	ei_x_encode_long(&x, 9);
 	ei_x_encode_empty_list(&x);
 	idx = 1;
-	ok(term_render_args(x.buff, &idx, "t@h", &sb, 0, NULL, false) == 0 &&
+	ok(term_render_args(TERM_ERLANG, x.buff, &idx, "t@h", &sb, 0, NULL, false) == 0 &&
 	   !strcmp(sbuf_str(&sb), "[\"hi\",9]"), "a string argument stays a string");
 	sbuf_release(&sb);
 	ei_x_free(&x);
@@ -139,7 +146,7 @@ int main(void)
 	ei_x_encode_string(&x, "abcdefghijklmnopqrstuvwxyz");
 	idx = 1;
 	bool c = false;
-	ok(term_render_args(x.buff, &idx, "t@h", &sb, 10, &c, false) == 0 &&
+	ok(term_render_args(TERM_ERLANG, x.buff, &idx, "t@h", &sb, 10, &c, false) == 0 &&
 	   idx == x.index && c && sb.len == 10, "arguments cut to size");
 	sbuf_release(&sb);
 	ei_x_free(&x);
