@@ -255,7 +255,7 @@ static inline size_t pid_text_n(char *buf, bool local, const char *node,
 {
 	char *p = buf;
 	*p++ = '<';
-	if (local) {
+	if (local || !node) {
 		*p++ = '0';
 	} else {
 		memcpy(p, node, node_len);
