@@ -489,10 +489,16 @@ static void emit_double(struct rctx *rc, double d)
 	}
 	/* tmp: D[.DDD]e[+-]XX */
 	char *e = strchr(tmp, 'e');
+	if (!e) {   /* not from printf's %e */
+		emits(rc, tmp);
+		return;
+	}
 	sciexp = atoi(e + 1);
-	for (char *p = tmp; p < e; p++)
+	for (char *p = tmp; p < e && nd < sizeof(dig); p++)
 		if (*p != '.')
 			dig[nd++] = *p;
+	if (nd == 0)
+		dig[nd++] = '0';
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
 	int rexp = sciexp - (int)nd + 1;   /* value = digits * 10^rexp */
@@ -1214,7 +1220,8 @@ static void ex_escape(struct rctx *rc, const char *a, size_t n, char q)
 		} else if (c == 0) {
 			e[0] = '\\', e[1] = '0', el = 2;
 		} else if (c == 0xFEFF) {
-			memcpy(e, "\\uFEFF", 6), el = 6;
+			e[0] = '\\', e[1] = 'u', e[2] = 'F', e[3] = 'E',
+				e[4] = 'F', e[5] = 'F', el = 6;
 		} else if ((c >= 0x20 && c <= 0x7E) || (c >= 0xA0 && c <= 0xD7FF) ||
 			   (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000) {
 			continue;
@@ -1626,7 +1633,8 @@ static int render_ex(struct rctx *rc, int depth)
 						       rc->local_len, &pid.num,
 						       &pid.serial)) {
 				char text[PID_TEXT_MAX + 5];
-				memcpy(text, "#PID", 4);
+				text[0] = '#', text[1] = 'P', text[2] = 'I',
+					text[3] = 'D';
 				emit(rc, text, 4 + pid_text_n(text + 4, true, NULL, 0,
 							      pid.num, pid.serial));
 				return 0;
