@@ -19,9 +19,9 @@ for my $l (@lines) {
 my @rows = grep { grep { $_ =~ $vline } @$_ } @lines;
 my @centers = sort { $a <=> $b } grep { $count{$_} * 2 >= @rows } keys %count;
 die "no lifelines on the screen\n" unless @centers;
-# the heads: the line above the first one with lifelines, twice up
+# the heads: the first line of the screen
 my ($first) = grep { my $l = $lines[$_]; grep { $_ =~ $vline } @$l } 0 .. $#lines;
-my $head = join '', @{$lines[$first - 2]};
+my $head = join "", @{$lines[0]};
 my @names;
 for my $c (@centers) {
 	my ($s, $e) = ($c, $c);

@@ -310,19 +310,27 @@ static void chart_draw(struct app *a, int y, int h)
 
 	struct layout L;
 	lay_out(&L, c->nlines + 1);
+	/* heads: name (or pid), pid, and with several nodes the node */
 	int hdr = draw_attr(a, ROLE_HEADER), dim = draw_attr(a, ROLE_DIM);
-	draw_text(y, 0, COLS, "", hdr);
-	draw_text(y + 1, 0, COLS, "", hdr);
+	int nhead = a->multi ? 3 : 2;
+	for (int i = 0; i < nhead; i++)
+		draw_text(y + i, 0, COLS, "", hdr);
 	draw_text(y, 0, TIME_W, cv.deltas ? " delta" : " time", hdr);
 	for (int i = 0; i <= c->nlines; i++) {
 		const struct chart_line *ln = i < c->nlines ? &c->lines[i] : NULL;
-		head(&L, y, i, ln ? ln->label[0] ? ln->label : ln->pid_text :
-		     "others", hdr);
+		char pid[48];
+		if (ln && a->multi)
+			app_local_pid(ln->pid, pid, sizeof(pid));
+		else
+			snprintf(pid, sizeof(pid), "%s", ln ? ln->pid_text : "");
+		head(&L, y, i, ln ? ln->label[0] ? ln->label : pid : "others", hdr);
 		if (ln && ln->label[0])
-			head(&L, y + 1, i, ln->pid_text, hdr);
+			head(&L, y + 1, i, pid, hdr);
+		if (ln && a->multi)
+			head(&L, y + 2, i, app_node_name(a, (int)ln->pid.node), hdr);
 	}
-	y += 2;
-	h -= 2;
+	y += nhead;
+	h -= nhead;
 	if (h <= 0)
 		return;
 
