@@ -223,7 +223,7 @@ static int write_chart(struct run *r)
 	for (uint64_t s = store_oldest_seq(st); s < st->next_seq; s++) {
 		const struct sevent *e = store_event(st, s);
 		if (e && !EVENT_IS_RUNNING(e->type) && !EVENT_IS_GC(e->type))
-			chart_add_line(&c, e->pid, e->pid_text, NULL);
+			chart_add_line(&c, e->pid, e->pid_text, NULL, 0);
 	}
 	chart_label(&c, st);
 	chart_build(&c, st, st->next_seq);

@@ -39,7 +39,7 @@ int chart_line_of(const struct chart *c, struct bs_pid pid)
 }
 
 int chart_add_line(struct chart *c, struct bs_pid pid, const char *pid_text,
-		   const char *label)
+		   const char *label, uint64_t since)
 {
 	if (c->nlines == CHART_LINES || chart_line_of(c, pid) >= 0)
 		return -1;
@@ -47,6 +47,7 @@ int chart_add_line(struct chart *c, struct bs_pid pid, const char *pid_text,
 	l->pid = pid;
 	snprintf(l->pid_text, sizeof(l->pid_text), "%s", pid_text);
 	snprintf(l->label, sizeof(l->label), "%s", label ? label : "");
+	l->since = since;
 	return c->nlines++;
 }
 
@@ -131,7 +132,7 @@ static bool pair(struct chart *c, size_t *first, const struct sevent *e,
 		struct chart_row *r = &c->rows[i];
 		if (r->kind != CHART_MSG || r->to != to || r->from == c->nlines)
 			continue;
-		if (r->state != CHART_WAITING) {
+		if (r->paired || r->state == CHART_DEAD) {
 			if (skipping)
 				first[to] = i + 1;
 			continue;
@@ -142,6 +143,7 @@ static bool pair(struct chart *c, size_t *first, const struct sevent *e,
 		    strcmp(r->text, e->payload ? e->payload : ""))
 			continue;
 		r->state = CHART_PLAIN;
+		r->paired = true;
 		if (e->from)
 			r->latency_us = e->latency_us;
 		return true;
@@ -171,7 +173,8 @@ void chart_build(struct chart *c, const struct store *st, uint64_t end)
 		case EV_SEND_DEAD:
 			r = row_add(c, CHART_MSG, e, at, peer);
 			r->state = e->type == EV_SEND_DEAD ? CHART_DEAD :
-				peer < c->nlines ? CHART_WAITING : CHART_PLAIN;
+				peer < c->nlines && s >= c->lines[peer].since ?
+				CHART_WAITING : CHART_PLAIN;
 			break;
 		case EV_SPAWN:
 			r = row_add(c, CHART_SPAWN, e, at,

@@ -17,7 +17,8 @@
  * to a dead process is "dead".  A receive that pairs with no send (its
  * sender is not charted) is drawn at the receive, from "others" or, with
  * several nodes, from the sender's lifeline when its pid is charted.  A
- * send to "others" cannot be judged and is drawn plain.
+ * send to "others", or to a lifeline before it was charted (its since),
+ * cannot be judged and is drawn plain.
  *
  * Rows point into the store's events: they are valid until the store
  * changes (the next store_add_event or store_clear).
@@ -40,6 +41,8 @@ struct chart_line {
 	struct bs_pid pid;
 	char pid_text[48];
 	char label[64];         /* registered name or initial call; "" */
+	uint64_t since;         /* the store's next seq when it was charted:
+				 * its receives are shipped from then on */
 };
 
 enum chart_kind {
@@ -66,6 +69,7 @@ struct chart_row {
 	int64_t ts;
 	int64_t latency_us;     /* across nodes: receive minus send; -1 */
 	bool truncated;
+	bool paired;            /* a message whose receive was seen */
 	const char *text;       /* message, exit reason, child; never NULL */
 	const char *mfa;        /* a spawn's function, or NULL */
 };
@@ -82,7 +86,7 @@ void chart_init(struct chart *c);
 void chart_release(struct chart *c);
 /* Add a lifeline; -1 when there are CHART_LINES already (or it is one). */
 int chart_add_line(struct chart *c, struct bs_pid pid, const char *pid_text,
-		   const char *label);
+		   const char *label, uint64_t since);
 /* The lifeline of pid, or -1. */
 int chart_line_of(const struct chart *c, struct bs_pid pid);
 /* Rebuild the rows from the store's events before seq end. */

@@ -11,13 +11,17 @@ binmode STDOUT, ':encoding(UTF-8)';
 my @lines = map { chomp; [split //] } <STDIN>;
 my $vline = qr/[\x{2502}|]/;
 my $hline = qr/[\x{2500}\-= ~]/;
-# the lifelines: columns with a vertical line on most lines
-my %count;
-for my $l (@lines) {
-	for my $x (0 .. $#$l) { $count{$x}++ if $l->[$x] =~ $vline; }
-}
+# the lifelines: columns with a vertical line on some line, and nothing
+# but the chart's own characters on the lines that have lifelines
+my (%count, %chart);
 my @rows = grep { grep { $_ =~ $vline } @$_ } @lines;
-my @centers = sort { $a <=> $b } grep { $count{$_} * 2 >= @rows } keys %count;
+for my $l (@rows) {
+	for my $x (0 .. $#$l) {
+		$count{$x}++ if $l->[$x] =~ $vline;
+		$chart{$x}++ if $l->[$x] =~ /[\x{2502}\x{2500}|\-=~<>x+X\@T ]/;
+	}
+}
+my @centers = sort { $a <=> $b } grep { $chart{$_} >= @rows } keys %count;
 die "no lifelines on the screen\n" unless @centers;
 # the heads: the first line of the screen
 my ($first) = grep { my $l = $lines[$_]; grep { $_ =~ $vline } @$l } 0 .. $#lines;

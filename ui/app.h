@@ -146,6 +146,7 @@ struct app {
 	 * nodes while tagged */
 	struct bs_pid tags[CHART_LINES];
 	char tag_text[CHART_LINES][48];
+	uint64_t tag_seq[CHART_LINES];  /* the store's next seq when tagged */
 	int ntags;
 
 	/* the process in focus: its log is open */

@@ -57,6 +57,8 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 			(size_t)(a->ntags - i - 1) * sizeof(a->tags[0]));
 		memmove(&a->tag_text[i], &a->tag_text[i + 1],
 			(size_t)(a->ntags - i - 1) * sizeof(a->tag_text[0]));
+		memmove(&a->tag_seq[i], &a->tag_seq[i + 1],
+			(size_t)(a->ntags - i - 1) * sizeof(a->tag_seq[0]));
 		a->ntags--;
 		bool log_open = false;
 		for (int v = 0; v < a->depth; v++)
@@ -72,6 +74,9 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 	}
 	a->tags[a->ntags] = pid;
 	snprintf(a->tag_text[a->ntags], sizeof(a->tag_text[0]), "%s", text);
+	/* a recording ships everything it holds */
+	a->tag_seq[a->ntags] = session_is_recording(&a->s) ? 0 :
+		a->store.next_seq;
 	a->ntags++;
 	node_focus(a, pid, true);
 	return ACT_REDRAW;
@@ -81,7 +86,8 @@ void chart_lines(struct app *a, struct chart *c)
 {
 	chart_init(c);
 	for (int i = 0; i < a->ntags; i++)
-		chart_add_line(c, a->tags[i], a->tag_text[i], NULL);
+		chart_add_line(c, a->tags[i], a->tag_text[i], NULL,
+			       a->tag_seq[i]);
 	chart_label(c, &a->store);
 }
 
@@ -427,9 +433,9 @@ static void chart_leave(struct app *a)
 static void chart_where(struct app *a, char *out, size_t outsz)
 {
 	const struct list *l = &a->pos[VIEW_CHART];
-	snprintf(out, outsz, "%zu messages  %d lifelines  %s (d)%s",
-		 cv.chart.nmsgs, cv.chart.nlines, cv.deltas ? "deltas" :
-		 "wall clock", l->sel ? "  held (End follows)" : "");
+	(void)a;
+	snprintf(out, outsz, "%zu messages%s", cv.chart.nmsgs,
+		 l->sel ? "  held (End follows)" : "");
 }
 
 int app_chart_export(struct app *a, const char *path)

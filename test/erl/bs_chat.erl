@@ -3,10 +3,10 @@
 %% bs_chat_a sends a relay through bs_chat_c to bs_chat_b, and bs_chat_b
 %% exits with {shutdown,bye}.  Messages: go, ping 1, pong 1, ping 2,
 %% pong 2, relay, relayed (7).  say/1 makes bs_chat_a send a term of the
-%% caller's choice to bs_chat_c, which drops it; wake/0 sends each one
-%% a message it drops.
+%% caller's choice to bs_chat_c, which drops it, say_to/2 to any pid;
+%% wake/0 sends each one a message it drops.
 -module(bs_chat).
--export([start/0, wake/0, go/0, say/1]).
+-export([start/0, wake/0, go/0, say/1, say_to/2]).
 
 start() ->
     B = spawn(fun() -> register(bs_chat_b, self()), b() end),
@@ -28,6 +28,8 @@ go() -> bs_chat_a ! go, ok.
 
 say(Term) -> bs_chat_a ! {say, Term}, ok.
 
+say_to(To, Term) -> bs_chat_a ! {say_to, To, Term}, ok.
+
 a() ->
     receive
         go ->
@@ -39,6 +41,9 @@ a() ->
             a();
         {say, T} ->
             whereis(bs_chat_c) ! T,
+            a();
+        {say_to, To, T} ->
+            To ! T,
             a();
         wake ->
             a()
