@@ -148,7 +148,9 @@ test_expect_success 'a hostile message breaks neither the screen nor the exports
 test_expect_success 'Enter shows the message under the cursor whole; q leaves the chart clean' '
 	ui_keys Enter && ui_wait "event: q closes" && ui_screen | grep -q "message" &&
 	ui_keys q && ui_wait "9 messages" &&
-	ui_keys q && ui_wait "PID +NAME" && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_keys q && ui_wait "PID +NAME" &&
+	ui_keys ":chart" Enter && ui_wait "9 messages" &&
+	ui_keys s && ui_wait "PID +NAME" && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
 	target_clean 2
 '
 test_done

@@ -65,13 +65,35 @@ static void pairing(void)
 	ok(c.rows[5].kind == CHART_EXIT && c.rows[5].from == 1 &&
 	   !strcmp(c.rows[5].text, "{shutdown,bye}"), "the exit on b, with its reason");
 
+	/* spawns and links: on the parent's lifeline, to the child's or the
+	 * peer's when charted; the child's spawned and the peer's
+	 * getting_linked are the same thing, drawn once */
+	store_clear(&st);
+	add(&st, EV_SPAWN, 1, texts[1], NULL, 200);
+	add(&st, EV_SPAWNED, 2, texts[0], NULL, 201);
+	add(&st, EV_LINK, 1, texts[1], NULL, 202);
+	add(&st, EV_GETTING_LINKED, 2, texts[0], NULL, 203);
+	add(&st, EV_LINK, 2, "<0.3.0>", NULL, 204);
+	chart_build(&c, &st, st.next_seq);
+	is_num(c.nrows, 3, "a spawn and a link between lifelines drawn once each");
+	ok(c.rows[0].kind == CHART_SPAWN && c.rows[0].from == 0 && c.rows[0].to == 1,
+	   "the spawn from the parent to the child");
+	ok(c.rows[1].kind == CHART_LINK && c.rows[1].from == 0 && c.rows[1].to == 1,
+	   "the link between the two");
+	ok(c.rows[2].kind == CHART_LINK && c.rows[2].to == 2, "a link to others");
+	is_num(c.nmsgs, 0, "none of them is a message");
+	store_clear(&st);
+	add(&st, EV_RECEIVE, 2, NULL, "{ping,1}", 110);
+	add(&st, EV_SEND, 1, texts[1], "{ping,1}", 100);
+	add(&st, EV_SEND, 1, texts[1], "{ping,2}", 120);
+
 	/* b charted only from the second send on: the first is not judged */
-	c.lines[1].since = 3;
+	c.lines[1].since = store_oldest_seq(&st) + 2;
 	chart_build(&c, &st, st.next_seq);
 	ok(c.rows[0].state == CHART_PLAIN && c.rows[1].state == CHART_WAITING,
 	   "a send before its receiver was charted is not judged");
 	/* the end: paused, the rows stop there */
-	chart_build(&c, &st, 3);
+	chart_build(&c, &st, store_oldest_seq(&st) + 2);
 	is_num(c.nmsgs, 1, "rows end where the chart was paused");
 	chart_release(&c);
 	store_release(&st);
