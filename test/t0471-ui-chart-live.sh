@@ -85,6 +85,25 @@ test_expect_success 'paused, the chart holds still' '
 	ui_keys q q && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
 '
 
+test_expect_success 'untagging takes a process out of focus: its receives are no longer shipped' '
+	ui_start_size 100 30 --record "$TRASH/tags.ndjson" && ui_wait " tracing [0-9:]+ " 10 &&
+	node_eval "bs_chat_a ! wake, bs_chat_c ! wake, ok." >/dev/null &&
+	ui_keys / bs_chat_ Enter && ui_wait "bs_chat_c" && ui_wait "bs_chat_a" &&
+	ui_keys g Space Space s && ui_wait "0 messages" &&
+	node_eval "bs_chat:say(x_one)." && ui_wait "x_one *$" &&
+	! ui_screen | grep -q "not received" &&
+	ui_keys q && ui_wait "PID +NAME" && ui_keys g Space && ui_wait "1 tagged" &&
+	node_eval "bs_chat:say(x_two)." &&
+	ui_keys s && ui_wait "x_two *$" && ui_keys q && ui_wait "PID +NAME" &&
+	ui_keys g Space && ui_wait "2 tagged" && ui_keys s &&
+	node_eval "bs_chat:say(x_three)." && ui_wait "x_three *$" &&
+	! ui_screen | grep -q "not received" &&
+	ui_keys q && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	jq -r "select(.type == \"receive\" and .name == \"bs_chat_c\") | .payload" \
+		"$TRASH/tags.ndjson" >got.txt && cat got.txt &&
+	printf "x_one\nx_three\n" >want.txt && diff -u want.txt got.txt
+'
+
 test_expect_success 'a recording: the chart as live, plain ASCII without line drawing, text on its own line when narrow' '
 	bs_start --pids bs_chat_a,bs_chat_c -d 3 && bs_wait_attached &&
 	node_eval "bs_chat:say(one), bs_chat:say(two)." >/dev/null &&
