@@ -166,6 +166,7 @@ void views_clear(struct app *a)
 void views_release(struct app *a)
 {
 	procs_freeze(a, false);
+	chart_view_release();
 	free(a->table.rows);
 	free(a->table.shown);
 	memset(&a->table, 0, sizeof(a->table));

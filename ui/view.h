@@ -36,6 +36,8 @@ extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
 	srv_calls_view_ops, chart_view_ops;
 
+/* Free the chart's rows (view_chart.c). */
+void chart_view_release(void);
 /* The servers' rows are gone (:clear): forget what pointed at them. */
 void servers_forget(void);
 

@@ -257,11 +257,9 @@ static void draw_arrow(struct app *a, const struct layout *L, int y,
 		put(y, f, '+', line);
 }
 
-static void row_text(const struct app *a, const struct chart_row *r,
-		     struct sbuf *sb)
+static void row_text(const struct chart_row *r, struct sbuf *sb)
 {
 	const struct chart *c = &cv.chart;
-	(void)a;
 	switch (r->kind) {
 	case CHART_MSG:
 		sbuf_addstr(sb, r->text);
@@ -387,7 +385,7 @@ static void chart_draw(struct app *a, int y, int h)
 			lifelines(&L, sy + 1, dim);
 		draw_arrow(a, &L, sy, r);
 		sbuf_reset(&text);
-		row_text(a, r, &text);
+		row_text(r, &text);
 		int role = at ? ROLE_SELECTED : r->state == CHART_WAITING ?
 			ROLE_DIM : r->kind == CHART_EXIT || r->state == CHART_DEAD ?
 			ROLE_ERROR : ROLE_PROC;
@@ -430,10 +428,14 @@ static void chart_leave(struct app *a)
 	chart_release(&cv.chart);
 }
 
+void chart_view_release(void)
+{
+	chart_release(&cv.chart);
+}
+
 static void chart_where(struct app *a, char *out, size_t outsz)
 {
 	const struct list *l = &a->pos[VIEW_CHART];
-	(void)a;
 	snprintf(out, outsz, "%zu messages%s", cv.chart.nmsgs,
 		 l->sel ? "  held (End follows)" : "");
 }
