@@ -71,6 +71,15 @@ test_expect_success '--chart plantuml from a recording (--open) gives the same c
 	plantuml -tsvg rec.puml && test -s rec.svg
 '
 
+test_expect_success '--chart with --follow: the followed process and what it talks to' '
+	bs_start --follow bs_chat_a --chart plantuml -d 2 && bs_wait_attached &&
+	node_eval "bs_chat:say(followed)." >/dev/null &&
+	bs_wait && [ "$BS_RC" = 0 ] && cat "$TRASH/bs.json" &&
+	puml_rows "$TRASH/bs.json" >got.txt &&
+	printf "others -> bs_chat_a\nbs_chat_a -> others\n" >want.txt &&
+	diff -u want.txt got.txt && grep -q "^P0 -> P1 : followed$" "$TRASH/bs.json"
+'
+
 test_expect_success '--chart says what it needs' '
 	! "$BEAMSCOPE" --open rec.ndjson --batch --chart mermaid 2>err.txt &&
 	grep -q "^beamscope: --chart needs the processes to chart: --pids a,b,c or --follow" err.txt &&
