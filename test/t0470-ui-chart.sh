@@ -161,6 +161,12 @@ test_expect_success 'a hostile message breaks neither the screen nor the exports
 	[ "$(tail -n 1 svg.txt | grep -o -F -f want.txt | wc -l)" = 2 ] && tail -n 1 svg.txt | grep -q "[.][.][.]$"
 '
 
+test_expect_success 'too narrow for its columns, the chart says so instead of wrapping' '
+	tm resize-window -t ui -x 30 -y 12 && ui_wait "  chart needs 33 columns" &&
+	ui_screen | perl -CSD -ne "chomp; exit 1 if length > 30" &&
+	tm resize-window -t ui -x 100 -y 30 && ui_wait "^ time  *bs_chat_b"
+'
+
 test_expect_success 'Enter shows the message under the cursor whole; q leaves the chart clean' '
 	ui_keys Enter && ui_wait "event: q closes" && ui_screen | grep -q "message" &&
 	ui_keys q && ui_wait "9 messages" &&

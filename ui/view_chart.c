@@ -220,6 +220,8 @@ static void head(const struct layout *L, int y, int col, const char *s,
 	int x = center(L, col) - w / 2;
 	if (x < L->x0 + col * L->cw)
 		x = L->x0 + col * L->cw;
+	if (x + w > COLS)   /* never past the edge: it would wrap */
+		w = COLS - x;
 	draw_text(y, x, w, s, attr);
 }
 
@@ -314,6 +316,14 @@ static void chart_draw(struct app *a, int y, int h)
 
 	struct layout L;
 	lay_out(&L, c->nlines + 1);
+	if (L.x0 + L.cw * L.ncols > COLS) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "  chart needs %d columns; untag "
+			 "some of its %d processes", L.x0 + L.cw * L.ncols,
+			 c->nlines);
+		draw_text(y, 0, COLS, msg, draw_attr(a, ROLE_DIM));
+		return;
+	}
 	/* heads: name (or pid), pid, and with several nodes the node */
 	int hdr = draw_attr(a, ROLE_HEADER), dim = draw_attr(a, ROLE_DIM);
 	int nhead = a->multi ? 3 : 2;
