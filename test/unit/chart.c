@@ -183,6 +183,7 @@ static void speed(void)
 
 int main(void)
 {
+	plan(29);
 	pairing();
 	escaping();
 	speed();
