@@ -149,8 +149,8 @@ static void escaping(void)
 	store_release(&st);
 }
 
-/* A full ring of ping-pong between two of ten processes: charting it
- * (what the view does on every redraw) stays well under a frame. */
+/* A full ring of ping-pong, two of the four processes charted: what the
+ * view does on every redraw. */
 static void speed(void)
 {
 	struct store st;
@@ -175,15 +175,16 @@ static void speed(void)
 	for (size_t i = 0; i < c.nrows; i++)
 		waiting += c.rows[i].state == CHART_WAITING;
 	is_num(waiting, 0, "every one delivered");
+	/* the time is for people (valgrind runs this too); each receive
+	 * compares at most PAIR_WINDOW waiting sends */
 	printf("# charting a full ring took %.1f ms\n", took);
-	ok(took < 400, "a full ring charts in well under half a second");
 	chart_release(&c);
 	store_release(&st);
 }
 
 int main(void)
 {
-	plan(29);
+	plan(28);
 	pairing();
 	escaping();
 	speed();
