@@ -9,15 +9,21 @@
  * summaries are written.  Events past --max-events are counted, not
  * written.  The source may also be a recording (--open): it is replayed
  * through the same filters into the same sink.
+ *
+ * With --chart the events also go to a store, and at the end the chart
+ * of the processes traced (the first CHART_LINES to show up, in that
+ * order) is written instead of the JSON lines, which go nowhere.
  */
 #include "frontend.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "clock.h"
 #include "esc.h"
 #include "gensum.h"
@@ -33,6 +39,7 @@ struct run {
 	struct session s;
 	struct json_sink js;
 	struct gensum gs;
+	struct store st;        /* --chart: the events charted */
 };
 
 static void on_event(void *arg, int node, const struct event *ev)
@@ -40,6 +47,8 @@ static void on_event(void *arg, int node, const struct event *ev)
 	struct run *r = arg;
 	gensum_event(&r->gs, ev);
 	json_sink_event(&r->js, node, ev);
+	if (r->cfg->chart)
+		store_add_event(&r->st, ev);
 }
 
 static void on_counts(void *arg, int node, struct bs_pid pid,
@@ -57,9 +66,9 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 {
 	struct run *r = arg;
 	(void)node;
-	(void)current;
-	(void)mqlen;
 	json_sink_name(&r->js, pid, pid_text, name);
+	if (r->cfg->chart)
+		store_set_info(&r->st, pid, pid_text, name, current, mqlen);
 }
 
 static void on_notice(void *arg, enum session_level level, const char *text)
@@ -205,6 +214,42 @@ static void output_stalled(const struct json_sink *js)
 		  js->own_fd ? "\"" : "", json_sink_error(js), js->unwritten);
 }
 
+/* --chart: the chart of what was traced, to -o FILE or standard output;
+ * an exit status. */
+static int write_chart(struct run *r)
+{
+	struct chart c;
+	struct store *st = &r->st;
+	chart_init(&c);
+	for (uint64_t s = store_oldest_seq(st); s < st->next_seq; s++) {
+		const struct sevent *e = store_event(st, s);
+		if (e && !EVENT_IS_RUNNING(e->type) && !EVENT_IS_GC(e->type))
+			chart_add_line(&c, e->pid, e->pid_text, NULL, 0);
+	}
+	chart_label(&c, st);
+	chart_build(&c, st, st->next_seq);
+	const char *path = r->cfg->output && strcmp(r->cfg->output, "-") ?
+		r->cfg->output : NULL;
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int bad = !f || chart_write(&c, (enum chart_format)(r->cfg->chart - 1),
+				    f) < 0 || fflush(f) != 0;
+	int err = errno;
+	if (f && path && fclose(f) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	if (bad)
+		esc_print(stderr, "beamscope: cannot write the chart to \"%s\": "
+			  "%s; choose another -o FILE", path ? path : "-",
+			  strerror(err));
+	else if (!r->cfg->quiet)
+		esc_print(stderr, "beamscope: a chart of %zu messages between %d "
+			  "processes written to %s", c.nmsgs, c.nlines,
+			  path ? path : "standard output");
+	chart_release(&c);
+	return bad ? EXIT_FAIL : EXIT_OK;
+}
+
 /* A recording in, NDJSON out: the same filters as a live run. */
 static int replay(struct run *r)
 {
@@ -260,7 +305,10 @@ int batch_run(const struct config *cfg)
 	json_sink_init(&r.js, &r.s, cfg->counts,
 		       (long long)(cfg->interval * 1000));
 	gensum_init(&r.gs, &r.s, &r.js, cfg, !cfg->open);
-	if (json_sink_open(&r.js, cfg->output, &err) < 0) {
+	if (cfg->chart)
+		store_init(&r.st, cfg->ring ? cfg->ring : 200000);
+	if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
+			   &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
 		goto out;
@@ -389,6 +437,14 @@ fail:
 	/* the nodes already tracing are stopped cleanly */
 	session_drain(&r.s);
 out:
+	if (cfg->chart) {
+		if (rc == EXIT_OK || rc == EXIT_LOST || rc == EXIT_INCOMPLETE) {
+			int crc = write_chart(&r);
+			if (crc != EXIT_OK)
+				rc = crc;
+		}
+		store_release(&r.st);
+	}
 	gensum_release(&r.gs);
 	json_sink_release(&r.js);   /* it names nodes through the session */
 	session_release(&r.s);

@@ -8,7 +8,7 @@
 
 _beamscope_options='--batch --output --open --record --events --pids --call --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
-	--interval --gen-calls --slower-than --stuck --summary --cookie-file --cookie --longnames --list --cluster
+	--interval --gen-calls --slower-than --stuck --chart --summary --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --exact --quiet --no-config --help --version'
 
@@ -18,7 +18,7 @@ _beamscope_takes_arg()
 	case $1 in
 	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--syntax|--interval|\
-	--slower-than|--stuck|\
+	--slower-than|--stuck|--chart|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
 	esac
@@ -82,6 +82,8 @@ _beamscope()
 			COMPREPLY=($(compgen -P "$pre" -W 'stop shed' -- "$cur")) ;;
 		--syntax)
 			COMPREPLY=($(compgen -P "$pre" -W 'auto erlang elixir' -- "$cur")) ;;
+		--chart)
+			COMPREPLY=($(compgen -P "$pre" -W 'plantuml mermaid' -- "$cur")) ;;
 		--pids|-p)
 			COMPREPLY=($(compgen -P "$pre" -W 'all new existing' -- "$cur")) ;;
 		--output|-o|--open|--record|--cookie-file)

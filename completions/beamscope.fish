@@ -21,7 +21,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --syntax --interval --slower-than --stuck --cookie-file --cookie --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --chart --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -73,6 +73,7 @@ complete -c beamscope -l interval -x -d 'batch --counts, --gen-calls: write coun
 complete -c beamscope -l gen-calls -d 'batch: gen_server/gen_statem call latency per server and request kind'
 complete -c beamscope -l slower-than -x -d 'batch: a slow_call line for every gen call slower than MS'
 complete -c beamscope -l stuck -x -d 'a gen call in flight longer than SECONDS is stuck'
+complete -c beamscope -l chart -x -a 'plantuml mermaid' -d 'batch: a sequence chart of the --pids or --follow processes'
 complete -c beamscope -l summary -d 'batch: the busiest processes and the slowest servers at the end'
 complete -c beamscope -l cookie-file -r -F -d 'read the cookie from FILE'
 complete -c beamscope -l cookie -x -d 'the cookie itself (prefer --cookie-file)'

@@ -37,6 +37,8 @@
 	X(TREE,     "tree",     "",                     "show the spawn tree", c_tree) \
 	X(CALLS,    "calls",    "",                     "show the traced functions", c_calls) \
 	X(SERVERS,  "servers",  "[off]",                "show gen_server and gen_statem call latency per server and request kind; off stops pairing calls", c_servers) \
+	X(CHART,    "chart",    "",                     "show the sequence chart of the tagged processes (Space tags them in the table)", c_chart) \
+	X(CHART_EXPORT, "chart-export", "FILE",         "write the chart as shown: PlantUML for FILE.puml, Mermaid for FILE.mmd", c_chart_export) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
 	X(HELP,     "help",     "",                     "show keys and commands", c_help) \
 	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)", c_reconnect) \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "callpat.h"
+#include "chart.h"
 #include "conffile.h"
 #include "event.h"
 #include "term.h"
@@ -194,6 +195,15 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 			return -1;
 		cfg->rate = v;
 		break;
+	case OPT_CHART: {
+		int f = chart_format_parse(arg);
+		if (f < 0) {
+			sbuf_addf(err, "--chart \"%s\": plantuml or mermaid", arg);
+			return -1;
+		}
+		cfg->chart = f + 1;
+		break;
+	}
 	case OPT_ON_LIMIT:
 		if (!strcmp(arg, "stop") || !strcmp(arg, "shed")) {
 			cfg->shed = !strcmp(arg, "shed");
@@ -460,6 +470,15 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	if (cfg->record && cfg->batch) {
 		sbuf_addstr(err, "--record is for the view; in batch mode -o FILE "
 			    "writes the same recording");
+		goto out;
+	}
+	if (cfg->chart && (!cfg->batch || cfg->pids.mode != SEL_LIST ||
+			   cfg->counts)) {
+		sbuf_addstr(err, cfg->batch && !cfg->counts ? "--chart needs the "
+			    "processes to chart: --pids a,b,c or --follow PID|NAME" :
+			    "--chart is for batch mode, without --counts: beamscope "
+			    "NODE --batch --pids a,b --chart mermaid; in the view, s "
+			    "charts and :chart-export writes");
 		goto out;
 	}
 	if (cfg->cluster && !cfg->nnodes) {

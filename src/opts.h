@@ -41,6 +41,7 @@
 	X(GEN_CALLS,   "gen-calls",          0,   NULL,      0, "batch: gen_server/gen_statem call latency per server and request kind (gen_call_stats lines)") \
 	X(SLOWER_THAN, "slower-than",        0,   "MS",      0, "batch: a slow_call line for every gen call slower than MS milliseconds") \
 	X(STUCK,       "stuck",              0,   "SECONDS", 1, "a gen call in flight longer than SECONDS is stuck (default: 5)") \
+	X(CHART,       "chart",              0,   "FORMAT",  0, "batch: a sequence chart of the --pids or --follow processes (plantuml, mermaid) instead of JSON lines") \
 	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
@@ -98,6 +99,7 @@ struct config {
 	const char *calls[32];    /* --call patterns */
 	int ncalls;
 	bool follow;              /* --follow: pids is that process, with children */
+	int chart;                /* --chart: enum chart_format + 1; 0: none */
 	double duration;          /* seconds; 0: none */
 	bool duration_set, max_events_set;
 	unsigned long max_events; /* 0: none */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chart.h"
 #include "jsonsink.h"
 #include "opts.h"
 #include "recording.h"
@@ -157,6 +158,13 @@ struct app {
 	struct procs_table table;
 	struct tree_rows tree;
 
+	/* the processes tagged for the chart (Space): in focus on their
+	 * nodes while tagged */
+	struct bs_pid tags[CHART_LINES];
+	char tag_text[CHART_LINES][48];
+	uint64_t tag_seq[CHART_LINES];  /* the store's next seq when tagged */
+	int ntags;
+
 	/* the process in focus: its log is open */
 	struct bs_pid focus;
 	char focus_text[48];
@@ -224,6 +232,14 @@ int log_search(struct app *a, bool older, bool from_cursor);
 void event_open(struct app *a, const struct sevent *e);
 /* Open the log of the process a line names (PID or NAME); ACT_* flags. */
 int app_jump(struct app *a, const char *what);
+
+/* the chart (view_chart.c): tag or untag a process (ACT_*); is it
+ * tagged (its index, or -1); the tagged processes as a chart's
+ * lifelines; :chart-export FILE */
+int app_tag(struct app *a, struct bs_pid pid, const char *text);
+int app_tagged(const struct app *a, struct bs_pid pid);
+void chart_lines(struct app *a, struct chart *c);
+int app_chart_export(struct app *a, const char *path);
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

@@ -405,6 +405,23 @@ static int c_tree(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+static int c_chart(struct app *a, const struct cmd_line *cl)
+{
+	(void)cl;
+	if (app_view(a) != VIEW_CHART)
+		app_push(a, VIEW_CHART);
+	return ACT_REDRAW;
+}
+
+static int c_chart_export(struct app *a, const struct cmd_line *cl)
+{
+	char path[4096];
+	if (need_args(a, cl, 1, 1) < 0)
+		return ACT_REDRAW;
+	expand_home(cl->argv[0], path, sizeof(path));
+	return app_chart_export(a, path);
+}
+
 static int c_procs(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;

@@ -36,7 +36,7 @@
 	X(UP,          "Up, k",           "",        "up a row; in a process log, back in time") \
 	X(DOWN,        "Down, j",         "",        "down a row; in a process log, forward in time") \
 	X(PAGE_UP,     "PgUp",            "",        "up a page") \
-	X(PAGE_DOWN,   "PgDn, Space",     "",        "down a page") \
+	X(PAGE_DOWN,   "PgDn",            "",        "down a page") \
 	X(HOME,        "Home, g",         "",        "to the first row; in a process log, the oldest line") \
 	X(END,         "End, G",          "",        "to the last row; in a process log, the newest line, then follow it") \
 	X(SORT_PREV,   "<",               "",        "sort by the previous column") \
@@ -46,6 +46,9 @@
 	X(SORT_SPS,    "S",               "",        "sort by sends/s") \
 	X(SORT_RPS,    "R",               "",        "sort by receives/s") \
 	X(SORT_MQ,     "M",               "",        "sort by message queue length") \
+	X(TAG,         "Space",           "",        "in the process table, tag or untag the selected process for the chart") \
+	X(CHART,       "s",               "chart",   "sequence chart of the tagged processes (or the selected one and its busiest peers); again closes it") \
+	X(TIMES,       "d",               "",        "in the chart, times as wall clock or as deltas between rows") \
 	X(EXITED,      "x",               "",        "show exited processes in the process table, or hide them after a few seconds") \
 	X(TIMEOUTS,    "T",               "",        "in a process log, hide or show receive timeouts")
 

@@ -153,12 +153,14 @@ static void keep_shown(struct app *a)
 {
 	struct procs_table *t = &a->table;
 	size_t n = t->nshown;
-	if (t->shown_cap < n + 1) {
-		t->shown_cap = n + 1;
+	if (t->shown_cap < n + 1 + (size_t)a->ntags) {
+		t->shown_cap = n + 1 + (size_t)a->ntags;
 		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
 	}
 	if (focus_open(a))   /* after the rows, outside nshown */
 		t->shown[n++] = a->focus;
+	for (int i = 0; i < a->ntags; i++)   /* the chart's lifelines */
+		t->shown[n++] = a->tags[i];
 	store_keep(&a->store, t->shown, n);
 }
 
@@ -264,6 +266,9 @@ static void on_node_state(void *arg, int node)
 		a->refocused[node] = true;
 		if (focus_open(a) && (int)a->focus.node == node)
 			node_focus(a, a->focus, true);
+		for (int i = 0; i < a->ntags; i++)
+			if ((int)a->tags[i].node == node)
+				node_focus(a, a->tags[i], true);
 	} else if (n->state != SN_TRACING) {
 		a->refocused[node] = false;
 	}

@@ -22,6 +22,7 @@ static const struct view_ops *const views[VIEW__COUNT] = {
 	[VIEW_EVENT] = &event_view_ops,
 	[VIEW_SERVERS] = &servers_view_ops,
 	[VIEW_SRV_CALLS] = &srv_calls_view_ops,
+	[VIEW_CHART] = &chart_view_ops,
 };
 
 void app_push(struct app *a, enum view_id v)
@@ -92,6 +93,11 @@ static int req_calls(struct app *a)
 	return toggle(a, VIEW_CALLS);
 }
 
+static int req_chart(struct app *a)
+{
+	return toggle(a, VIEW_CHART);
+}
+
 static int req_servers(struct app *a)
 {
 	bool opening = app_view(a) != VIEW_SERVERS;
@@ -132,7 +138,7 @@ static int req_redraw(struct app *a)
 static int (*const shared[REQ__COUNT])(struct app *a) = {
 	[REQ_CLOSE] = req_close, [REQ_BACK] = req_back, [REQ_QUIT] = req_quit,
 	[REQ_HELP] = req_help, [REQ_TREE] = req_tree, [REQ_CALLS] = req_calls,
-	[REQ_SERVERS] = req_servers,
+	[REQ_SERVERS] = req_servers, [REQ_CHART] = req_chart,
 	[REQ_FILTER] = req_filter, [REQ_PROMPT] = req_prompt,
 	[REQ_PAUSE] = req_pause, [REQ_REDRAW] = req_redraw,
 };
@@ -163,6 +169,7 @@ void views_clear(struct app *a)
 void views_release(struct app *a)
 {
 	procs_freeze(a, false);
+	chart_view_release();
 	free(a->table.rows);
 	free(a->tree.v);
 	memset(&a->tree, 0, sizeof(a->tree));

@@ -17,7 +17,7 @@
 struct app;
 
 enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS,
-	       VIEW_EVENT, VIEW_SERVERS, VIEW_SRV_CALLS, VIEW__COUNT };
+	       VIEW_EVENT, VIEW_SERVERS, VIEW_SRV_CALLS, VIEW_CHART, VIEW__COUNT };
 
 struct view_ops {
 	/* Draw rows y .. y+h-1 of the screen. */
@@ -34,8 +34,10 @@ struct view_ops {
 
 extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
-	srv_calls_view_ops;
+	srv_calls_view_ops, chart_view_ops;
 
+/* Free the chart's rows (view_chart.c). */
+void chart_view_release(void);
 /* The servers' rows are gone (:clear): forget what pointed at them. */
 void servers_forget(void);
 

@@ -364,7 +364,8 @@ static void proc_enter(struct app *a)
 
 static void proc_leave(struct app *a)
 {
-	node_focus(a, a->focus, false);
+	if (app_tagged(a, a->focus) < 0)   /* a tagged one stays in focus */
+		node_focus(a, a->focus, false);
 }
 
 const struct view_ops proc_view_ops = {

@@ -367,6 +367,8 @@ static void procs_draw(struct app *a, int y, int h)
 		t->shown[t->nshown++] = p->pid;
 		int attr = i == l->sel ? draw_attr(a, ROLE_SELECTED) :
 			p->exited ? draw_attr(a, ROLE_DIM) : (int)A_NORMAL;
+		if (app_tagged(a, p->pid) >= 0)   /* tagged for the chart */
+			attr |= A_BOLD | A_UNDERLINE;
 		row_texts(a, p, num, text);
 		x = 0;
 		for (int c = 0; c < COL__COUNT; c++)
@@ -426,6 +428,13 @@ static int procs_request(struct app *a, enum request req)
 			"table; x hides them" : "exited processes leave the table "
 			"%d seconds after they exit; x shows them", EXITED_GRACE);
 		return ACT_REDRAW;
+	case REQ_TAG:   /* then the next row, as htop does */
+		if (!t->nrows)
+			return ACT_NONE;
+		app_tag(a, t->rows[l->sel]->pid, t->rows[l->sel]->pid_text);
+		list_request(l, LIST_SELECT, REQ_DOWN);
+		t->sel_pid = t->rows[l->sel]->pid;
+		return ACT_REDRAW;
 	case REQ_ENTER:
 		if (!t->nrows)
 			return ACT_NONE;
@@ -444,6 +453,8 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 	const struct procs_table *t = &a->table;
 	struct sbuf sb = SBUF_INIT;
 	sbuf_addf(&sb, "%d/%zu", t->nrows ? l->sel + 1 : 0, t->nrows);
+	if (a->ntags)
+		sbuf_addf(&sb, "  %d tagged", a->ntags);
 	if (t->nhidden)
 		sbuf_addf(&sb, "  %zu exited hidden (x)", t->nhidden);
 	sbuf_addf(&sb, "  sort %s %s", proc_cols[a->sort_col].title,
