@@ -138,7 +138,8 @@ $(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.
 
 # the parsers of the command line: options, numbers, --pids, pid texts
 ARGS_FUZZ_SRC := src/opts.c src/pidsel.c src/pidtext.c src/conffile.c \
-	src/event.c src/names.c src/sbuf.c src/xalloc.c src/esc.c src/wire.c
+	src/event.c src/names.c src/sbuf.c src/xalloc.c src/esc.c src/wire.c \
+	src/callpat.c src/chart.c src/store.c
 $(BUILD)/fuzz-args: test/fuzz/fuzz_args.c $(ARGS_FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)$(FUZZ_CC) -o $@ $< $(ARGS_FUZZ_SRC) $(FUZZ_LIBS)

@@ -991,12 +991,34 @@ new_free(Plan) ->
 resolve(Name) when is_atom(Name) ->
     case whereis(Name) of
         P when is_pid(P) -> check_free(P);
-        _ -> throw({refused, {no_such_name, Name}})
+        _ ->
+            case elixir_alias(Name) of
+                {ok, Alias} when Alias =/= Name -> resolve_alias(Name, Alias);
+                _ -> throw({refused, {no_such_name, Name}})
+            end
     end;
 resolve(P) when is_pid(P), node(P) =:= node() ->
     check_free(P);
 resolve(X) ->
     throw({refused, {no_such_process, X}}).
+
+%% Shop.Cache, as an Elixir user writes it, is registered as
+%% 'Elixir.Shop.Cache'; only an atom that exists already is looked at.
+elixir_alias(Name) ->
+    case atom_to_list(Name) of
+        [C | _] = L when C >= $A, C =< $Z ->
+            try {ok, list_to_existing_atom("Elixir." ++ L)}
+            catch error:badarg -> none
+            end;
+        _ -> none
+    end.
+
+resolve_alias(Name, Alias) ->
+    case whereis(Alias) of
+        P when is_pid(P) -> check_free(P);
+        _ -> throw({refused, {no_such_name, Name}})
+    end.
+
 
 check_free(P) ->
     case tracer_of(P) of

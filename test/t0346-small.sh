@@ -33,9 +33,9 @@ test_expect_success 'an atom with a NUL shows it; a long quoted atom is cut betw
 	node_eval "bs_victim ! list_to_atom([\$a, 0, \$b]), bs_victim ! list_to_atom(lists:append(lists:duplicate(20, [1, 16#E9]))), ok." &&
 	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
 	jq -c "select(.type == \"receive\")" "$TRASH/bs.json" &&
-	jqs -e "any(.[]; .payload == \"'"'"'a\\\\x{0}b'"'"'\" and .truncated == false)" &&
+	jqs -e "any(.[]; .payload == \"'"'"'a\\\\000b'"'"'\" and .truncated == false)" &&
 	! grep -qF "\\ufffd" "$TRASH/bs.json" &&
-	jqs -e "any(.[]; .truncated and (.payload | startswith(\"'"'"'\\\\x{1}é\")))" &&
+	jqs -e "any(.[]; .truncated and (.payload | startswith(\"'"'"'\\\\001é\")))" &&
 	target_clean 2
 '
 

@@ -27,6 +27,18 @@ test_expect_success 'batch: Elixir found at attach, names and terms in Elixir' '
 		(.payload | test(\"^\\\\{\\\\[:alias \\\\| #Reference<0[.0-9]+>\\\\], :ok\\\\}$\")))] | length == 3"
 '
 
+test_expect_success '--pids takes a name as Elixir writes it' '
+	bs_start --events receive --pids Shop.Cache --duration 0 &&
+	bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
+	for _ in $(seq 1 60); do
+		grep -qF "gen_call" "$TRASH/bs.json" && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e "[.[:-1][] | .name] | unique == [\"Shop.Cache\"]"
+'
+
 test_expect_success '--syntax erlang on the same node: Erlang text' '
 	bs_start --events receive --payload-bytes 1000 --duration 0 --syntax erlang &&
 	bs_wait_attached && grep -q "erlang syntax" "$TRASH/bs.err" &&

@@ -156,7 +156,7 @@ test_expect_success 'a hostile message breaks neither the screen nor the exports
 	plantuml -tsvg bad.puml && svg_text bad.svg >svg.txt && cat svg.txt &&
 	cat >want.txt <<-\EOT &&
 	{"quote\"semi;hash#lt<gt>",<<27,91,50,74,7,0,10,13>>,
-	\x{1B}]0;t\x{7}\x{A}\x{D}
+	'"'"'\e]0;t\007\n\r'"'"'
 	EOT
 	[ "$(tail -n 1 svg.txt | grep -o -F -f want.txt | wc -l)" = 2 ] && tail -n 1 svg.txt | grep -q "[.][.][.]$"
 '

@@ -82,7 +82,7 @@ test_expect_success ':detach leaves a node clean; :attach brings it back' '
 	ui_keys ":detach $C" Enter &&
 	ui_wait "detached from $CF" 10 &&
 	all_clean $C &&
-	( NODE=$A; node_eval "$TARGET_STATE" ) | grep -v "undefined" &&
+	[ "$( (NODE=$A; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ] &&
 	ui_keys ":attach $C" Enter &&
 	ui_wait "attached to $CF" 15 &&
 	[ "$( (NODE=$C; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ]
