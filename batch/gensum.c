@@ -156,8 +156,10 @@ void gensum_summary(struct gensum *g, FILE *f)
 	if (!g->cfg->summary)
 		return;
 	struct proc **procs = xcalloc(st->nprocs + 1, sizeof(*procs));
-	memcpy(procs, st->procs, st->nprocs * sizeof(*procs));
-	qsort(procs, st->nprocs, sizeof(*procs), by_activity);
+	if (st->nprocs) {   /* none: st->procs may be NULL */
+		memcpy(procs, st->procs, st->nprocs * sizeof(*procs));
+		qsort(procs, st->nprocs, sizeof(*procs), by_activity);
+	}
 	fprintf(f, "%10s %10s %8s  %s\n", "sends", "receives", "spawns",
 		"busiest processes");
 	for (size_t i = 0; i < st->nprocs && i < SUMMARY_ROWS; i++) {
@@ -174,8 +176,10 @@ void gensum_summary(struct gensum *g, FILE *f)
 		return;
 
 	struct gc_row **rows = xcalloc(gc->nrows + 1, sizeof(*rows));
-	memcpy(rows, gc->rows, gc->nrows * sizeof(*rows));
-	qsort(rows, gc->nrows, sizeof(*rows), by_p99);
+	if (gc->nrows) {
+		memcpy(rows, gc->rows, gc->nrows * sizeof(*rows));
+		qsort(rows, gc->nrows, sizeof(*rows), by_p99);
+	}
 	fprintf(f, "\n%8s %9s %9s %9s %7s  %s\n", "calls", "p50 ms", "p99 ms",
 		"max ms", "flight", "slowest servers (request kind)");
 	for (size_t i = 0; i < gc->nrows && i < SUMMARY_ROWS; i++) {

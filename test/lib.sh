@@ -306,3 +306,19 @@ ui_open() {
 	ui_session 100 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' --open '$_f' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
 }
+
+# mmd_parse FILE...: Mermaid's own parser on the files, when
+# scripts/setup-mermaid has installed it; else say so and pass (the
+# structure is checked apart)
+mmd_parse() {
+	m=${BS_MERMAID:-$TOP/.mermaid}
+	if ! [ -d "$m/node_modules/mermaid" ] || ! command -v node >/dev/null; then
+		echo "no mermaid parser (scripts/setup-mermaid installs it): structure only"
+		return 0
+	fi
+	cp "$TOP/test/mermaid-parse.mjs" "$m/.bs-parse-$$.mjs" &&
+	node "$m/.bs-parse-$$.mjs" "$@"
+	rc=$?
+	rm -f "$m/.bs-parse-$$.mjs"
+	return $rc
+}

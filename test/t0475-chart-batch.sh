@@ -3,22 +3,6 @@
 # live from a node and from a recording, as Mermaid and PlantUML.
 . "$(dirname "$0")/lib.sh"
 
-# mmd_parse FILE...: Mermaid's own parser on the files, when
-# scripts/setup-mermaid has installed it; else say so and pass (the
-# structure is checked apart)
-mmd_parse() {
-	m=${BS_MERMAID:-$TOP/.mermaid}
-	if ! [ -d "$m/node_modules/mermaid" ] || ! command -v node >/dev/null; then
-		echo "no mermaid parser (scripts/setup-mermaid installs it): structure only"
-		return 0
-	fi
-	cp "$TOP/test/mermaid-parse.mjs" "$m/.bs-parse-$$.mjs" &&
-	node "$m/.bs-parse-$$.mjs" "$@"
-	rc=$?
-	rm -f "$m/.bs-parse-$$.mjs"
-	return $rc
-}
-
 mkdir -p "$TRASH/ebin" && erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_chat.erl" || exit 1
 start_node bschartb || exit 1
 node_eval "bs_chat:start()." >/dev/null

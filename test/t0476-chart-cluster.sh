@@ -4,22 +4,6 @@
 # and in the view.
 . "$(dirname "$0")/lib.sh"
 
-# mmd_parse FILE...: Mermaid's own parser on the files, when
-# scripts/setup-mermaid has installed it; else say so and pass (the
-# structure is checked apart)
-mmd_parse() {
-	m=${BS_MERMAID:-$TOP/.mermaid}
-	if ! [ -d "$m/node_modules/mermaid" ] || ! command -v node >/dev/null; then
-		echo "no mermaid parser (scripts/setup-mermaid installs it): structure only"
-		return 0
-	fi
-	cp "$TOP/test/mermaid-parse.mjs" "$m/.bs-parse-$$.mjs" &&
-	node "$m/.bs-parse-$$.mjs" "$@"
-	rc=$?
-	rm -f "$m/.bs-parse-$$.mjs"
-	return $rc
-}
-
 start_cluster chc 2 || exit 1
 set -- $CNODES; A=$1 B=$2
 set -- $CNODES_FULL; AF=$1 BF=$2

@@ -143,7 +143,8 @@ static void build(struct app *a)
 		};
 	}
 	sv.nrows = g->nrows;
-	qsort(ents, sv.nrows, sizeof(*ents), cmp_ents);
+	if (sv.nrows > 1)   /* none yet: ents may still be NULL */
+		qsort(ents, sv.nrows, sizeof(*ents), cmp_ents);
 }
 
 static void dur(char *out, size_t n, int64_t us)
