@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "esc.h"
 #include "json.h"
 #include "xalloc.h"
 
@@ -166,7 +167,8 @@ void gensum_summary(struct gensum *g, FILE *f)
 		const struct proc *p = procs[i];
 		const char *name = p->name ? p->name :
 			session_proc_name(g->s, p->pid);
-		fprintf(f, "%10lu %10lu %8lu  %s%s%s\n", p->sends, p->receives,
+		/* names and kinds come from the target: escaped */
+		esc_print(f, "%10lu %10lu %8lu  %s%s%s", p->sends, p->receives,
 			p->spawns, p->pid_text, name ? " " : "", name ? name : "");
 	}
 	if (!st->nprocs)
@@ -185,7 +187,7 @@ void gensum_summary(struct gensum *g, FILE *f)
 	for (size_t i = 0; i < gc->nrows && i < SUMMARY_ROWS; i++) {
 		const struct gc_row *r = rows[i];
 		const char *name = server_name(g, r);
-		fprintf(f, "%8lu %9.2f %9.2f %9.2f %7lu  %s%s%s (%s)\n", r->calls,
+		esc_print(f, "%8lu %9.2f %9.2f %9.2f %7lu  %s%s%s (%s)", r->calls,
 			(double)gc_hist_quantile(&r->hist, 0.5) / 1000,
 			(double)gc_hist_quantile(&r->hist, 0.99) / 1000,
 			(double)r->hist.max / 1000, r->in_flight, r->server,

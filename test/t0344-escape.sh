@@ -55,6 +55,19 @@ test_expect_success 'JSON: atoms with C1 controls, U+2028 and U+202E are escaped
 	target_clean 2
 '
 
+test_expect_success '--summary: server names and request kinds from the target are escaped' '
+	bs_start --gen-calls --summary --duration 0 && bs_wait_attached &&
+	node_eval "E = list_to_atom(\"bsevil\" ++ [27] ++ \"]2;X\" ++ [7]),
+		GC = list_to_atom([36 | \"gen_call\"]),
+		S = spawn(fun L() -> receive {GC, F, _} -> gen:reply(F, ok), L() end end),
+		register(E, S), [ok = gen_server:call(S, E) || _ <- [1, 2, 3]],
+		unregister(E), exit(S, kill), ok." >/dev/null &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	cat "$TRASH/bs.err" && grep -q "slowest servers" "$TRASH/bs.err" &&
+	grep -E "^ +3 .*bsevil" "$TRASH/bs.err" && clean "$TRASH/bs.err" &&
+	target_clean 2
+'
+
 test_expect_success 'the view shows them as ?, never raw' '
 	tm kill-session -t ui 2>/dev/null
 	ui_start --events receive --pids bs_victim && ui_wait " tracing [0-9]+:" 10 &&
