@@ -181,6 +181,8 @@ struct app {
 	char prompt_kind;       /* ':', '/' (the filter) or 's' (a search
 				 * in the log, shown as '/') */
 	bool color;
+	bool ascii;             /* rates over time in ASCII (--ascii, or no
+				 * UTF-8 locale): see spark.h */
 	bool dirty;
 };
 

@@ -32,6 +32,7 @@
 #include "keys.h"
 #include "prompt.h"
 #include "sig.h"
+#include "spark.h"
 #include "xalloc.h"
 
 #define REDRAW_MS 100
@@ -718,6 +719,7 @@ int ui_run(const struct config *cfg)
 	signal(SIGFPE, on_fatal);
 	signal(SIGABRT, on_fatal);
 	setlocale(LC_ALL, "");
+	a->ascii = cfg->ascii || !spark_utf8_terminal();
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
 	initscr();
