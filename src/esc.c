@@ -5,48 +5,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* The code point of the valid UTF-8 sequence at s (at most n bytes, s[0]
- * >= 0x80) and its length, or 0. */
-static int utf8_char(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	int len;
-	uint32_t c;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF) { len = 2; c = s[0] & 0x1F; }
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) { len = 3; c = s[0] & 0x0F; }
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4) { len = 4; c = s[0] & 0x07; }
-	else return 0;
-	if ((size_t)len > n)
-		return 0;
-	for (int i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-	    (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return len;
-}
-
-/* Characters that steer a terminal or hide the order of the text. */
-static bool hostile(uint32_t c)
-{
-	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x061C ||
-		c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-		(c >= 0x2066 && c <= 0x2069);
-}
+#include "utf8.h"
 
 size_t esc_char(const char *str, size_t n, bool *shown)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	uint32_t c = s[0];
 	int len = 1;
-	if (c >= 0x80 && !(len = utf8_char(s, n, &c))) {
+	if (c >= 0x80 && !(len = utf8_decode(s, n, &c))) {
 		*shown = false;
 		return 1;
 	}
-	*shown = !hostile(c);
+	*shown = !utf8_hidden(c);
 	return (size_t)len;
 }
 
@@ -56,9 +26,9 @@ bool esc_needed(const char *str, size_t n)
 	for (size_t i = 0; i < n; ) {
 		uint32_t c = s[i];
 		int len = 1;
-		if (c >= 0x80 && !(len = utf8_char(s + i, n - i, &c)))
+		if (c >= 0x80 && !(len = utf8_decode(s + i, n - i, &c)))
 			return true;
-		if (hostile(c))
+		if (utf8_hidden(c))
 			return true;
 		i += (size_t)len;
 	}
@@ -77,9 +47,9 @@ void esc_add(struct sbuf *out, const char *str, size_t n)
 		while (plain < n) {
 			c = s[plain];
 			len = 1;
-			if (c >= 0x80 && !(len = utf8_char(s + plain, n - plain, &c)))
+			if (c >= 0x80 && !(len = utf8_decode(s + plain, n - plain, &c)))
 				break;
-			if (hostile(c))
+			if (utf8_hidden(c))
 				break;
 			plain += (size_t)len;
 		}

@@ -10,37 +10,8 @@
 
 #include "gencall.h"
 #include "pidtext.h"
+#include "utf8.h"
 #include "xalloc.h"
-
-/* Length of a valid UTF-8 sequence at s (s[0] >= 0x80), or 0; its code
- * point in *cpp. */
-static int utf8_len(const unsigned char *s, unsigned int *cpp)
-{
-	int n;
-	unsigned int cp;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF) { n = 2; cp = s[0] & 0x1F; }
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) { n = 3; cp = s[0] & 0x0F; }
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4) { n = 4; cp = s[0] & 0x07; }
-	else return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	*cpp = cp;
-	return n;
-}
-
-/* Valid, but a terminal showing the line would obey or hide it: the C1
- * controls, the line separators, the bidirectional controls. */
-static bool hidden(unsigned int cp)
-{
-	return cp <= 0x9F || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-		(cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
 
 /* Bytes that stand for themselves inside a JSON string: printable ASCII
  * but the quote and the backslash, as bits of 0-63 and 64-127. */
@@ -99,9 +70,9 @@ void json_string(struct sbuf *out, const char *str)
 			o += 6;
 			s++;
 		} else {
-			unsigned int cp = 0;
-			int n = utf8_len(s, &cp);
-			if (n && hidden(cp)) {
+			uint32_t cp = 0;
+			int n = utf8_decode(s, (size_t)(end - s), &cp);
+			if (n && utf8_hidden(cp)) {
 				memcpy(o, "\\u", 2);
 				o[2] = hex[cp >> 12];
 				o[3] = hex[(cp >> 8) & 15];

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "etf.h"
+#include "utf8.h"
 
 #define TERM_MAX_DEPTH 64
 
@@ -119,35 +120,14 @@ static inline bool bare_char(unsigned char c)
  */
 static long utf8_next(const unsigned char *s, size_t n, size_t *i)
 {
-	unsigned c = s[*i];
-	size_t k;
-	unsigned long cp, min;
-	if (c < 0x80) {
+	uint32_t cp;
+	int len = utf8_decode(s + *i, n - *i, &cp);
+	if (!len) {
 		(*i)++;
-		return c;
+		return -1;
 	}
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 1, cp = c & 0x1F, min = 0x80;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 2, cp = c & 0x0F, min = 0x800;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 3, cp = c & 0x07, min = 0x10000;
-	else
-		goto bad;
-	if (*i + k >= n)
-		goto bad;
-	for (size_t j = 1; j <= k; j++) {
-		if ((s[*i + j] & 0xC0) != 0x80)
-			goto bad;
-		cp = cp << 6 | (s[*i + j] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		goto bad;
-	*i += k + 1;
+	*i += (size_t)len;
 	return (long)cp;
-bad:
-	(*i)++;
-	return -1;
 }
 
 /* Latin-1 letters past ASCII, as Erlang's scanner reads them */
