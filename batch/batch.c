@@ -182,8 +182,7 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	sp->kinds = cfg->kinds;
-	snprintf(sp->pids, sizeof(sp->pids), "%s", cfg->pids_arg ?
-		 cfg->pids_arg : "all");
+	sp->pids = (char *)(cfg->pids_arg ? cfg->pids_arg : "all");
 	sp->follow = cfg->follow;
 	for (int i = 0; i < cfg->ncalls; i++)
 		sp->calls[sp->ncalls++] = (char *)cfg->calls[i];

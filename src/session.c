@@ -416,6 +416,7 @@ static void agent_fresh(struct snode *n)
 void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
 {
 	*dst = *src;
+	dst->pids = xstrdup(src->pids ? src->pids : "all");
 	for (int i = 0; i < src->ncalls; i++)
 		dst->calls[i] = xstrdup(src->calls[i]);
 }
@@ -425,6 +426,15 @@ void session_spec_release(struct session_spec *sp)
 	for (int i = 0; i < sp->ncalls; i++)
 		free(sp->calls[i]);
 	sp->ncalls = 0;
+	free(sp->pids);
+	sp->pids = NULL;
+}
+
+void session_set_pids(struct session *s, const char *pids, bool follow)
+{
+	free(s->spec.pids);
+	s->spec.pids = xstrdup(pids);
+	s->spec.follow = follow;
 }
 
 void session_init(struct session *s, const struct config *cfg,

@@ -178,7 +178,8 @@ struct session_sink {
 /* What to trace; the session keeps its own copy. */
 struct session_spec {
 	int kinds;
-	char pids[256];         /* --pids vocabulary; "" is all */
+	char *pids;             /* --pids vocabulary, owned once copied;
+				 * NULL or "" is all */
 	bool follow;            /* pids is one process, and all it spawns */
 	char *calls[32];        /* call patterns, owned */
 	int ncalls;
@@ -246,6 +247,9 @@ void session_release(struct session *s);
 void session_spec_release(struct session_spec *sp);
 /* A copy of src in dst (calls duplicated). */
 void session_spec_copy(struct session_spec *dst, const struct session_spec *src);
+/* What --pids says from now on (:pids, :follow, :unfollow), and whether it
+ * is followed; takes effect at the next start. */
+void session_set_pids(struct session *s, const char *pids, bool follow);
 
 /* A node to trace; required: a failure to attach it fails the start. */
 struct snode *session_add_node(struct session *s, const char *name,

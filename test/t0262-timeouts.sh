@@ -79,6 +79,17 @@ test_expect_success 'the count tier: an unlisted process receives its real messa
 	target_clean 2
 '
 
+test_expect_success 'more than 64 listed: 64 of them ship their timeouts, the rest drop theirs' '
+	names=$(for i in $(seq 1 70); do echo "bs_cap$i"; done | paste -sd, -) &&
+	node_eval "[bs_work:tmo_ready(list_to_atom(\"bs_cap\" ++ integer_to_list(I))) || I <- lists:seq(1, 70)], ok." >/dev/null &&
+	bs_start --pids "$names" --duration 0 && bs_wait_attached &&
+	node_eval "[bs_work:tmo_run(list_to_atom(\"bs_cap\" ++ integer_to_list(I)), 20, 2) || I <- lists:seq(1, 70)], ok." &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e "[.[] | select(.type == \"timeout\")] | group_by(.pid) | map(length) | . == [range(64) | 20]" &&
+	jqs -e "[.[] | select(.type == \"receive\")] | group_by(.pid) | map(length) | . == [range(70) | 4]" &&
+	target_clean 2
+'
+
 test_expect_success 'kill -9 of beamscope: the receive pattern is put back' '
 	node_eval "bs_work:tmo_ready(bs_tmo)." >/dev/null &&
 	bs_start --pids bs_tmo --duration 0 && bs_wait_attached &&

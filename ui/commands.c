@@ -65,8 +65,7 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 	}
 	if (!app_live(a, ":pids"))
 		return ACT_REDRAW;
-	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
-	a->s.spec.follow = false;
+	session_set_pids(&a->s, cl->argv[0], false);
 	return app_retrace(a);
 }
 
@@ -93,8 +92,7 @@ static int c_follow(struct app *a, const struct cmd_line *cl)
 	}
 	if (!app_live(a, ":follow"))
 		return ACT_REDRAW;
-	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "%s", cl->argv[0]);
-	a->s.spec.follow = true;
+	session_set_pids(&a->s, cl->argv[0], true);
 	return app_retrace(a);
 }
 
@@ -109,8 +107,7 @@ static int c_unfollow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	session_unfollow(&a->s);
-	a->s.spec.follow = false;
-	snprintf(a->s.spec.pids, sizeof(a->s.spec.pids), "all");
+	session_set_pids(&a->s, "all", false);
 	snprintf(a->s.stopped_why, sizeof(a->s.stopped_why), "unfollowed");
 	app_msg(a, false, "unfollowed: each follower drops its flags at its next "
 		"event; :on traces all processes");

@@ -653,8 +653,7 @@ int ui_run(const struct config *cfg)
 		.payload = cfg->payload_bytes,
 		.syntax = cfg->syntax,
 	};
-	snprintf(spec.pids, sizeof(spec.pids), "%s", cfg->pids_arg ?
-		 cfg->pids_arg : "all");
+	spec.pids = (char *)(cfg->pids_arg ? cfg->pids_arg : "all");
 	for (int i = 0; i < cfg->ncalls; i++)
 		spec.calls[spec.ncalls++] = (char *)cfg->calls[i];
 	struct session_sink sink = {
