@@ -621,6 +621,23 @@ static int skip(struct rctx *rc)
 	return ei_skip_term(rc->buf, rc->idx) < 0 ? -1 : 0;
 }
 
+/* After the elements of a list of arity elements: nothing for a proper
+ * list, else bar and the tail of an improper one. */
+static int list_tail(struct rctx *rc, int depth, int arity, const char *bar)
+{
+	int type, size;
+	if (arity == 0)
+		return 0;
+	if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*rc->idx)++;
+		return 0;
+	}
+	emit(rc, bar, strlen(bar));
+	return render(rc, depth + 1);
+}
+
 static int render_list(struct rctx *rc, int depth)
 {
 	int arity;
@@ -633,18 +650,8 @@ static int render_list(struct rctx *rc, int depth)
 		if (render(rc, depth + 1) < 0)
 			return -1;
 	}
-	if (arity > 0) {
-		int type, size;
-		if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
-			return -1;
-		if (type == ERL_NIL_EXT) {
-			(*rc->idx)++;
-		} else {
-			emit(rc, "|", 1);
-			if (render(rc, depth + 1) < 0)
-				return -1;
-		}
-	}
+	if (list_tail(rc, depth, arity, "|") < 0)
+		return -1;
 	emit(rc, "]", 1);
 	return 0;
 }
@@ -1417,7 +1424,7 @@ static int ex_items(struct rctx *rc, int depth, int arity)
 
 static int ex_list(struct rctx *rc, int depth)
 {
-	int arity, type, size;
+	int arity;
 	if (ex_charlist(rc->buf, *rc->idx)) {
 		struct sbuf tmp = SBUF_INIT;
 		long v;
@@ -1458,17 +1465,8 @@ static int ex_list(struct rctx *rc, int depth)
 	} else if (ex_items(rc, depth, arity) < 0) {
 		return -1;
 	}
-	if (arity > 0) {
-		if (ei_get_type(rc->buf, rc->idx, &type, &size) < 0)
-			return -1;
-		if (type == ERL_NIL_EXT) {
-			(*rc->idx)++;
-		} else {
-			emit(rc, " | ", 3);
-			if (render(rc, depth + 1) < 0)
-				return -1;
-		}
-	}
+	if (list_tail(rc, depth, arity, " | ") < 0)
+		return -1;
 	emit(rc, "]", 1);
 	return 0;
 }
