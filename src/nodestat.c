@@ -152,8 +152,6 @@ bool nodestat_util(const struct node_sample *s, int *avg, int *max)
 void nodestat_bytes(char *out, size_t outsz, long long bytes)
 {
 	static const char units[] = "KMGTP";
-	double v = (double)bytes;
-	int u = -1;
 	if (bytes < 0) {
 		snprintf(out, outsz, "-");
 		return;
@@ -162,6 +160,8 @@ void nodestat_bytes(char *out, size_t outsz, long long bytes)
 		snprintf(out, outsz, "%lldB", bytes);
 		return;
 	}
+	double v = (double)bytes / 1024;
+	int u = 0;
 	while (v >= 1024 && u < 4) {
 		v /= 1024;
 		u++;
