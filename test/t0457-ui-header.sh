@@ -45,6 +45,10 @@ hdr_spark() {
 	ui_screen | grep -E "^Events [0-9]+/s " | head -1 |
 		sed -E "s/^Events [0-9]+\/s (.*)  Drops .*/\1/" | tr -d " "
 }
+hdr_drop_spark() {
+	ui_screen | grep -E "^Events [0-9]+/s " | head -1 |
+		sed -E "s/.*  Drops [0-9]+\/s ?//" | tr -d " "
+}
 hdr_rate() {
 	ui_screen | grep -oE "^Events [0-9]+/s" | head -1 | tr -dc 0-9
 }
@@ -183,6 +187,20 @@ test_expect_success '--ascii: the header has no byte outside ASCII' '
 	sleep 3 && ui_screen | head -4 >hdr.txt && cat hdr.txt &&
 	hdr_spark | grep -qE "[.,~=+*#-]" &&
 	! LC_ALL=C grep -q "[^ -~]" hdr.txt &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+'
+
+test_expect_success 'events dropped on the target: the drops sparkline shows them' '
+	hdr_start 100 30 --workers 1 --high-water 5 && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys m && ui_wait "^Procs [0-9]+/" 5 && sleep 1.5 &&
+	[ -z "$(hdr_drop_spark)" ] &&
+	node_eval "[spawn(fun() -> ok end) || _ <- lists:seq(1, 20000)], ok." >/dev/null &&
+	for _ in $(seq 1 40); do
+		[ -n "$(hdr_drop_spark)" ] && break
+		sleep 0.1
+	done &&
+	echo "drops: [$(hdr_drop_spark)]" && [ -n "$(hdr_drop_spark)" ] &&
+	ui_wait " [1-9][0-9]* dropped" &&
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
 '
 
