@@ -244,6 +244,17 @@ test_expect_success 'the agent killed on the target: its workers clean up, the f
 	ui_keys Q && ui_exit_status 5 >/dev/null
 '
 
+test_expect_success 'node-stats = true in the config file: the header from the start' '
+	mkdir -p "$TRASH/conf/beamscope" &&
+	printf "node-stats = true\n" >"$TRASH/conf/beamscope/config" &&
+	tm has-session -t ui 2>/dev/null && tm kill-session -t ui; rm -f "$TRASH/ui.rc" &&
+	ui_session 100 30 \
+		"XDG_CONFIG_HOME='"'$TRASH/conf'"' XDG_STATE_HOME='"'$TRASH/state'"' '"'$BEAMSCOPE'"' '"'$NODE'"' --cookie-file '"'$COOKIE_FILE'"'; echo \$? >'"'$TRASH/ui.rc'"'; sleep 600" &&
+	ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_wait "^Procs [0-9]+/[0-9]+" 5 && [ "$(table_line)" -gt 1 ] &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+'
+
 test_expect_success 'another tool had it on, then kill -9: it stays on' '
 	node_eval "register(swt_holder, spawn(fun() -> erlang:system_flag(scheduler_wall_time, true), receive stop -> ok end end)), ok." >/dev/null &&
 	SCHEDULER_WALL_TIME=true &&

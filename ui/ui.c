@@ -687,6 +687,12 @@ int ui_run(const struct config *cfg)
 	a->store.max_procs = a->store.cap > UI_PROCS_MIN ? a->store.cap :
 		UI_PROCS_MIN;
 	a->multi = a->s.multi;
+	/* --node-stats: the header from the start, asked of each agent as
+	 * it comes up */
+	if (cfg->node_stats && !cfg->open) {
+		a->header = true;
+		session_node_stats(&a->s, true);
+	}
 	a->node_filter = -1;
 	a->attaching = -1;
 	a->detaching = -1;
