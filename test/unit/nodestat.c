@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "json.h"
 #include "nodestat.h"
 
 #include "tap.h"
@@ -68,7 +69,7 @@ int main(void)
 	int idx, avg, max;
 	char b[16];
 
-	plan(26);
+	plan(29);
 
 	sample(&x, 4, false);
 	is_num(decode_msg(x.buff, &m), WIRE_NODE, "beamscope_node recognised");
@@ -129,6 +130,29 @@ int main(void)
 	ei_x_encode_atom(&x, "not_a_map");
 	idx = 1;
 	is_num(nodestat_decode(x.buff, &idx, &s), -1, "not a map: refused");
+	ei_x_free(&x);
+
+	/* a node_stats line: the first sample says little; what it does not
+	 * say is null, never a number */
+	struct sbuf line = SBUF_INIT;
+	json_node_stats(&line, "a@b", 5, &s);
+	is(line.buf, "{\"type\":\"node_stats\",\"ts\":5,\"node\":\"a@b\","
+	   "\"memory\":{\"total\":null,\"processes\":null,\"binary\":null,"
+	   "\"ets\":null,\"atom\":null},\"processes\":null,"
+	   "\"process_limit\":null,\"ports\":null,\"port_limit\":null,"
+	   "\"run_queues\":[],\"dirty_run_queue\":null,\"schedulers\":[]}\n",
+	   "a node_stats line with nothing known");
+	sbuf_reset(&line);
+	sample(&x, 2, false);
+	decode_msg(x.buff, &m);
+	idx = m.body;
+	nodestat_decode(x.buff, &idx, &s);
+	json_node_stats(&line, "a@b", 5, &s);
+	ok(strstr(line.buf, "\"memory\":{\"total\":5000000000,\"processes\":2000000,"),
+	   "memory in bytes, in order");
+	ok(strstr(line.buf, "\"run_queues\":[1000,1001],\"dirty_run_queue\":2,"
+		  "\"schedulers\":[25.0,100.0]}"), "queues, and percent per scheduler");
+	sbuf_release(&line);
 	ei_x_free(&x);
 
 	nodestat_bytes(b, sizeof(b), 512);
