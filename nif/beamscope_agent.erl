@@ -19,6 +19,9 @@
 %%    process while new_processes may be traced (it would be traced);
 %%  * only flags whose tracer is beamscope_tracer are ever cleared: another
 %%    tracer's processes are left exactly as they were;
+%%  * the one node-wide setting changed beyond tracing is scheduler_wall_time,
+%%    and only through the agent's own count (node samples): lowered at
+%%    cleanup, dropped by the VM if the agent dies;
 %%  * every way out (stop, nodedown, owner silence, a worker's death, a crash
 %%    of the agent itself) goes through the same cleanup, which ends with
 %%    both modules unloaded; if the agent is killed, its workers clean up

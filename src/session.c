@@ -1236,9 +1236,9 @@ void session_focus(struct session *s, struct bs_pid pid, bool on)
 void session_node_stats(struct session *s, bool on)
 {
 	s->node_stats = on;
-	for (int i = 0; i < s->nnodes; i++)
-		if (!on)
-			s->nodes[i].nstats.have = false;
+	/* what was said before is not shown again as if it were news */
+	for (int i = 0; !on && i < s->nnodes; i++)
+		s->nodes[i].nstats.have = false;
 }
 
 /* Each agent asked as the session wants, once: a node attached later,
