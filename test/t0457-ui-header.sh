@@ -269,4 +269,19 @@ test_expect_success 'another tool had it on, then kill -9: it stays on' '
 '
 SCHEDULER_WALL_TIME=false
 
+test_expect_success '16 schedulers: two rows of bars at 160x50, one bar for all at 80x24' '
+	start_node bshdr16 +S 16:16 &&
+	hdr_start 160 50 && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys m && ui_wait "^ *1\[[| ]*[0-9]+[.][0-9]%\]" 5 &&
+	ui_screen >wide.txt && cat wide.txt | head -5 &&
+	[ "$(grep -oE "[0-9]+\[[| ]*[0-9]+[.][0-9]%\]" wide.txt | wc -l)" = 16 ] &&
+	grep -qE "^ ?9\[" wide.txt && grep -qE " 16\[" wide.txt &&
+	[ "$(table_line)" = 6 ] &&
+	tm resize-window -t ui -x 80 -y 24 && sleep 1.5 &&
+	ui_screen >small.txt && head -5 small.txt &&
+	grep -qE "^Sched\[[| ]*[0-9]+[.][0-9]% max [0-9]+[.][0-9]% of 16\]" small.txt &&
+	! grep -qE "^ ?1\[" small.txt && [ "$(table_line)" = 5 ] &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+'
+
 test_done

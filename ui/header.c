@@ -82,6 +82,9 @@ static int layout(const struct app *a, int h, struct layout *lo)
 		lo->fold = true;
 		rows = 1;
 		per_row = 1;
+	} else {
+		/* as many to each row, so that they are as wide as can be */
+		per_row = (nsched + rows - 1) / rows;
 	}
 	lo->bar_rows = rows;
 	lo->per_row = per_row;
