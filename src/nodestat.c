@@ -118,15 +118,23 @@ int nodestat_decode(const char *buf, int *idx, struct node_sample *out)
 	return 0;
 }
 
+/* what changed in ms, a second */
+static unsigned long per_second(unsigned long now, unsigned long base,
+				long long ms)
+{
+	/* totals start again with a new session: never negative */
+	unsigned long d = now >= base ? now - base : now;
+	if (ms <= 0 || ms == 1000)
+		return d;
+	return (unsigned long)((double)d * 1000.0 / (double)ms + 0.5);
+}
+
 void nodestat_tick(struct node_stats *ns, unsigned long events,
-		   unsigned long drops)
+		   unsigned long drops, long long ms)
 {
 	if (ns->based) {
-		/* totals start again with a new session: never negative */
-		spark_push(&ns->events, events >= ns->events_base ?
-			   events - ns->events_base : events);
-		spark_push(&ns->drops, drops >= ns->drops_base ?
-			   drops - ns->drops_base : drops);
+		spark_push(&ns->events, per_second(events, ns->events_base, ms));
+		spark_push(&ns->drops, per_second(drops, ns->drops_base, ms));
 	}
 	ns->events_base = events;
 	ns->drops_base = drops;

@@ -55,10 +55,11 @@ struct node_stats {
  */
 int nodestat_decode(const char *buf, int *idx, struct node_sample *out);
 
-/* Once a second: the node's totals of events and drops so far; the
- * differences go into the sparklines. */
+/* About once a second: the node's totals of events and drops so far,
+ * ms after the last call; the differences, as rates a second, go into
+ * the sparklines. */
 void nodestat_tick(struct node_stats *ns, unsigned long events,
-		   unsigned long drops);
+		   unsigned long drops, long long ms);
 
 /* The average and the largest utilisation of a sample, permille; false
  * when it has none. */

@@ -1253,17 +1253,21 @@ static void node_stats_reconcile(struct snode *n)
 		n->nstats_on = want;
 }
 
-/* Once a second: every node's events and drops in that second. */
+/* About once a second: every node's events and drops a second since
+ * the last time.  The loop wakes about once a second when nothing else
+ * wakes it: a little early counts, or every other second would be
+ * skipped; the rate is scaled to the time that really passed. */
 static void node_rates(struct session *s, long long now)
 {
-	if (now < s->next_rates_ms)
+	long long ms = now - s->rates_ms;
+	if (ms < 950)
 		return;
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
 		nodestat_tick(&n->nstats, n->events,
-			      n->stats_ready ? stats_dropped(&n->st) : 0);
+			      n->stats_ready ? stats_dropped(&n->st) : 0, ms);
 	}
-	s->next_rates_ms = now + 1000;
+	s->rates_ms = now;
 }
 
 int session_unfollow(struct session *s)

@@ -234,7 +234,8 @@ struct session {
 	unsigned long events_all; /* ... in the whole run */
 	bool limit_hit;         /* max_events reached */
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;
-	long long next_rates_ms; /* the nodes' events and drops a second */
+	long long rates_ms;     /* the nodes' events and drops a second:
+				 * when last taken */
 	bool node_stats;        /* the agents send their node's samples */
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 

@@ -69,7 +69,7 @@ int main(void)
 	int idx, avg, max;
 	char b[16];
 
-	plan(29);
+	plan(30);
 
 	sample(&x, 4, false);
 	is_num(decode_msg(x.buff, &m), WIRE_NODE, "beamscope_node recognised");
@@ -165,13 +165,15 @@ int main(void)
 	is(b, "-", "unknown");
 
 	static struct node_stats ns;
-	nodestat_tick(&ns, 100, 0);
-	nodestat_tick(&ns, 350, 2);
-	nodestat_tick(&ns, 400, 2);
+	nodestat_tick(&ns, 100, 0, 1000);
+	nodestat_tick(&ns, 350, 2, 1000);
+	nodestat_tick(&ns, 400, 2, 1000);
 	ok(spark_at(&ns.events, 0) == 50 && spark_at(&ns.events, 1) == 250 &&
 	   ns.events.n == 2, "events a second: differences, from the second tick");
 	ok(spark_at(&ns.drops, 0) == 0 && spark_at(&ns.drops, 1) == 2, "drops");
-	nodestat_tick(&ns, 30, 2);
+	nodestat_tick(&ns, 30, 2, 1000);
 	ok(spark_at(&ns.events, 0) == 30, "totals started again: never negative");
+	nodestat_tick(&ns, 330, 2, 2000);
+	ok(spark_at(&ns.events, 0) == 150, "two seconds passed: the rate a second");
 	return done_testing();
 }
