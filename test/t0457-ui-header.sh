@@ -227,8 +227,20 @@ test_expect_success 'm off lowers scheduler_wall_time at once, the view still at
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
 '
 
+test_expect_success ':off: the agent leaves, the flag with it; :on samples again' '
+	hdr_start 100 30 && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys m && ui_wait "^Procs [0-9]+/" 5 && [ "$(swt_on)" = true ] &&
+	ui_keys ":off" Enter && ui_wait "tracing stopped, the target is clean" 10 &&
+	target_clean 3 &&
+	ui_keys ":on" Enter && ui_wait "tracing [0-9]+ processes" 10 &&
+	for _ in $(seq 1 30); do [ "$(swt_on)" = true ] && break; sleep 0.1; done &&
+	[ "$(swt_on)" = true ] && ui_wait "^ ?1\[[| ]*[0-9]+[.][0-9]%\]" 5 &&
+	! ui_screen | grep -q "no sample for" &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+'
+
 test_expect_success 'kill -9 of beamscope: the agent leaves scheduler_wall_time as it was' '
-	hdr_start 100 30 --dependency-timeout 2 && ui_wait "tracing [0-9]+ processes" 10 &&
+	hdr_start 100 30 --dependency-timeout 5 && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys m && ui_wait "^Procs [0-9]+/" 5 && [ "$(swt_on)" = true ] &&
 	shell=$(tm display-message -p -t ui "#{pane_pid}") &&
 	bs=$(ps -o pid= --ppid "$shell" | tr -d " ") && [ -n "$bs" ] &&
@@ -258,7 +270,7 @@ test_expect_success 'node-stats = true in the config file: the header from the s
 test_expect_success 'another tool had it on, then kill -9: it stays on' '
 	node_eval "register(swt_holder, spawn(fun() -> erlang:system_flag(scheduler_wall_time, true), receive stop -> ok end end)), ok." >/dev/null &&
 	SCHEDULER_WALL_TIME=true &&
-	hdr_start 100 30 --dependency-timeout 2 && ui_wait "tracing [0-9]+ processes" 10 &&
+	hdr_start 100 30 --dependency-timeout 5 && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys m && ui_wait "^Procs [0-9]+/" 5 &&
 	shell=$(tm display-message -p -t ui "#{pane_pid}") &&
 	bs=$(ps -o pid= --ppid "$shell" | tr -d " ") && [ -n "$bs" ] &&
