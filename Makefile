@@ -121,7 +121,7 @@ $(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
 # make fuzz FUZZ_RUNS=N runs them
 FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
 	src/json.c src/sbuf.c src/xalloc.c src/stats.c src/recording.c \
-	src/pidtext.c src/gencall.c
+	src/pidtext.c src/gencall.c src/nodestat.c src/spark.c
 FUZZ_RUNS ?= 1000000
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE)

@@ -71,6 +71,18 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 		store_set_info(&r->st, pid, pid_text, name, current, mqlen);
 }
 
+/* --node-stats: a node_stats line a second for each node */
+static void on_node_sample(void *arg, int node)
+{
+	struct run *r = arg;
+	const struct snode *n = &r->s.nodes[node];
+	if (!json_sink_is_open(&r->js) || r->js.write_errno)
+		return;
+	json_node_stats(json_sink_buf(&r->js), session_node_name(&r->s, node),
+			clock_wall_us(), &n->nstats.last);
+	json_sink_flush(&r->js);
+}
+
 static void on_notice(void *arg, enum session_level level, const char *text)
 {
 	struct run *r = arg;
@@ -298,9 +310,12 @@ int batch_run(const struct config *cfg)
 	batch_spec(cfg, &spec);
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts, .info = on_info,
-		.notice = on_notice, .arg = &r,
+		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
 	};
 	session_init(&r.s, cfg, &spec, &sink);
+	/* asked of each agent as it comes up; a recording has no node */
+	if (cfg->node_stats && !cfg->open)
+		session_node_stats(&r.s, true);
 	json_sink_init(&r.js, &r.s, cfg->counts,
 		       (long long)(cfg->interval * 1000));
 	gensum_init(&r.gs, &r.s, &r.js, cfg, !cfg->open);

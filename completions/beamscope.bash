@@ -8,7 +8,7 @@
 
 _beamscope_options='--batch --output --open --record --events --pids --call --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
-	--interval --gen-calls --slower-than --stuck --chart --summary --ascii --cookie-file --cookie --longnames --list --cluster
+	--interval --gen-calls --slower-than --stuck --chart --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --exact --quiet --no-config --help --version'
 

@@ -75,6 +75,7 @@ complete -c beamscope -l slower-than -x -d 'batch: a slow_call line for every ge
 complete -c beamscope -l stuck -x -d 'a gen call in flight longer than SECONDS is stuck'
 complete -c beamscope -l chart -x -a 'plantuml mermaid' -d 'batch: a sequence chart of the --pids or --follow processes'
 complete -c beamscope -l summary -d 'batch: the busiest processes and the slowest servers at the end'
+complete -c beamscope -l node-stats -d 'sample each node once a second: the view header, batch node_stats lines'
 complete -c beamscope -l ascii -d 'the view: draw rates and lines with ASCII characters only'
 complete -c beamscope -l cookie-file -r -F -d 'read the cookie from FILE'
 complete -c beamscope -l cookie -x -d 'the cookie itself (prefer --cookie-file)'

@@ -19,6 +19,9 @@
 %%    process while new_processes may be traced (it would be traced);
 %%  * only flags whose tracer is beamscope_tracer are ever cleared: another
 %%    tracer's processes are left exactly as they were;
+%%  * the one node-wide setting changed beyond tracing is scheduler_wall_time,
+%%    and only through the agent's own count (node samples): lowered at
+%%    cleanup, dropped by the VM if the agent dies;
 %%  * every way out (stop, nodedown, owner silence, a worker's death, a crash
 %%    of the agent itself) goes through the same cleanup, which ends with
 %%    both modules unloaded; if the agent is killed, its workers clean up
@@ -93,12 +96,20 @@
              %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
              %% {Tripped, Shed} told to Owner
              limits = {0, 0, 0, 0, false},
-             told = {none, 0}}).
+             told = {none, 0},
+             %% node samples (the view's header): the timer while they
+             %% are on, and the last scheduler_wall_time, for deltas
+             node = none :: none | reference(),
+             swt = [] :: [{pos_integer(), integer(), integer()}]}).
 
 -define(LIMITS_MS, 100).
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
+%% node samples: how often, and the mark that this process raised the
+%% scheduler_wall_time flag (its own count; see node_stats/2)
+-define(NODE_MS, 1000).
+-define(SWT, '$beamscope_swt').
 %% modules listed for completion, at most
 -define(MODULES_MAX, 20000).
 %% describe: processes a request may name, the longest text said of one,
@@ -410,6 +421,8 @@ loop(St0) ->
         '$beamscope_limits' ->
             erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
             loop(tell_limits(St, false));
+        {timeout, TRef, '$beamscope_node'} when TRef =:= St#st.node ->
+            loop(node_sample(St));
         _ ->
             loop(St)
     after min(?TICK_MS, max(0, St#st.heard + St#st.dep_ms - now_ms())) ->
@@ -469,6 +482,11 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
     _ = On andalso timeouts_shipped(Focus, St),
     reply_owner(St, Ref, Reply),
     loop(St#st{focus = Focus});
+handle({node_stats, On}, Ref, St0) when is_boolean(On) ->
+    St = node_stats(On, St0),
+    put(?STATE, St),
+    reply_owner(St, Ref, ok),
+    loop(St);
 handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
     %% only deactivate: every follower drops its flags at its next event
     ?TRACER:session_stop(S),
@@ -557,6 +575,76 @@ sample(#st{dest = Owner, active = Active, focus = Focus} = St) ->
         _ -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%%% Node samples --------------------------------------------------------------
+%%
+%% What the view's header shows of the node, once a second while the Owner
+%% asks for it: memory, process and port counts and limits, run queue
+%% lengths and scheduler utilisation.  Only BIFs that cost O(1) or
+%% O(schedulers): no process is ever looked at.
+%%
+%% Utilisation needs the scheduler_wall_time flag.  The flag is node-wide,
+%% but the VM keeps a count per process: on while any process that raised
+%% it (and did not lower it) lives.  The agent raises its own count while
+%% samples are on and lowers it when they stop and at cleanup; if it is
+%% killed, the VM drops its count with it.  So whoever else had it on keeps
+%% it on, and a node that had it off has it off again, whichever way we go.
+
+node_stats(true, #st{node = none} = St) ->
+    _ = get(?SWT) =:= true orelse
+        begin
+            _ = erlang:system_flag(scheduler_wall_time, true),
+            put(?SWT, true)
+        end,
+    node_sample(St#st{swt = []});
+node_stats(true, St) ->
+    St;
+node_stats(false, #st{node = TRef} = St) ->
+    _ = TRef =:= none orelse erlang:cancel_timer(TRef),
+    swt_lower(),
+    St#st{node = none, swt = []}.
+
+swt_lower() ->
+    case erase(?SWT) of
+        true -> _ = erlang:system_flag(scheduler_wall_time, false), ok;
+        _ -> ok
+    end.
+
+node_sample(#st{dest = Owner} = St) ->
+    TRef = erlang:start_timer(?NODE_MS, self(), '$beamscope_node'),
+    Online = erlang:system_info(schedulers_online),
+    RunQs = erlang:statistics(run_queue_lengths),
+    Swt = case erlang:statistics(scheduler_wall_time) of
+              L when is_list(L) -> lists:sort([W || {Id, _, _} = W <- L,
+                                                    Id =< Online]);
+              _ -> []
+          end,
+    %% the normal schedulers' queues first, then the dirty CPU one
+    {Normal, Dirty} = lists:split(min(erlang:system_info(schedulers),
+                                      length(RunQs)), RunQs),
+    Memory = try erlang:memory([total, processes, binary, ets, atom])
+             catch error:_ -> []
+             end,
+    Sample = #{memory => [V || {_, V} <- Memory],
+               processes => {erlang:system_info(process_count),
+                             erlang:system_info(process_limit)},
+               ports => {erlang:system_info(port_count),
+                         erlang:system_info(port_limit)},
+               run_queues => Normal,
+               dirty_run_queue => lists:sum(Dirty),
+               schedulers => utilisation(St#st.swt, Swt)},
+    send(Owner, {beamscope_node, Sample}),
+    St#st{node = TRef, swt = Swt}.
+
+%% Per scheduler online, in permille of the time between two samples; []
+%% until there are two.
+utilisation(Old, New) when length(Old) =:= length(New) ->
+    [case T1 - T0 of
+         DT when DT > 0 -> min(1000, max(0, (A1 - A0) * 1000 div DT));
+         _ -> 0
+     end || {{Id, A0, T0}, {Id, A1, T1}} <- lists:zip(Old, New)];
+utilisation(_, _) ->
+    [].
 
 %%% Describing processes ------------------------------------------------------
 
@@ -1186,6 +1274,7 @@ cleanup(Why, StopRef, St) ->
     _ = StopRef =:= none andalso put(?LEAVING, true),
     untrace(St#st.session),
     clear_patterns(St#st.patterns),
+    swt_lower(),
     Dead = case Why of
                {worker_down, W, _} -> [stand_in(W, St)];
                _ -> []

@@ -206,6 +206,12 @@ static void dispatch(struct agent *a)
 		if (a->stream.labels)
 			a->stream.labels(a->stream.arg, buf, &m);
 		break;
+	case WIRE_NODE:
+		if (!from_agent(a))
+			goto unknown;
+		if (a->stream.node)
+			a->stream.node(a->stream.arg, buf, &m);
+		break;
 	case WIRE_LIMIT:
 		if (!from_agent(a))
 			goto unknown;
@@ -1646,6 +1652,19 @@ int agent_describe(struct agent *a, const struct bs_pid *pids, int n)
 		ei_x_encode_pid(&x, &p);
 	}
 	ei_x_encode_empty_list(&x);
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+int agent_node_stats(struct agent *a, bool on)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "node_stats");
+	ei_x_encode_boolean(&x, on);
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;

@@ -46,6 +46,7 @@ struct agent_stream {
 	void (*info)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void (*labels)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
+	void (*node)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void *arg;
 };
 
@@ -161,6 +162,9 @@ int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on);
  * answer comes on the stream (labels).  Local pids of the target. */
 #define AGENT_DESCRIBE_MAX 500
 int agent_describe(struct agent *a, const struct bs_pid *pids, int n);
+/* Ask for the node's samples (the view's header) once a second, or stop
+ * them; they come on the stream (node).  No reply is awaited. */
+int agent_node_stats(struct agent *a, bool on);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

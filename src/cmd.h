@@ -40,6 +40,7 @@
 	X(CHART,    "chart",    "",                     "show the sequence chart of the tagged processes (Space tags them in the table)", c_chart) \
 	X(CHART_EXPORT, "chart-export", "FILE",         "write the chart as shown: PlantUML for FILE.puml, Mermaid for FILE.mmd", c_chart_export) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
+	X(HEADER,   "header",   "[on|off]",             "show or hide the node at a glance above the process table; no argument toggles", c_header) \
 	X(HELP,     "help",     "",                     "show keys and commands", c_help) \
 	X(RECONNECT, "reconnect", "",                   "attach again (after a target was lost)", c_reconnect) \
 	X(ATTACH,   "attach",   "NODE",                 "trace one more node, on the same timeline", c_attach) \

@@ -74,6 +74,9 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_labels")) {
 		m->body = idx;
 		m->kind = WIRE_LABELS;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_node")) {
+		m->body = idx;
+		m->kind = WIRE_NODE;
 	} else if ((arity == 4 || arity == 5) && !strcmp(tag, "beamscope_eos")) {
 		m->taken = -1;
 		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||

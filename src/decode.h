@@ -12,6 +12,8 @@
  *   {beamscope_labels, Labels}                    what processes are
  *   {beamscope_limit, Tripped, Shed}              a limit, events shed
  *   {beamscope_exit, Why, DepMs[, Reason]}        the agent left by itself
+ *   {beamscope_node, Sample}                      the node at a glance
+ *                                                 (nodestat.h decodes it)
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -38,6 +40,7 @@ enum wire_kind {
 	WIRE_LABELS,
 	WIRE_LIMIT,
 	WIRE_EXIT,
+	WIRE_NODE,
 };
 
 struct msg {

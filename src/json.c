@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gencall.h"
+#include "nodestat.h"
 #include "pidtext.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -284,6 +285,46 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 	field(out, "label", label);
 	sbuf_addf(out, ",\"sends\":%lu,\"receives\":%lu,\"spawns\":%lu}\n",
 		  sends, receives, spawns);
+}
+
+/* "key":v after sep; a count the sample did not carry is null */
+static void count_field(struct sbuf *out, const char *sep, const char *key,
+			long long v)
+{
+	if (v < 0)
+		sbuf_addf(out, "%s\"%s\":null", sep, key);
+	else
+		sbuf_addf(out, "%s\"%s\":%lld", sep, key, v);
+}
+
+void json_node_stats(struct sbuf *out, const char *node, int64_t ts,
+		     const struct node_sample *s)
+{
+	static const char *const mem[NODESTAT_MEM__COUNT] = {
+		"total", "processes", "binary", "ets", "atom",
+	};
+	sbuf_addf(out, "{\"type\":\"node_stats\",\"ts\":%" PRId64 ",\"node\":",
+		  ts);
+	json_string(out, node);
+	sbuf_addstr(out, ",\"memory\":{");
+	for (int i = 0; i < NODESTAT_MEM__COUNT; i++)
+		count_field(out, i ? "," : "", mem[i], s->mem[i]);
+	sbuf_addch(out, '}');
+	count_field(out, ",", "processes", s->procs);
+	count_field(out, ",", "process_limit", s->proc_limit);
+	count_field(out, ",", "ports", s->ports);
+	count_field(out, ",", "port_limit", s->port_limit);
+	sbuf_addstr(out, ",\"run_queues\":[");
+	for (int i = 0; i < s->nrq; i++)
+		sbuf_addf(out, "%s%u", i ? "," : "", s->rq[i]);
+	sbuf_addch(out, ']');
+	count_field(out, ",", "dirty_run_queue", s->dirty_rq);
+	/* percent of the last second, per scheduler online; [] at first */
+	sbuf_addstr(out, ",\"schedulers\":[");
+	for (int i = 0; i < s->nsched; i++)
+		sbuf_addf(out, "%s%d.%d", i ? "," : "", s->util[i] / 10,
+			  s->util[i] % 10);
+	sbuf_addstr(out, "]}\n");
 }
 
 void json_summary(struct sbuf *out, const struct summary_info *si,

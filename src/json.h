@@ -24,6 +24,10 @@ void json_event_paired(struct sbuf *out, const struct event *ev,
 		       const char *node);
 
 /* Append one "counts" line for a process (with newline). */
+struct node_sample;
+/* A node_stats line: what a node said of itself (nodestat.h). */
+void json_node_stats(struct sbuf *out, const char *node, int64_t ts,
+		     const struct node_sample *s);
 void json_counts(struct sbuf *out, const char *node, int64_t ts,
 		 const char *pid_text, const char *name, const char *label,
 		 unsigned long sends, unsigned long receives,

@@ -95,6 +95,7 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	case OPT_SUMMARY: return &cfg->summary;
 	case OPT_QUIET: return &cfg->quiet;
 	case OPT_ASCII: return &cfg->ascii;
+	case OPT_NODE_STATS: return &cfg->node_stats;
 	case OPT_NO_CONFIG: return &cfg->no_config;
 	case OPT_HELP: return &cfg->help;
 	case OPT_VERSION: return &cfg->version;

@@ -43,6 +43,7 @@
 	X(STUCK,       "stuck",              0,   "SECONDS", 1, "a gen call in flight longer than SECONDS is stuck (default: 5)") \
 	X(CHART,       "chart",              0,   "FORMAT",  0, "batch: a sequence chart of the --pids or --follow processes (plantuml, mermaid) instead of JSON lines") \
 	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
+	X(NODE_STATS,  "node-stats",         0,   NULL,      1, "sample each node once a second (memory, processes, run queues, schedulers): the view starts with its header shown, batch writes node_stats lines") \
 	X(ASCII,       "ascii",              0,   NULL,      1, "the view: draw rates and lines with ASCII characters only (default: Unicode where the locale is UTF-8)") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
@@ -90,6 +91,7 @@ struct config {
 	double stuck;             /* --stuck, seconds */
 	bool summary;             /* --summary */
 	bool ascii;               /* --ascii: no Unicode drawing characters */
+	bool node_stats;          /* --node-stats: the nodes sampled a second */
 	double interval;          /* --counts period, seconds */
 	const char *output;
 	const char *open;         /* --open: a recording instead of nodes */

@@ -593,6 +593,9 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	/* made again from the gen_call records when it is read */
 	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call"))
 		return NULL;
+	/* what a node said of itself: the view shows it live only */
+	if (!strcmp(type, "node_stats"))
+		return NULL;
 	if (!strcmp(type, "export")) {
 		const char *why = take_export(r, o, s, arg);
 		*kept = !why;

@@ -295,6 +295,7 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 			st->written++;   /* counts mode writes no events */
 	}
 	s->events++;
+	n->events++;
 	if (!s->spec.counts_only)
 		s->events_all++;
 	if (s->spec.max_events && s->events >= s->spec.max_events)
@@ -353,6 +354,7 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 	/* counted events are events: they count towards the limit (the
 	 * tracer stops counting at it) */
 	s->events += sends + receives;
+	n->events += sends + receives;
 	if (s->spec.max_events && s->events >= s->spec.max_events)
 		s->limit_hit = true;
 	if (s->sink.counts)
@@ -401,12 +403,29 @@ static void on_limit(void *arg, const struct msg *m)
 		n->s->sink.node_state(n->s->sink.arg, n->idx);
 }
 
+static void on_node(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	struct session *s = n->s;
+	int idx = m->body;
+	if (nodestat_decode(buf, &idx, &n->nstats.last) < 0) {
+		n->nstats.have = false;
+		n->agent.unknown++;
+		return;
+	}
+	n->nstats.have = true;
+	n->nstats.at_ms = clock_mono_ms();
+	n->nstats.samples++;
+	if (s->sink.node_sample)
+		s->sink.node_sample(s->sink.arg, n->idx);
+}
+
 static void agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
 		.batch = on_batch, .eos = on_eos, .counts = on_counts,
 		.info = on_info, .labels = on_labels, .limit = on_limit,
-		.arg = n,
+		.node = on_node, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }
@@ -887,6 +906,7 @@ static void node_step(struct snode *n)
 		n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
 			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
 		n->sessions++;
+		n->nstats_on = false;   /* a new agent knows nothing of it */
 		n->last_rx_ms = clock_mono_ms();
 		n->last_ts = clock_wall_us();
 		if (s->multi) {
@@ -1223,6 +1243,43 @@ void session_focus(struct session *s, struct bs_pid pid, bool on)
 		agent_focus(&n->agent, pid.num, pid.serial, on);
 }
 
+void session_node_stats(struct session *s, bool on)
+{
+	s->node_stats = on;
+	/* what was said before is not shown again as if it were news */
+	for (int i = 0; !on && i < s->nnodes; i++)
+		s->nodes[i].nstats.have = false;
+}
+
+/* Each agent asked as the session wants, once: a node attached later,
+ * or again, is asked when its agent is up. */
+static void node_stats_reconcile(struct snode *n)
+{
+	struct session *s = n->s;
+	bool want = s->node_stats && n->present;
+	if (!has_agent(n) || n->agent.gone || want == n->nstats_on)
+		return;
+	if (agent_node_stats(&n->agent, want) == 0)
+		n->nstats_on = want;
+}
+
+/* About once a second: every node's events and drops a second since
+ * the last time.  The loop wakes about once a second when nothing else
+ * wakes it: a little early counts, or every other second would be
+ * skipped; the rate is scaled to the time that really passed. */
+static void node_rates(struct session *s, long long now)
+{
+	long long ms = now - s->rates_ms;
+	if (ms < 950)
+		return;
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *n = &s->nodes[i];
+		nodestat_tick(&n->nstats, n->events,
+			      n->stats_ready ? stats_dropped(&n->st) : 0, ms);
+	}
+	s->rates_ms = now;
+}
+
 int session_unfollow(struct session *s)
 {
 	int sent = 0;
@@ -1398,7 +1455,9 @@ void session_tick(struct session *s)
 			node_agent_left(n);
 		else
 			check_silent(n, now);
+		node_stats_reconcile(n);
 	}
+	node_rates(s, now);
 	if (now >= s->next_ping_ms) {
 		for (int i = 0; i < s->nnodes; i++) {
 			struct snode *n = &s->nodes[i];

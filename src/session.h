@@ -36,6 +36,7 @@
 #include "decode.h"
 #include "gencall.h"
 #include "merge.h"
+#include "nodestat.h"
 #include "opts.h"
 #include "sbuf.h"
 #include "stats.h"
@@ -134,6 +135,12 @@ struct snode {
 				 * request's worth is waiting */
 	char error[1400];       /* why the last attempt failed, "" if none */
 	int error_rc;
+	/* the node at a glance (the view's header): its samples while asked
+	 * for, and its events and drops a second, kept always */
+	unsigned long events;   /* as s->events counts them, this node's,
+				 * in the whole run */
+	struct node_stats nstats;
+	bool nstats_on;         /* its agent was asked for samples */
 };
 
 /* INFO: progress detail (batch prints it, the view does not);
@@ -172,6 +179,8 @@ struct session_sink {
 	 * and start_rc) */
 	void (*started)(void *arg, unsigned long traced, int nodes,
 			bool skipped);
+	/* a node's sample arrived (snode.nstats.last) */
+	void (*node_sample)(void *arg, int node);
 	void *arg;
 };
 
@@ -226,6 +235,9 @@ struct session {
 	unsigned long events_all; /* ... in the whole run */
 	bool limit_hit;         /* max_events reached */
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;
+	long long rates_ms;     /* the nodes' events and drops a second:
+				 * when last taken */
+	bool node_stats;        /* the agents send their node's samples */
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
 	char **modules;         /* loaded on a target, NULL-ended; NULL
@@ -294,6 +306,10 @@ int session_check_pids(const struct session *s, const char *pids,
 		       const char *what, struct sbuf *err);
 int session_check_pid(const struct session *s, struct bs_pid pid,
 		      const char *what, struct sbuf *err);
+/* Ask every agent, now and as they come, for its node's samples once a
+ * second (sink.node_sample), or stop them: what it turned on to measure
+ * is turned off again. */
+void session_node_stats(struct session *s, bool on);
 /* Followers drop their flags at their next event. */
 int session_unfollow(struct session *s);
 /* The modules loaded on a tracing node, sorted and NULL-ended, for

@@ -183,6 +183,7 @@ struct app {
 	bool color;
 	bool ascii;             /* rates over time in ASCII (--ascii, or no
 				 * UTF-8 locale): see spark.h */
+	bool header;            /* the node at a glance above the table */
 	bool dirty;
 };
 
@@ -242,6 +243,13 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text);
 int app_tagged(const struct app *a, struct bs_pid pid);
 void chart_lines(struct app *a, struct chart *c);
 int app_chart_export(struct app *a, const char *path);
+
+/* the header above the process table (header.c): the rows it takes of
+ * a view of h rows (0: none), drawing them, and turning it on or off
+ * (the node's samples with it); ACT_* flags */
+int header_lines(struct app *a, int h);
+void header_draw(struct app *a, int y, int h);
+int app_header(struct app *a, bool on);
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

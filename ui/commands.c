@@ -631,6 +631,19 @@ static int c_servers(struct app *a, const struct cmd_line *cl)
 	return app_gen_calls(a, true);
 }
 
+static int c_header(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	if (!cl->argc)
+		return app_header(a, !a->header);
+	if (strcmp(cl->argv[0], "on") && strcmp(cl->argv[0], "off")) {
+		app_msg(a, true, "usage: header [on|off]");
+		return ACT_REDRAW;
+	}
+	return app_header(a, !strcmp(cl->argv[0], "on"));
+}
+
 /* from the command table: a handler it names that is not defined above
  * stops the build */
 static const cmd_fn handlers[CMD__COUNT] = {

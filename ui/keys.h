@@ -50,7 +50,8 @@
 	X(CHART,       "s",               "chart",   "sequence chart of the tagged processes (or the selected one and its busiest peers); again closes it") \
 	X(TIMES,       "d",               "",        "in the chart, times as wall clock or as deltas between rows") \
 	X(EXITED,      "x",               "",        "show exited processes in the process table, or hide them after a few seconds") \
-	X(TIMEOUTS,    "T",               "",        "in a process log, hide or show receive timeouts")
+	X(TIMEOUTS,    "T",               "",        "in a process log, hide or show receive timeouts") \
+	X(HEADER,      "m, F2",           "",        "show or hide the header above the process table: schedulers, memory, processes, run queues, events and drops")
 
 enum request {
 	REQ_NONE,               /* a key that asks for nothing */

@@ -256,6 +256,14 @@ static void on_proc(void *arg, int node, const struct recording_proc *rp)
 		store_add_counts(&a->store, rp->pid, rp->pid_text, s, r, sp);
 }
 
+static void on_node_sample(void *arg, int node)
+{
+	struct app *a = arg;
+	(void)node;
+	if (!a->paused && a->header)
+		a->dirty = true;
+}
+
 static void on_node_state(void *arg, int node)
 {
 	struct app *a = arg;
@@ -444,9 +452,14 @@ static void draw(struct app *a)
 		refresh();
 		return;
 	}
+	/* the header is the process table's; the table keeps the rest */
+	int top = app_view(a) == VIEW_PROCS ? header_lines(a, h) : 0;
 	/* paused, the view holds still unless a key asks for it */
-	if (!a->paused || a->view_due)
-		view_draw(a, 0, h);
+	if (!a->paused || a->view_due) {
+		if (top)
+			header_draw(a, 0, h);
+		view_draw(a, top, h - top);
+	}
 	a->view_due = false;
 	keep_shown(a);
 	status_draw(a, LINES - 2);
@@ -659,7 +672,8 @@ int ui_run(const struct config *cfg)
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts, .info = on_info,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
-		.notice = on_notice, .started = on_started, .arg = a,
+		.notice = on_notice, .started = on_started,
+		.node_sample = on_node_sample, .arg = a,
 	};
 	session_init(&a->s, cfg, &spec, &sink);
 	json_sink_init(&a->rec, &a->s, false, SESSION_INTERVAL_MS * 4);
@@ -672,6 +686,12 @@ int ui_run(const struct config *cfg)
 	a->store.max_procs = a->store.cap > UI_PROCS_MIN ? a->store.cap :
 		UI_PROCS_MIN;
 	a->multi = a->s.multi;
+	/* --node-stats: the header from the start, asked of each agent as
+	 * it comes up */
+	if (cfg->node_stats && !cfg->open) {
+		a->header = true;
+		session_node_stats(&a->s, true);
+	}
 	a->node_filter = -1;
 	a->attaching = -1;
 	a->detaching = -1;

@@ -129,6 +129,11 @@ static int req_pause(struct app *a)
 	return app_pause(a, !a->paused);
 }
 
+static int req_header(struct app *a)
+{
+	return app_header(a, !a->header);
+}
+
 static int req_redraw(struct app *a)
 {
 	(void)a;
@@ -141,6 +146,7 @@ static int (*const shared[REQ__COUNT])(struct app *a) = {
 	[REQ_SERVERS] = req_servers, [REQ_CHART] = req_chart,
 	[REQ_FILTER] = req_filter, [REQ_PROMPT] = req_prompt,
 	[REQ_PAUSE] = req_pause, [REQ_REDRAW] = req_redraw,
+	[REQ_HEADER] = req_header,
 };
 
 int view_request(struct app *a, enum request req)

@@ -12,6 +12,7 @@
 
 #include "decode.h"
 #include "json.h"
+#include "nodestat.h"
 #include "wire.h"
 
 static struct sbuf out, ref_out;
@@ -91,6 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			idx = m.body;
 			decode_info(&d, buf, &idx, on_info, NULL);
 			break;
+		case WIRE_NODE: {
+			static struct node_sample ns;
+			idx = m.body;
+			nodestat_decode(buf, &idx, &ns);
+			break;
+		}
 		default:
 			break;
 		}
