@@ -1173,7 +1173,10 @@ ex_atom(Name, Meta) ->
                         "it; check its spelling"})
     end.
 
+%% where Ast was written: a remote call where its module is
 ex_meta(Ast) -> ex_meta(Ast, []).
+ex_meta({{'.', Meta, [M, _]}, _, Args}, _) when is_list(Args) -> ex_meta(M, Meta);
+ex_meta({?EX_ATOM, _, L, C}, _) -> [{line, L}, {column, C}];
 ex_meta({_, Meta, _}, _) when is_list(Meta) -> Meta;
 ex_meta(_, Default) -> Default.
 
@@ -1500,9 +1503,9 @@ ex_guard1({{'.', Meta, [?EXA(<<"erlang">>), ?EXA(F)]}, _, Args} = Ast, St)
         {ok, Fun} ->
             case lists:member(Fun, ?MS_GUARDS) of
                 true -> list_to_tuple([Fun | [ex_guard(A, St) || A <- Args]]);
-                false -> throw({ex, Meta, ex_unsupported(Ast)})
+                false -> throw({ex, ex_meta(Ast, Meta), ex_unsupported(Ast)})
             end;
-        error -> throw({ex, Meta, ex_unsupported(Ast)})
+        error -> throw({ex, ex_meta(Ast, Meta), ex_unsupported(Ast)})
     end;
 ex_guard1({?EXA(F), Meta, Args} = Ast, St) when is_list(Args) ->
     ex_guard_call(binary_to_list(F), Args, Meta, Ast, St);
