@@ -959,13 +959,21 @@ elixir_call(Text) ->
                      "-> return, or name the function alone (Mod.fun/arity)"}}
     end.
 
+%% {Line, Col, Message}, the message in UTF-8 bytes like the text it
+%% speaks of (the Owner reads a string of bytes)
 ex_located(Meta, Msg) when is_list(Meta) ->
     {ex_int(proplists:get_value(line, Meta, 1)),
-     ex_int(proplists:get_value(column, Meta, 1)), lists:flatten(Msg)};
+     ex_int(proplists:get_value(column, Meta, 1)), ex_utf8(Msg)};
 ex_located(Line, Msg) when is_integer(Line) ->
-    {Line, 1, lists:flatten(Msg)};
+    {Line, 1, ex_utf8(Msg)};
 ex_located(_, Msg) ->
-    {1, 1, lists:flatten(Msg)}.
+    {1, 1, ex_utf8(Msg)}.
+
+ex_utf8(Msg) ->
+    case unicode:characters_to_binary(Msg) of
+        B when is_binary(B) -> binary_to_list(B);
+        _ -> "the pattern is not UTF-8 text"
+    end.
 
 ex_int(N) when is_integer(N) -> N;
 ex_int(_) -> 1.

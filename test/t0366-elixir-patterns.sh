@@ -99,6 +99,9 @@ test_expect_success 'outside what match specs say: one line naming it and what i
 test_expect_success 'no atom is made from the text: unknown names are named, not created' '
 	bad "Shop.Probe.label(bs_fresh_var_q7) when bs_fresh_var_q7 == :bs_fresh_atom_q7" &&
 	grep -q "column 59: the atom :bs_fresh_atom_q7 does not exist on the node, so no call can carry it" err &&
+	cafe=$(printf "caf\303\251_q7") &&
+	bad "Shop.Probe.label(n) when n in [:\"$cafe\"]" &&
+	grep -q "column 32: the atom :$cafe does not exist on the node" err &&
 	bad "Shop.Probe.total(%Shop.Ordr{})" &&
 	grep -q "no struct Shop.Ordr on the node" err &&
 	[ "$(node_eval "[catch list_to_existing_atom(A) || A <- [\"bs_fresh_var_q7\", \"bs_fresh_atom_q7\", \"Elixir.Shop.Ordr\", \"Ordr\"]]." |
