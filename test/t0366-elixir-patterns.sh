@@ -117,6 +117,21 @@ test_expect_success 'Erlang-form patterns still work on the Elixir node' '
 	target_clean 3
 '
 
+if command -v tmux >/dev/null; then
+test_expect_success 'the view: :call with an Elixir head counts exactly its calls; a refusal is said' '
+	ui_start --events spawn && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys ":call Shop.Probe.tag(kind) when kind in [:new, :paid]" Enter &&
+	ui_wait "calls: Shop.Probe.tag" 10 &&
+	node_eval "'"'"'Elixir.Shop.Probe'"'"':run()." >/dev/null && sleep 0.8 &&
+	ui_keys c && ui_wait "^Shop[.]Probe[.]tag/1 +2 " 5 &&
+	ui_keys q ":call Shop.Probe.label(n) when String.length(n) > 1" Enter &&
+	ui_wait "Shop.Probe.label.n. when String.length.n. > 1.: line 1, column 26: the call String[.]" 10 &&
+	node_eval "'"'"'Elixir.Shop.Probe'"'"':run()." >/dev/null && sleep 0.8 &&
+	ui_keys c && ui_wait "^Shop[.]Probe[.]tag/1 +4 " 5 &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+'
+fi
+
 test_expect_success 'a node without Elixir: a head in Elixir form says to write Erlang form' '
 	"$BEAMSCOPE" "$PLAIN_NODE" --batch --no-config --cookie-file "$PLAIN_COOKIE_FILE" \
 		--call "Shop.Cache.get(k) when k > 3" >out 2>err; rc=$?
