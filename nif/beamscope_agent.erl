@@ -929,8 +929,7 @@ actions([Other | _], _) ->
         "'Elixir.Shop.Cache':get(K) when K > 3 -> return").
 %% guard functions called alike in both languages: {Name, Arities}
 -define(EX_GUARD_BIFS,
-        [{is_atom, [1]}, {is_binary, [1]}, {is_bitstring, [1]},
-         {is_boolean, [1]}, {is_float, [1]}, {is_function, [1]},
+        [{is_atom, [1]}, {is_binary, [1]}, {is_float, [1]}, {is_function, [1]},
          {is_integer, [1]}, {is_list, [1]}, {is_map, [1]}, {is_number, [1]},
          {is_pid, [1]}, {is_port, [1]}, {is_reference, [1]}, {is_tuple, [1]},
          {abs, [1]}, {length, [1]}, {hd, [1]}, {tl, [1]}, {map_size, [1]},
@@ -1242,8 +1241,13 @@ ex_pat1({'%{}', Meta, Pairs} = Ast, St) when is_list(Pairs) ->
 ex_pat1({'%', Meta, [Name, {'%{}', _, Pairs}]} = Ast, St) when is_list(Pairs) ->
     case Name of
         ?EX_VAR(_, _, Ctx) when is_atom(Ctx) ->
-            {S, St1} = ex_pat(Name, St),
-            ex_pat_map(Ast, Pairs, Meta, #{'__struct__' => S}, St1);
+            %% %name{} and %_{}: the struct's name is an atom
+            {S, St1} = case ex_pat(Name, St) of
+                           {'_', S0} -> ex_fresh(S0);
+                           Bound -> Bound
+                       end,
+            ex_pat_map(Ast, Pairs, Meta, #{'__struct__' => S},
+                       ex_cond({is_atom, S}, St1));
         _ ->
             ex_pat_map(Ast, Pairs, Meta,
                        #{'__struct__' => ex_struct_name(Name, Meta)}, St)
@@ -1329,7 +1333,8 @@ ex_test1({'%', Meta, [Name, {'%{}', _, Pairs}]} = Ast, E, St) when is_list(Pairs
     Field = {map_get, '__struct__', E},
     St1 = ex_cond({is_map_key, '__struct__', E}, ex_cond({is_map, E}, St)),
     St2 = case Name of
-              ?EX_VAR(_, _, Ctx) when is_atom(Ctx) -> ex_test(Name, Field, St1);
+              ?EX_VAR(_, _, Ctx) when is_atom(Ctx) ->
+                  ex_test(Name, Field, ex_cond({is_atom, Field}, St1));
               _ -> ex_cond({'=:=', Field, ex_const(ex_struct_name(Name, Meta))}, St1)
           end,
     ex_test_map(Ast, Pairs, Meta, E, St2);
@@ -1466,10 +1471,26 @@ ex_sigil(_, _, _, Meta) ->
 %% -- guards -------------------------------------------------------------------
 
 ex_guard(Ast, St) ->
+    ex_no_struct(Ast),
     case ex_literal(Ast) of
         {ok, T} -> ex_const(T);
         error -> ex_guard1(Ast, St)
     end.
+
+%% A struct in an expression is the whole struct, its defaults filled in
+%% by its module's __struct__/0, which is never run here; in a head it is
+%% only the keys written.
+ex_no_struct({'%', Meta, [_, _]}) ->
+    throw({ex, Meta, "a struct in a guard is the whole struct, with its "
+           "defaults, which beamscope does not ask its module for; match "
+           "it in the head instead (%Shop.Order{id: 1} = order)"});
+ex_no_struct(T) when is_tuple(T) ->
+    ex_no_struct(tuple_to_list(T));
+ex_no_struct([H | T]) ->
+    ex_no_struct(H),
+    ex_no_struct(T);
+ex_no_struct(_) ->
+    ok.
 
 ex_guard1(?EX_VAR(N, Meta, Ctx), St) when is_atom(Ctx) ->
     case maps:find(N, maps:get(vars, St)) of
@@ -1531,6 +1552,13 @@ ex_guard_call("elem", [T, I], _, _, St) ->
 ex_guard_call("tuple_size", [T], _, _, St) ->
     G = ex_guard(T, St),
     {map_get, {is_tuple, G}, #{true => {size, G}}};
+%% match specs have neither is_boolean/1 nor is_bitstring/1; bit strings
+%% sort after every other term, and <<>> before every bit string
+ex_guard_call("is_boolean", [X], _, _, St) ->
+    G = ex_guard(X, St),
+    {'orelse', {'=:=', G, true}, {'=:=', G, false}};
+ex_guard_call("is_bitstring", [X], _, _, St) ->
+    {'>=', ex_guard(X, St), {const, <<>>}};
 ex_guard_call("is_nil", [X], _, _, St) ->
     {'=:=', ex_guard(X, St), nil};
 ex_guard_call("is_map_key", [Map, Key], _, _, St) ->
@@ -1563,6 +1591,7 @@ ex_in(X, {'..//', Meta, [F, L, S]}, _) ->
         Step -> ex_range(X, ex_range_int(F, Meta), ex_range_int(L, Meta), Step)
     end;
 ex_in(X, R, Meta) ->
+    ex_no_struct(R),
     case ex_literal(R) of
         {ok, List} when is_list(List) ->
             case ex_proper(List) of
