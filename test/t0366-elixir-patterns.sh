@@ -9,7 +9,7 @@
 command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install elixir)"
 
 # a plain Erlang node first: start_elixir_node sets NODE for the rest
-start_node bsplain || exit 1
+start_node bsplain -eval "code:ensure_loaded(bs_calls)" || exit 1
 PLAIN_NODE=$NODE PLAIN_COOKIE=$COOKIE PLAIN_COOKIE_FILE=$COOKIE_FILE
 start_elixir_node bsprobe "$TOP/test/erl/bs_shop.ex" "$TOP/test/erl/bs_probe.ex" || exit 1
 node_eval "code:ensure_loaded('Elixir.Shop.Probe')." | grep -q module || exit 1
@@ -138,6 +138,16 @@ test_expect_success 'a node without Elixir: a head in Elixir form says to write 
 	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
 	grep -q "a head in Elixir form is read by the node.s own Elixir, and this node runs none; write it in Erlang form, e.g. .Elixir.Shop.Cache.:get(K) when K > 3 -> return" err &&
 	NODE=$PLAIN_NODE COOKIE=$PLAIN_COOKIE target_clean 3
+'
+
+test_expect_success 'a node without Elixir: a function named alone in Elixir form still works' '
+	NODE=$PLAIN_NODE COOKIE=$PLAIN_COOKIE COOKIE_FILE=$PLAIN_COOKIE_FILE &&
+	bs_start --events spawn --duration 0 --call ":bs_calls.add/2 -> return" &&
+	bs_wait_attached && node_eval "bs_calls:run(3)." | grep -qx 18 && sleep 0.4 &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"bs_calls:add/2\") | .args] == [\"[1,1]\", \"[2,1]\", \"[3,1]\"]" &&
+	jqs -e "[.[] | select(.type == \"return\") | .value] == [\"2\", \"3\", \"4\"]" &&
+	target_clean 3
 '
 
 test_done
