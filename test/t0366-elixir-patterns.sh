@@ -117,6 +117,14 @@ test_expect_success 'Erlang-form patterns still work on the Elixir node' '
 	target_clean 3
 '
 
+test_expect_success 'the match spec set is the one the head says; gone when beamscope is killed' '
+	bs_start --duration 0 --call "Shop.Probe.tag(kind) when kind in [:new, :paid] -> return" &&
+	bs_wait_attached &&
+	node_eval "erlang:trace_info({'"'"'Elixir.Shop.Probe'"'"', tag, 1}, match_spec)." | tr -d " \n" >ms &&
+	cat ms && [ "$(cat ms)" = "{match_spec,[{['"'"'\$1'"'"'],[{orelse,{'"'"'=:='"'"','"'"'\$1'"'"',{const,new}},{'"'"'=:='"'"','"'"'\$1'"'"',{const,paid}}}],[{exception_trace}]}]}" ] &&
+	kill -KILL "$BS_PID" && bs_wait && target_clean 3
+'
+
 if command -v tmux >/dev/null; then
 test_expect_success 'the view: :call with an Elixir head counts exactly its calls; a refusal is said' '
 	ui_start --events spawn && ui_wait "tracing [0-9]+ processes" 10 &&
