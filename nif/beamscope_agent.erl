@@ -1040,8 +1040,11 @@ ex_parse(Head) ->
                   {ok, {?EX_ATOM, Name, proplists:get_value(line, M, 1),
                         proplists:get_value(column, M, 1)}}
           end,
+    %% and nothing on the node's console: the tokenizer's warnings
+    %% (quotes not needed, an outdented heredoc) would go to standard_error
     Opts = [{existing_atoms_only, true}, {static_atoms_encoder, Enc},
-            {columns, true}],
+            {columns, true}, {emit_warnings, false},
+            {warn_on_unnecessary_quotes, false}],
     Bin = try iolist_to_binary(Head)
           catch error:_ -> throw({ex, [], "the pattern is not UTF-8 text"})
           end,

@@ -117,6 +117,18 @@ test_expect_success 'Erlang-form patterns still work on the Elixir node' '
 	target_clean 3
 '
 
+test_expect_success 'reading a head writes nothing on the node: no parser warnings' '
+	: >"$TRASH/node.$NODE.log" &&
+	probe "Shop.Probe.tag(k) when k == :\"new\" or k == :\"paid\"" &&
+	[ "$(args Shop.Probe.tag/1)" = "[\"[:new]\",\"[:paid]\"]" ] &&
+	bad "Shop.Probe.label(n) when n == \"\"\"
+  a
+ b
+  \"\"\" and m" &&
+	grep -q "line 4, column 11: the variable m is not in the head" err &&
+	! grep . "$TRASH/node.$NODE.log" && target_clean 3
+'
+
 test_expect_success 'the match spec set is the one the head says; gone when beamscope is killed' '
 	bs_start --duration 0 --call "Shop.Probe.tag(kind) when kind in [:new, :paid] -> return" &&
 	bs_wait_attached &&
