@@ -1055,8 +1055,8 @@ ex_parse(Head) ->
             throw({ex, Loc, ex_parse_error(Msg, Token)})
     catch
         Class:Why ->
-            throw({ex, [], io_lib:format("Elixir could not read it: ~tp",
-                                          [{Class, Why}])})
+            throw({ex, [], io_lib:format("Elixir could not read it: ~0tP",
+                                          [{Class, Why}, 6])})
     end.
 
 %% The parser's message on one line: a syntax error before -> is an
@@ -1066,9 +1066,12 @@ ex_parse_error(Msg, Token) ->
                {Pre, Post} -> [Pre, Token, Post];
                _ -> [Msg, Token]
            end,
-    Text = unicode:characters_to_list(iolist_to_binary(Full)),
-    case {string:prefix(Text, "syntax error before: "), Token} of
-        {_, <<"'->'">>} ->
+    Text = case unicode:characters_to_list(Full) of
+               Chars when is_list(Chars) -> Chars;
+               _ -> "Elixir could not read it"
+           end,
+    case unicode:characters_to_list(Token) of
+        "'->'" ->
             "after -> come the actions: return, stack or both";
         _ ->
             Lines = [string:trim(L) || L <- string:split(Text, "\n", all),
