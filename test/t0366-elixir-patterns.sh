@@ -24,7 +24,8 @@ probe() {
 	shift "$n"
 	bs_start --events spawn --duration 0 --payload-bytes 1000 "$@" &&
 	bs_wait_attached &&
-	node_eval "'Elixir.Shop.Probe':run()." | grep -qx ok && sleep 0.4 &&
+	{ node_eval "'Elixir.Shop.Probe':run()." | grep -qx ok ||
+		{ echo "Shop.Probe.run() failed"; false; }; } && sleep 0.4 &&
 	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ]
 }
 
@@ -32,6 +33,12 @@ probe() {
 # as one JSON array
 args() {
 	jqs -c "[.[] | select(.type == \"call\" and .mfa == \"$1\") | .args]"
+}
+
+# want MFA JSON: its traced calls had exactly these arguments, in order
+want() {
+	got=$(args "$1")
+	[ "$got" = "$2" ] || { echo "$1: traced $got, want $2"; false; }
 }
 
 # bad PATTERN: beamscope refuses it before anything is traced
@@ -47,13 +54,13 @@ test_expect_success 'a map, in, elem, a struct and a string in heads: exactly th
 		"Shop.Probe.settle(r) when elem(r, 0) == :ok" \
 		"Shop.Probe.total(%Shop.Order{status: :paid})" \
 		"Shop.Probe.label(\"gift\")" &&
-	for f in price/2 tag/1 settle/1 total/1 label/1; do args Shop.Probe.$f; done &&
-	[ "$(args Shop.Probe.price/2)" = "[\"[%{id: 4, qty: 1}, \\\"EUR\\\"]\",\"[%{id: 7}, \\\"EUR\\\"]\"]" ] &&
-	[ "$(args Shop.Probe.tag/1)" = "[\"[:new]\",\"[:paid]\"]" ] &&
-	[ "$(args Shop.Probe.settle/1)" = "[\"[ok: 1]\",\"[{:ok}]\"]" ] &&
-	[ "$(args Shop.Probe.total/1)" = "[\"[%Shop.Order{id: 1, items: nil, status: :paid, total: 5.0}]\"]" ] &&
-	[ "$(args Shop.Probe.label/1)" = "[\"[\\\"gift\\\"]\"]" ] &&
+	want Shop.Probe.price/2 "[\"[%{id: 4, qty: 1}, \\\"EUR\\\"]\",\"[%{id: 7}, \\\"EUR\\\"]\"]" &&
+	want Shop.Probe.tag/1 "[\"[:new]\",\"[:paid]\"]" &&
+	want Shop.Probe.settle/1 "[\"[ok: 1]\",\"[{:ok}]\"]" &&
+	want Shop.Probe.total/1 "[\"[%Shop.Order{id: 1, items: nil, status: :paid, total: 5.0}]\"]" &&
+	want Shop.Probe.label/1 "[\"[\\\"gift\\\"]\"]" &&
 	jqs -e "[.[] | select(.type == \"call\")] | length == 8" &&
+	jqs -c ".[-1].patterns" &&
 	jqs -e ".[-1].patterns | map(.functions) == [1, 1, 1, 1, 1]" &&
 	target_clean 3
 '
@@ -64,15 +71,14 @@ test_expect_success 'what only Elixir reads: ~w(...)a, ranges with steps, string
 		"Shop.Probe.settle(r) when r == :ok when tuple_size(r) == 0" \
 		"Shop.Probe.total(%Shop.Order{total: t} = o) when t > 100 and o.id == 2 -> return, stack" \
 		"Shop.Probe.label(n) when is_list(n) or n == :gift" &&
-	for f in price/2 tag/1 settle/1 total/1 label/1; do args Shop.Probe.$f; done &&
-	[ "$(args Shop.Probe.tag/1)" = "[\"[:new]\",\"[:shipped]\"]" ] &&
+	want Shop.Probe.tag/1 "[\"[:new]\",\"[:shipped]\"]" &&
 	jqs -e "[.[] | select(.type == \"return\" and .mfa == \"Shop.Probe.tag/1\") | .value] == [\":ok\", \":ok\"]" &&
-	[ "$(args Shop.Probe.price/2)" = "[\"[%{\\\"id\\\" => 5}, \\\"EUR\\\"]\"]" ] &&
-	[ "$(args Shop.Probe.settle/1)" = "[\"[:ok]\",\"[{}]\"]" ] &&
-	[ "$(args Shop.Probe.total/1)" = "[\"[%Shop.Order{id: 2, items: nil, status: :new, total: 150.0}]\"]" ] &&
+	want Shop.Probe.price/2 "[\"[%{\\\"id\\\" => 5}, \\\"EUR\\\"]\"]" &&
+	want Shop.Probe.settle/1 "[\"[:ok]\",\"[{}]\"]" &&
+	want Shop.Probe.total/1 "[\"[%Shop.Order{id: 2, items: nil, status: :new, total: 150.0}]\"]" &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"Shop.Probe.total/1\")][0].caller |
 		startswith(\"{Shop.Probe, :\\\"-run/0-fun-\")" &&
-	[ "$(args Shop.Probe.label/1)" = "[\"['"'"'gift'"'"']\",\"[:gift]\"]" ] &&
+	want Shop.Probe.label/1 "[\"['"'"'gift'"'"']\",\"[:gift]\"]" &&
 	target_clean 3
 '
 
@@ -112,7 +118,7 @@ test_expect_success 'no atom is made from the text: unknown names are named, not
 test_expect_success 'Erlang-form patterns still work on the Elixir node' '
 	probe "'"'"'Elixir.Shop.Probe'"'"':tag(K) when K =:= paid; K =:= nil -> return" \
 		"Shop.Probe.settle/1" &&
-	[ "$(args Shop.Probe.tag/1)" = "[\"[:paid]\",\"[nil]\"]" ] &&
+	want Shop.Probe.tag/1 "[\"[:paid]\",\"[nil]\"]" &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"Shop.Probe.settle/1\")] | length == 6" &&
 	target_clean 3
 '
@@ -120,7 +126,7 @@ test_expect_success 'Erlang-form patterns still work on the Elixir node' '
 test_expect_success 'reading a head writes nothing on the node: no parser warnings' '
 	: >"$TRASH/node.$NODE.log" &&
 	probe "Shop.Probe.tag(k) when k == :\"new\" or k == :\"paid\"" &&
-	[ "$(args Shop.Probe.tag/1)" = "[\"[:new]\",\"[:paid]\"]" ] &&
+	want Shop.Probe.tag/1 "[\"[:new]\",\"[:paid]\"]" &&
 	bad "Shop.Probe.label(n) when n == \"\"\"
   a
  b
