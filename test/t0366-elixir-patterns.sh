@@ -38,7 +38,11 @@ args() {
 # want MFA JSON: its traced calls had exactly these arguments, in order
 want() {
 	got=$(args "$1")
-	[ "$got" = "$2" ] || { echo "$1: traced $got, want $2"; false; }
+	[ "$got" = "$2" ] && return 0
+	echo "$1: traced $got, want $2"
+	cat "$TRASH/bs.err"
+	jqs -c ".[] | select(.type != \"spawn\")" | head -20
+	false
 }
 
 # bad PATTERN: beamscope refuses it before anything is traced
