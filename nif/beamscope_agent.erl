@@ -949,7 +949,15 @@ elixir_call(Text) ->
                 ex_sigils(Head, 1, 1),
                 ex_compile(ex_parse(Head), Acts)
             catch
-                throw:{ex, Meta, Msg} -> {error, ex_located(Meta, Msg)}
+                throw:{ex, Meta, Msg} ->
+                    {error, ex_located(Meta, Msg)};
+                %% a form of Elixir's AST met nowhere above: refused, and
+                %% the agent goes on
+                Class:Why ->
+                    {error, ex_located([], io_lib:format(
+                                             "beamscope cannot read this head "
+                                             "(~0tP)", [{Class, Why}, 6])
+                                       ++ ?EX_SUPPORTED)}
             end;
         _ ->
             {error, {1, 1, "a head in Elixir form is read by the node's own "

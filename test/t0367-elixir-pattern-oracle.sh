@@ -132,6 +132,48 @@ bad = results |> List.flatten() |> Enum.count(fn {same, _} -> not same end)
 IO.puts("#{length(cases)} heads, #{checks} argument lists, #{bad} disagreements")
 EOS
 
+cat >random.exs <<'EOS'
+# random heads from pieces of Elixir, with a fixed seed: every head the
+# agent takes, Elixir compiles too, and they agree on every value
+toks = ["x", "y", "_", "_a", ":ok", ":_", "1", "-1", "2.5", "\"s\"", "'c'", "?a", "{", "}", "[", "]", "%{", "%URI{", "%_{", "(", ")", ",", "|", "=", "==", "===", "!=", "<", ">", "<=", "in", "not", "and", "or", "elem(", "tuple_size(", "is_atom(", "is_integer(", "hd(", "length(", "is_map_key(", "map_size(", "x.host", "k:", "=>", "~w(a b)a", "1..3", "[1, :ok]", "{:ok, x}", "%{k: y}", "[x | y]", "is_nil(", "is_struct("]
+values = [1, 2, 3, -1, 2.5, :ok, :_, :a, "s", ~c"c", 97, [], [1], [1, 2], [x: 1], {}, {:ok, 1}, {:ok, :ok}, {1, 2, 3}, %{}, %{k: 1}, %{k: :ok}, %URI{host: "h"}, %{__struct__: 1}, <<1, 2>>, nil, true, [:ok | :ok]]
+:rand.seed(:exsss, {7, 8, 9})
+pick = fn -> Enum.at(toks, :rand.uniform(length(toks)) - 1) end
+stats = %{acc: 0, rej: 0, mism: 0, elixir_rejects: 0}
+stats =
+  Enum.reduce(1..20000, stats, fn _, st ->
+    n = :rand.uniform(6)
+    args = Enum.map_join(1..n, " ", fn _ -> pick.() end) <> ", y2"
+    guard = if :rand.uniform(2) == 1, do: " when " <> Enum.map_join(1..:rand.uniform(6), " ", fn _ -> pick.() end), else: ""
+    pat = "Map.get(#{args})#{guard}"
+    case :beamscope_agent.compile_call({:elixir, :erlang.binary_to_list(pat)}) do
+      {:ok, Map, :get, 2, ms} ->
+        f = try do
+              {f, _} = Code.eval_string("fn #{args}#{guard} -> true; _, _ -> false end")
+              f
+            rescue _ -> nil
+            end
+        if f == nil do
+          IO.puts("ELIXIR REJECTS #{pat}")
+          %{st | elixir_rejects: st.elixir_rejects + 1}
+        else
+          bad = for a <- values, b <- [0], {:ok, got, _, _} = :erlang.match_spec_test([a, b], ms, :trace), got != f.(a, b), do: {a, got}
+          if bad != [], do: IO.puts("MISMATCH #{pat} #{inspect(Enum.take(bad, 3))}")
+          %{st | acc: st.acc + 1, mism: st.mism + (if bad == [], do: 0, else: 1)}
+        end
+      _ -> %{st | rej: st.rej + 1}
+    end
+  end)
+IO.puts("#{stats.acc} heads taken, #{stats.mism} disagreements, #{stats.elixir_rejects} taken that Elixir rejects")
+EOS
+
+test_expect_success 'random heads: what the agent takes, Elixir takes too, and they agree' '
+	elixir -pa oracle random.exs 2>warnings >verdict; cat verdict &&
+	! grep -q "^MISMATCH\|^ELIXIR REJECTS" verdict &&
+	grep -q "heads taken" verdict &&
+	awk "/heads taken/ { exit !(\$1 >= 400 && \$4 == 0 && \$6 == 0) }" verdict
+'
+
 test_expect_success 'Elixir and the match spec agree on every head and argument list; the rest is refused by name' '
 	elixir -pa oracle oracle.exs 2>warnings >verdict; cat verdict &&
 	grep -qx "46 heads, 1[0-9][0-9] argument lists, 0 disagreements" verdict &&
