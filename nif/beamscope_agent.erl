@@ -15,6 +15,8 @@
 %%    can tell them from anyone else by the sender;
 %%  * a session never takes more memory than the cap the tracer enforces;
 %%  * call patterns carry only actions that end with the session;
+%%  * a head in Elixir form is parsed by the node's Elixir, never evaluated,
+%%    and makes no atom and no output on the node;
 %%  * the agent and its workers are never traced, and the agent spawns no
 %%    process while new_processes may be traced (it would be traced);
 %%  * only flags whose tracer is beamscope_tracer are ever cleared: another

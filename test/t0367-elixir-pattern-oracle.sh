@@ -2,7 +2,9 @@
 # Heads in Elixir form mean what they mean to Elixir: for each head, the
 # agent's match spec (run by the VM's own match-spec engine) and the same
 # head compiled by Elixir into a fn must agree on every argument list.
-# What a match spec cannot say is refused in one line that names it.
+# What a match spec cannot say is refused in one line that names it, and
+# random heads built from pieces of Elixir (a fixed seed) are taken only
+# when Elixir compiles them too, and then agree with it.
 . "$(dirname "$0")/lib.sh"
 command -v elixir >/dev/null 2>&1 || test_skip_all "no elixir (apt-get install elixir)"
 
