@@ -978,9 +978,16 @@ ex_located(Line, Msg) when is_integer(Line) ->
 ex_located(_, Msg) ->
     {1, 1, ex_utf8(Msg)}.
 
+%% at most 1000 bytes, cut between characters: the Owner reads 1023
 ex_utf8(Msg) ->
     case unicode:characters_to_binary(Msg) of
-        B when is_binary(B) -> binary_to_list(B);
+        B when byte_size(B) =< 1000 -> binary_to_list(B);
+        B when is_binary(B) ->
+            Cut = case unicode:characters_to_binary(binary:part(B, 0, 996)) of
+                      P when is_binary(P) -> P;
+                      {_, P, _} -> P
+                  end,
+            binary_to_list(Cut) ++ "...";
         _ -> "the pattern is not UTF-8 text"
     end.
 

@@ -101,6 +101,9 @@ test_expect_success 'outside what match specs say: one line naming it and what i
 	grep -q "column 24: an action is return or stack" err &&
 	bad "Shop.Probe.label(n" &&
 	grep -q "missing terminator" err &&
+	long=$(printf "A%.0s" $(seq 1 250)) && long=$long.B$long.C$long &&
+	bad "Shop.Probe.label(n) when $long.f(n)" &&
+	grep -q "^beamscope: --call \"Shop.Probe.label(n) when $long.f(n)\": line 1, column 26: the call AAAA" err &&
 	bad "Shop.Probe.lable(n)" &&
 	grep -q "Shop.Probe has no such function" err &&
 	target_clean 3
