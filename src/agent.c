@@ -630,8 +630,14 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 	if (spec->ncalls) {
 		ei_x_encode_atom(x, "calls");
 		ei_x_encode_list_header(x, spec->ncalls);
-		for (int i = 0; i < spec->ncalls; i++)
+		for (int i = 0; i < spec->ncalls; i++) {
+			/* {elixir, Text}: the target's Elixir reads it */
+			if (i < 32 && (spec->elixir_calls >> i & 1)) {
+				ei_x_encode_tuple_header(x, 2);
+				ei_x_encode_atom(x, "elixir");
+			}
 			ei_x_encode_string(x, spec->calls[i]);
+		}
 		ei_x_encode_empty_list(x);
 	}
 	if (spec->follow) {

@@ -142,6 +142,8 @@ struct trace_spec {
 	unsigned interval_ms;    /* how often counts are shipped */
 	const char *const *calls;/* call patterns, compiled on the target */
 	int ncalls;
+	unsigned long elixir_calls; /* bit i: calls[i] is a head in Elixir
+				     * form, for the target's Elixir */
 	bool follow;             /* children of the chosen processes too */
 	unsigned long max_events;/* limits enforced on the target; 0: none */
 	unsigned long duration_ms;

@@ -28,7 +28,7 @@
 	X(RECORD,      "record",             0,   "FILE",    0, "the view: record everything it receives to FILE as JSON lines") \
 	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running,gen_call (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
-	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return (repeatable)") \
+	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return, Mod.fun(args) when guard in Elixir form (repeatable)") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
 	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10 in batch, 600 in the view; 0: none)") \
 	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view)") \

@@ -750,13 +750,17 @@ static void node_trace(struct snode *n)
 		sbuf_release(&err);
 		return;
 	}
-	/* patterns in Elixir form go out in Erlang form */
+	/* patterns in Elixir form go out in Erlang form, heads as they are */
 	struct sbuf erl[32];
 	const char *calls[32];
+	unsigned long elixir_calls = 0;
 	int ncalls = s->spec.ncalls < 32 ? s->spec.ncalls : 32;
 	for (int i = 0; i < ncalls; i++) {
 		sbuf_init(&erl[i]);
-		if (callpat_erlang(s->spec.calls[i], &erl[i], &err) < 0) {
+		int form = callpat_erlang(s->spec.calls[i], &erl[i], &err);
+		if (form == CALLPAT_ELIXIR_HEAD)
+			elixir_calls |= 1UL << i;
+		if (form < 0) {
 			for (int k = 0; k <= i; k++)
 				sbuf_release(&erl[k]);
 			pidsel_release(&sel);
@@ -782,6 +786,7 @@ static void node_trace(struct snode *n)
 		.interval_ms = SESSION_INTERVAL_MS,
 		.calls = calls,
 		.ncalls = ncalls,
+		.elixir_calls = elixir_calls,
 		.follow = s->spec.follow,
 		.max_events = s->spec.max_events,
 		.duration_ms = (unsigned long)(s->spec.duration * 1000),

@@ -120,7 +120,15 @@ start_elixir_node() {
 	fi
 	_exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)") || return 1
 	start_node "$_ep" -pa "$_exdir/ebin" \
-		-eval "{ok, _} = application:ensure_all_started(elixir)"
+		-eval "{ok, _} = application:ensure_all_started(elixir)" || return 1
+	# the node answers before -eval has run: wait for Elixir to be up
+	for _ in $(seq 1 100); do
+		[ "$(node_eval "lists:keymember(elixir, 1, application:which_applications())." 2>/dev/null)" = true ] &&
+			return 0
+		sleep 0.1
+	done
+	say "Elixir did not start on $NODE"
+	return 1
 }
 
 stop_node() {
