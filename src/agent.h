@@ -141,6 +141,7 @@ struct trace_spec {
 	unsigned interval_ms;    /* how often counts are shipped */
 	const char *const *calls;/* call patterns, compiled on the target */
 	int ncalls;
+	const char *match;       /* --match, compiled on the target; NULL */
 	bool follow;             /* children of the chosen processes too */
 	unsigned long max_events;/* limits enforced on the target; 0: none */
 	unsigned long duration_ms;

@@ -178,6 +178,16 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		cfg->calls[cfg->ncalls++] = arg;
 		cfg->kinds |= KIND_CALL;
 		break;
+	case OPT_MATCH:
+		/* compiled on the target, which says what is wrong with it */
+		if (!*arg || strlen(arg) > BS_MAX_MATCH) {
+			sbuf_addf(err, "--match needs a message pattern (at most "
+				  "%d characters), e.g. \"{get, _}\"",
+				  BS_MAX_MATCH);
+			return -1;
+		}
+		cfg->match = arg;
+		break;
 	case OPT_FOLLOW:
 		pidsel_release(&cfg->pids);
 		if (pidsel_parse(arg, &cfg->pids, err) < 0)
