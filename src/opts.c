@@ -472,9 +472,10 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 			  "file; give no node with it", cfg->nodes[0]);
 		goto out;
 	}
-	if (cfg->open && (cfg->record || cfg->cluster)) {
+	if (cfg->open && (cfg->record || cfg->cluster || cfg->match)) {
 		sbuf_addf(err, "--%s needs a live node; --open replays a file",
-			  cfg->record ? "record" : "cluster");
+			  cfg->record ? "record" : cfg->cluster ? "cluster" :
+			  "match");
 		goto out;
 	}
 	if (cfg->record && cfg->batch) {

@@ -40,6 +40,7 @@ test_expect_success ':match: the log ships the matching messages, the totals cou
 	ui_screen >log.txt && cat log.txt &&
 	[ "$(grep -c "received <-  {deliver," log.txt)" -eq $D ] &&
 	! grep -q "received <-  {noise," log.txt &&
+	grep -q "match: {deliver, _, _}" log.txt &&
 	ui_keys ":match" Enter && ui_wait "shipping only messages matching [{]deliver, _, _[}]" &&
 	ui_keys ":match off" Enter && ui_wait "tracing [0-9]+ processes" 10 &&
 	send_pattern true &&
