@@ -134,4 +134,18 @@ test_expect_success 'receive timeouts with --match: still shipped as timeouts' '
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\") | .payload == \"timeout\"] | all" &&
 	target_clean 2
 '
+test_expect_success 'gen calls with --match: every call still paired, no message shipped' '
+	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_gen.erl" &&
+	node_eval "bs_gen:start()." >/dev/null &&
+	bs_start --gen-calls --interval 0.5 --duration 0 --match "{never, _}" &&
+	bs_wait_attached &&
+	node_eval "bs_gen:run(300, 60)." &&
+	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -e "[.[] | select(.type == \"gen_call_stats\" and .server_name == \"bs_gen_srv\"
+		and .kind == \"get\")] | last | .calls == 300" &&
+	jqs -e "[.[] | select(.type == \"gen_call_stats\" and .server_name == \"bs_gen_srv\"
+		and .kind == \"put\")] | last | .calls == 60" &&
+	jqs -e "all(.[]; .type != \"send\" and .type != \"receive\")" &&
+	target_clean 2
+'
 test_done
