@@ -124,6 +124,15 @@ test_expect_success 'kill -9 of beamscope: both patterns are put back' '
 	target_clean 5
 '
 
+test_expect_success 'the agent killed on the target: its workers put both patterns back' '
+	node_eval "bs_match:ready()." >/dev/null &&
+	bs_start --match "{deliver, _, _}" --duration 0 && bs_wait_attached &&
+	node_eval "erlang:trace_info(send, match_spec)." >ms &&
+	node_eval "exit(whereis(beamscope_agent), kill)." &&
+	bs_wait && grep -F "deliver" ms &&
+	target_clean 5
+'
+
 test_expect_success 'receive timeouts with --match: still shipped as timeouts' '
 	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
 	bs_start --pids bs_tmo --match "timeout" --duration 0 && bs_wait_attached &&
