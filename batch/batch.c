@@ -198,6 +198,8 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	sp->follow = cfg->follow;
 	for (int i = 0; i < cfg->ncalls; i++)
 		sp->calls[sp->ncalls++] = (char *)cfg->calls[i];
+	if (cfg->match)
+		snprintf(sp->match, sizeof(sp->match), "%s", cfg->match);
 	sp->duration = cfg->duration;
 	sp->max_events = cfg->counts ? 0 : cfg->max_events;
 	sp->payload = cfg->payload_bytes;

@@ -6,7 +6,7 @@
 # `beamscope --list`, and host names after --list.  Needs nothing from the
 # bash-completion package.
 
-_beamscope_options='--batch --output --open --record --events --pids --call --follow
+_beamscope_options='--batch --output --open --record --events --pids --call --match --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
 	--interval --gen-calls --slower-than --stuck --chart --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
@@ -16,7 +16,7 @@ _beamscope_options='--batch --output --open --record --events --pids --call --fo
 _beamscope_takes_arg()
 {
 	case $1 in
-	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--follow|-f|--duration|-d|\
+	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--match|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--syntax|--interval|\
 	--slower-than|--stuck|--chart|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)

@@ -19,7 +19,7 @@ end
 
 # Options that take an argument: their values are not NODE.
 function __beamscope_takes_arg
-    contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call \
+    contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call --match \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
         --on-limit --syntax --interval --slower-than --stuck --chart --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
@@ -61,6 +61,7 @@ complete -c beamscope -l record -r -F -d 'the view: record everything it receive
 complete -c beamscope -s e -l events -x -a '(__beamscope_kinds)' -d 'kinds of events to trace'
 complete -c beamscope -s p -l pids -x -a 'all new existing' -d 'processes to trace'
 complete -c beamscope -s c -l call -x -d 'trace the calls a pattern names (mod:fun/arity)'
+complete -c beamscope -l match -x -d 'ship only the messages matching an Erlang pattern [when Guard]'
 complete -c beamscope -s f -l follow -x -d 'trace a process and everything it spawns'
 complete -c beamscope -s d -l duration -x -d 'stop after SECONDS'
 complete -c beamscope -s n -l max-events -x -d 'stop after N events'

@@ -73,6 +73,12 @@
 %% this (PROTOCOL.md, receive timeouts), and names at most this many
 -define(TIMEOUT_MARK, '$beamscope_timeout').
 -define(TIMEOUT_PIDS_MAX, 64).
+%% --match: a message the pattern does not match, let through to be
+%% counted (or for its gen call record), never shipped (PROTOCOL.md)
+-define(OTHER_MARK, '$beamscope_other').
+%% the first clause of every send or receive pattern we set: it never
+%% matches (its guard is false), and it says whose the pattern is
+-define(OURS, {'_', [false], [{message, '$beamscope'}]}).
 
 -record(st, {owner :: pid(),
              dest :: pid() | {atom(), node()},    % where the Owner receives
@@ -93,6 +99,9 @@
              %% whose receive timeouts are shipped: all, the listed roots,
              %% or none when the receive pattern is another tool's
              timeouts = none :: none | all | [pid()],
+             %% --match, compiled: the send pattern, and the receive
+             %% pattern's clauses after the timeouts; none: no --match
+             match = none :: none | {list(), list()},
              %% call patterns we set, to remove them at cleanup
              patterns = [] :: [mfa()],
              %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
@@ -738,24 +747,11 @@ trace(Spec, St) when is_map(Spec) ->
         {_, {error, _} = E} ->
             {E, St};
         {{ok, Mask0, Flags0, Pids, Payload}, {ok, Calls}} ->
-            {Mask, Flags} = case Calls of
-                                [] -> {Mask0, Flags0};
-                                _ -> {Mask0 bor ?K_CALL, [call | Flags0]}
-                            end,
-            {ok, UserMask0} = kinds(maps:get(events, Spec, []), 0),
-            UserMask = case Calls of [] -> UserMask0; _ -> UserMask0 bor ?K_CALL end,
-            Limits = {UserMask, limit(max_events, Spec), limit(duration_ms, Spec),
-                      limit(rate, Spec), maps:get(on_limit, Spec, stop) =:= shed},
-            Flags1 = case Follow of
-                         true -> [set_on_spawn | Flags];
-                         false -> Flags
-                     end,
-            case plan(Pids, Ours) of
-                {ok, Plan} ->
-                    {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
-                                          St#st{interval = Interval,
-                                                limits = Limits}),
-                    set_patterns(Calls, Reply, St1);
+            case match(maps:get(match, Spec, none), Mask0, Flags0,
+                       Interval > 0) of
+                {ok, Match} ->
+                    trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow,
+                           Interval, Ours, St#st{match = Match});
                 {error, _} = E ->
                     {E, St}
             end;
@@ -764,6 +760,28 @@ trace(Spec, St) when is_map(Spec) ->
     end;
 trace(Spec, St) ->
     {{error, {bad_spec, Spec}}, St}.
+
+trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
+    {Mask, Flags} = case Calls of
+                        [] -> {Mask0, Flags0};
+                        _ -> {Mask0 bor ?K_CALL, [call | Flags0]}
+                    end,
+    {ok, UserMask0} = kinds(maps:get(events, Spec, []), 0),
+    UserMask = case Calls of [] -> UserMask0; _ -> UserMask0 bor ?K_CALL end,
+    Limits = {UserMask, limit(max_events, Spec), limit(duration_ms, Spec),
+              limit(rate, Spec), maps:get(on_limit, Spec, stop) =:= shed},
+    Flags1 = case Follow of
+                 true -> [set_on_spawn | Flags];
+                 false -> Flags
+             end,
+    case plan(Pids, Ours) of
+        {ok, Plan} ->
+            {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
+                                  St#st{interval = Interval, limits = Limits}),
+            set_patterns(Calls, Reply, St1);
+        {error, _} = E ->
+            {E, St}
+    end.
 
 %%% Call patterns --------------------------------------------------------------
 %%
@@ -952,11 +970,9 @@ clause(M, F, [{'(', L} | _] = Tokens, End) ->
                     Head = lists:foldr(fun(Arg, Acc) -> {cons, CL, Arg, Acc} end,
                                        {nil, CL}, Args),
                     C = {clause, CL, [Head], Guards, Acts1},
-                    case ms_transform:transform_from_shell(dbg, [C], []) of
-                        {error, [{_, [{Loc, Mod, Desc} | _]} | _], _} ->
-                            {error, located(Loc, Mod:format_error(Desc))};
-                        MS when is_list(MS) ->
-                            {ok, M, F, length(Args), MS}
+                    case clause_ms(C) of
+                        {ok, MS} -> {ok, M, F, length(Args), MS};
+                        {error, _} = E -> E
                     end;
                 {error, Loc, Msg} ->
                     {error, located(Loc, Msg)}
@@ -965,6 +981,15 @@ clause(M, F, [{'(', L} | _] = Tokens, End) ->
             {error, located(L, "expected one head: mod:fun(Args) when Guard -> Actions")};
         {error, {Loc, Mod, Desc}} ->
             parse_error(Loc, Mod, Desc, End)
+    end.
+
+%% One fun clause, as a trace match spec.
+clause_ms(C) ->
+    case ms_transform:transform_from_shell(dbg, [C], []) of
+        {error, [{_, [{Loc, Mod, Desc} | _]} | _], _} ->
+            {error, located(Loc, Mod:format_error(Desc))};
+        MS when is_list(MS) ->
+            {ok, MS}
     end.
 
 %% return -> exception_trace() (return values and exceptions);
@@ -1988,75 +2013,196 @@ trace_one(P, TFlags) ->
     catch error:badarg -> 0
     end.
 
-%%% Receive timeouts -----------------------------------------------------------
+%%% Receive timeouts and --match ---------------------------------------------
+%%
+%% The send and receive trace patterns are node-wide, and run before the
+%% tracer is asked: what they reject is never traced, not even counted.
+%% The agent is their one owner: it takes a pattern only if it is the
+%% default (true) when tracing starts, and sets it back to true at
+%% cleanup, whoever does the cleanup.  Every pattern it sets starts with
+%% ?OURS, which is how that cleanup knows it; another tool's is never
+%% touched (with --match, the trace request is refused instead).
 %%
 %% A receive timeout reaches the tracer as a receive of the atom timeout,
 %% from clock_service; a real message comes from a node and a process.
-%% The receive pattern (node-wide) runs before the tracer is asked: its
-%% first clause lets every real message through, its second lets through
-%% only the timeouts of the processes whose events are shipped, marked,
-%% so that the tracer ships them as timeouts; every other timeout is never
-%% traced, so the count tier counts messages only.  The pattern is ours
-%% only if it was the default (true) at attach; another tool's is left
-%% alone.  Ours carries the mark, which is how cleanup knows it, whoever
-%% does the cleanup: it is then set back to the default.
+%% The receive pattern lets through only the timeouts of the processes
+%% whose events are shipped, marked, so that the tracer ships them as
+%% timeouts; every other timeout is never traced, so the count tier counts
+%% messages only.  The send pattern is set only with --match.
+%%
+%% --match: in the event tier, a message the pattern does not match is
+%% rejected before the tracer; in the count tier every message still goes
+%% to the tracer (enabled_* counts it for a process not in focus, at the
+%% cost it always had), and the ones the pattern does not match are marked
+%% ?OTHER_MARK, so that for a process in focus the tracer counts them
+%% instead of shipping them: counts stay exact for every message.
 
 timeouts_begin(Plan, Flags, St) ->
-    case lists:member('receive', Flags) andalso
-        erlang:trace_info('receive', match_spec) =:= {match_spec, true} of
-        true ->
-            Shipped = case {St#st.interval, Plan} of
-                          {0, {list, Pids}} -> Pids;
-                          {0, _} -> all;
-                          _ -> St#st.focus
-                      end,
-            St1 = St#st{timeouts = Shipped},
-            timeouts_shipped(Shipped, St1),
-            St1;
-        false ->
-            St#st{timeouts = none}
-    end.
+    St1 = case lists:member('receive', Flags) andalso msg_pattern_free('receive') of
+              true ->
+                  Shipped = case {St#st.interval, Plan} of
+                                {0, {list, Pids}} -> Pids;
+                                {0, _} -> all;
+                                _ -> St#st.focus
+                            end,
+                  St#st{timeouts = Shipped};
+              false ->
+                  St#st{timeouts = none}
+          end,
+    case {St1#st.match, lists:member(send, Flags)} of
+        {{SendMS, _}, true} -> _ = erlang:trace_pattern(send, SendMS, []);
+        _ -> ok
+    end,
+    timeouts_shipped(St1#st.timeouts, St1),
+    St1.
 
 %% Only when the pattern is ours; the count tier names the focus.
 timeouts_shipped(_, #st{timeouts = none}) ->
     ok;
-timeouts_shipped(Shipped, _St) ->
-    _ = erlang:trace_pattern('receive', timeouts_ms(Shipped), []),
+timeouts_shipped(Shipped, St) ->
+    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St#st.match), []),
     ok.
 
-%% every real message: not from clock_service, or not the atom timeout
-real_clause() ->
-    {['$1', '_', '$3'],
-     [{'orelse', {'=/=', '$1', clock_service}, {'=/=', '$3', timeout}}],
-     []}.
+receive_ms(Shipped, Match) ->
+    Tail = case Match of
+               none -> [{'_', [], []}];
+               {_, T} -> T
+           end,
+    [?OURS | timeout_clauses(Shipped)] ++ Tail.
 
-timeouts_ms(Shipped) ->
-    Real = real_clause(),
+timeout_clauses(Shipped) ->
     Timeout = [clock_service, undefined, timeout],
     Mark = [{message, ?TIMEOUT_MARK}],
     case Shipped of
         all ->
-            [Real, {Timeout, [], Mark}];
+            [{Timeout, [], Mark}];
         Pids ->
             %% past the cap, the others' timeouts are dropped like those
             %% of unshipped processes (the man page says so)
+            Drop = {Timeout, [], [{message, false}]},
             case [{'==', {self}, P} || P <- lists:sublist(Pids, ?TIMEOUT_PIDS_MAX)] of
-                [] -> [Real];
-                [G] -> [Real, {Timeout, [G], Mark}];
-                Gs -> [Real, {Timeout, [list_to_tuple(['orelse' | Gs])], Mark}]
+                [] -> [Drop];
+                [G] -> [{Timeout, [G], Mark}, Drop];
+                Gs -> [{Timeout, [list_to_tuple(['orelse' | Gs])], Mark}, Drop]
             end
     end.
 
-%% Our pattern starts with our clause; nobody else's is spelt that way.
-timeouts_end() ->
-    Real = real_clause(),
-    case erlang:trace_info('receive', match_spec) of
-        {match_spec, [Real | _]} ->
-            _ = erlang:trace_pattern('receive', true, []),
-            ok;
-        _ ->
-            ok
+%% The default, or ours left behind by a session that could not clean up.
+msg_pattern_free(Kind) ->
+    case erlang:trace_info(Kind, match_spec) of
+        {match_spec, true} -> true;
+        {match_spec, [?OURS | _]} -> true;
+        _ -> false
     end.
+
+%% Ours start with ?OURS; nobody else's is spelt that way.
+timeouts_end() ->
+    [erlang:trace_pattern(K, true, []) || K <- [send, 'receive'], ours(K)],
+    ok.
+
+ours(Kind) ->
+    case erlang:trace_info(Kind, match_spec) of
+        {match_spec, [?OURS | _]} -> true;
+        _ -> false
+    end.
+
+%% --match Text: {ok, none | {SendMS, ReceiveTail}}, or the error the trace
+%% request answers.  Checked before anything is traced.
+match(none, _Mask, _Flags, _CountTier) ->
+    {ok, none};
+match(Text, Mask, Flags, CountTier) ->
+    case compile_match(Text) of
+        {ok, Clauses} ->
+            Kinds = [K || K <- [send, 'receive'], lists:member(K, Flags)],
+            case [K || K <- Kinds, not msg_pattern_free(K)] of
+                [] ->
+                    {ok, match_ms(Clauses, Mask band 1024 =/= 0, CountTier)};
+                [K | _] ->
+                    {match_spec, MS} = erlang:trace_info(K, match_spec),
+                    {error, {match_busy, K, MS}}
+            end;
+        {error, {L, C, Msg}} ->
+            {error, {bad_match, Text, L, C, Msg}}
+    end.
+
+%% A send pattern's head is [To, Msg], a receive pattern's [Node, From, Msg].
+match_ms(Clauses, Gen, CountTier) ->
+    Other = [{message, ?OTHER_MARK}],
+    Send = [{['_', Head], Guards, []} || {Head, Guards} <- Clauses],
+    Recv = [{['_', '_', Head], Guards, []} || {Head, Guards} <- Clauses],
+    case CountTier of
+        true ->
+            {[?OURS | Send] ++ [{'_', [], Other}], Recv ++ [{'_', [], Other}]};
+        false when Gen ->
+            %% gen_call records come from every send: the shapes of calls
+            %% and replies still reach the tracer, marked
+            {[?OURS | Send] ++
+                 [{['_', {'$gen_call', '_', '_'}], [], Other},
+                  {['_', {'$1', '_'}], [{'orelse', {is_reference, '$1'},
+                                         {is_list, '$1'}}], Other}],
+             Recv};
+        false ->
+            {[?OURS | Send], Recv}
+    end.
+
+%% Pattern [when Guard], compiled as a call pattern's head is: as the one
+%% argument of a fun, by ms_transform; guards only, no actions.
+compile_match(Text) when is_list(Text) ->
+    case erl_scan:string(Text, {1, 1}) of
+        {ok, [], _} ->
+            {error, {1, 1, "empty pattern; give one, like {get, _}"}};
+        {ok, Tokens, End} ->
+            match_clause(Tokens, End);
+        {error, {Loc, Mod, Desc}, _} ->
+            {error, located(Loc, Mod:format_error(Desc))}
+    end;
+compile_match(_) ->
+    {error, {1, 1, "a pattern is text, like {get, _}"}}.
+
+match_clause([T0 | _] = Tokens, End) ->
+    L = loc(T0),
+    case lists:keyfind('->', 1, Tokens) of
+        {'->', _} = Arrow ->
+            {error, located(loc(Arrow), "a message pattern has no actions: "
+                            "PATTERN or PATTERN when GUARD")};
+        false ->
+            {Pat, Guard} = lists:splitwith(fun(T) -> element(1, T) =/= 'when' end,
+                                           Tokens),
+            Close = case Guard of [W | _] -> element(2, W); [] -> End end,
+            Fun = [{'fun', L}, {'(', L}] ++ Pat ++ [{')', Close} | Guard]
+                ++ [{'->', End}, {atom, End, true}, {'end', End}, {dot, End}],
+            case erl_parse:parse_exprs(Fun) of
+                {ok, [{'fun', _, {clauses, [{clause, CL, [Arg], Guards, Body}]}}]} ->
+                    C = {clause, CL, [{cons, CL, Arg, {nil, CL}}], Guards, Body},
+                    match_checked(clause_ms(C), L);
+                {ok, _} ->
+                    {error, located(L, "expected one pattern, like {get, _} "
+                                    "when is_atom(Key)")};
+                {error, {Loc, Mod, Desc}} ->
+                    parse_error(Loc, Mod, Desc, End)
+            end
+    end.
+
+%% A guard sequence (G1; G2) is one clause per guard.
+match_checked({ok, [_ | _] = MS0}, L) ->
+    Clauses = [{Head, Guards} || {[Head], Guards, _} <- MS0],
+    MS = [{['_', Head], Guards, []} || {Head, Guards} <- Clauses],
+    case length(Clauses) =:= length(MS0) andalso
+        erlang:match_spec_test(['_', '_'], MS, trace) of
+        {ok, _, _, _} ->
+            case refused_action(MS) of
+                none -> {ok, Clauses};
+                Action -> {error, located(L, refusal(Action))}
+            end;
+        {error, Errors} ->
+            {error, located(L, ms_errors(Errors))};
+        false ->
+            {error, located(L, "expected one pattern, like {get, _}")}
+    end;
+match_checked({ok, _}, L) ->
+    {error, located(L, "expected one pattern, like {get, _}")};
+match_checked({error, _} = E, _) ->
+    E.
 
 %% What the receive pattern is, when it is not ours to set, in short.
 receive_pattern() ->

@@ -122,7 +122,8 @@ enum {
 	X(gen_call, "gen_call") \
 	X(gen_reply, "gen_reply") \
 	X(timeout, "timeout") \
-	X(timeout_mark, "$beamscope_timeout")
+	X(timeout_mark, "$beamscope_timeout") \
+	X(other_mark, "$beamscope_other")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
@@ -1112,12 +1113,22 @@ static void trip(struct session *s, int why);
  * a shipped one: it counts towards the event limit, so the limit, the
  * view's ev/s and the summaries agree on what an event is.
  */
+static bool count_one(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
+		      bool send);
+
 static bool counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
 		    bool send)
 {
-	ErlNifPid pid;
 	if (!s->count_tier || in_focus(s, tracee))
 		return false;
+	return count_one(env, s, tracee, send);
+}
+
+/* Count it whoever it is (a local process); false for a port. */
+static bool count_one(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee,
+		      bool send)
+{
+	ErlNifPid pid;
 	if (!enif_get_local_pid(env, tracee, &pid))
 		return false;                  /* a port: ship it */
 	if (s->max_events &&
@@ -1282,6 +1293,25 @@ static bool was_counted(ErlNifEnv *env, struct session *s, ERL_NIF_TERM tracee)
 		enif_get_local_pid(env, tracee, &pid);
 }
 
+/*
+ * A message the agent's --match pattern did not match, let through only
+ * to be counted (a process in focus in the count tier) or for its gen
+ * call record (PROTOCOL.md, Matching messages): never shipped.  In the
+ * count tier it counts as the process's other messages do, so that its
+ * totals stay exact; true when it was taken care of here.
+ */
+static bool unmatched(ErlNifEnv *env, struct session *s,
+		      const ERL_NIF_TERM argv[], bool send)
+{
+	ERL_NIF_TERM v;
+	if (!enif_get_map_value(env, argv[4], am_match_spec_result, &v) ||
+	    v != am_other_mark)
+		return false;
+	if (s->count_tier)
+		(void)count_one(env, s, argv[2], send);
+	return true;
+}
+
 /* argv of trace*: Tag, Session, Tracee, TraceTerm, Opts */
 static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[])
 {
@@ -1292,6 +1322,7 @@ static void do_send(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[]
 	if ((s->kinds & K_GENCALL) && argv[0] == am_send)
 		do_gen(env, s, argv);
 	if (!(s->kinds & send_kind(argv[0])) || was_counted(env, s, argv[2]) ||
+	    unmatched(env, s, argv, true) ||
 	    !admit(s, K_SEND) || !reserve(s, argv[2], &w))
 		return;
 	if (!enif_get_map_value(env, argv[4], am_extra, &to))
@@ -1322,7 +1353,8 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	bool cut = false;
 
 	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
-	    counted(env, s, argv[2], false) || !admit(s, K_RECEIVE) ||
+	    counted(env, s, argv[2], false) || unmatched(env, s, argv, false) ||
+	    !admit(s, K_RECEIVE) ||
 	    !reserve(s, argv[2], &w))
 		return;
 	if (is_timeout(env, argv)) {

@@ -3,10 +3,15 @@
 %% prepare(P, R) starts a root process that, on go, spawns P ping-pong
 %% pairs and waits for them; each pinger sends R pings and receives R pongs,
 %% each ponger receives R and sends R: 4 * P * R send and receive events.
+%% One round in ?TAGGED is tagged: its ping is {deliver, Pinger, N} and its
+%% pong {deliver, pong, N}, so that the pattern {deliver, _, _} matches
+%% exactly 4 * P * (R div ?TAGGED) of those events, 1% (the --match runs).
 %% go(RootText) runs it and returns {WallMicros, PeakMemoryBytes}, the peak
 %% of erlang:memory(total) sampled every 5 ms while it ran.
 -module(bench_work).
 -export([prepare/2, go/1]).
+
+-define(TAGGED, 100).
 
 prepare(P, R) ->
     Root = spawn(fun() -> root(P, R) end),
@@ -39,6 +44,9 @@ pinger(Root, R) ->
     Root ! {pinger_done, self()}.
 
 ping(_, 0) -> ok;
+ping(Ponger, N) when N rem ?TAGGED =:= 0 ->
+    Ponger ! {deliver, self(), N},
+    receive {deliver, pong, N} -> ping(Ponger, N - 1) end;
 ping(Ponger, N) ->
     Ponger ! {ping, self()},
     receive pong -> ping(Ponger, N - 1) end.
@@ -46,6 +54,7 @@ ping(Ponger, N) ->
 ponger() ->
     receive
         {ping, From} -> From ! pong, ponger();
+        {deliver, From, N} -> From ! {deliver, pong, N}, ponger();
         stop -> ok
     end.
 

@@ -552,8 +552,9 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 				  "\"%s\"; list names with erlang:registered() there",
 				  sbuf_str(&what), a->node);
 			goto out;
-		} else if (!strcmp(tag, "bad_pattern") && arity == 5) {
-			/* {bad_pattern, Text, Line, Col, Message} */
+		} else if ((!strcmp(tag, "bad_pattern") ||
+			    !strcmp(tag, "bad_match")) && arity == 5) {
+			/* {bad_pattern | bad_match, Text, Line, Col, Message} */
 			char text[1024], msg[1024];
 			long line, col;
 			idx = save;
@@ -563,7 +564,8 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 			    ei_decode_long(buf, &idx, &line) == 0 &&
 			    ei_decode_long(buf, &idx, &col) == 0 &&
 			    decode_str(buf, &idx, msg, sizeof(msg)) == 0) {
-				sbuf_addf(err, "--call \"%s\": line %ld, column %ld: %s",
+				sbuf_addf(err, "--%s \"%s\": line %ld, column %ld: %s",
+					  strcmp(tag, "bad_match") ? "call" : "match",
 					  text, line, col, msg);
 				rc = EXIT_USAGE;
 				goto out;
@@ -593,6 +595,16 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 				sbuf_release(&t);
 				goto out;
 			}
+		} else if (!strcmp(tag, "match_busy") && arity == 3) {
+			/* {match_busy, send | 'receive', TheirMatchSpec} */
+			sbuf_addf(err, "the %s trace pattern on \"%s\" is set by "
+				  "another tool (%s); --match would replace it, so "
+				  "nothing was traced: reset it with "
+				  "erlang:trace_pattern(%s, true, []) once that tool "
+				  "is done, or trace without --match",
+				  sbuf_str(&what), a->node, sbuf_str(&extra),
+				  sbuf_str(&what));
+			goto out;
 		} else if (!strcmp(tag, "new_traced_by_other")) {
 			sbuf_addf(err, "new processes on \"%s\" are already traced "
 				  "by another tracer (%s); stop it first, or use "
@@ -618,7 +630,8 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 	ei_x_encode_tuple_header(x, 2);
 	ei_x_encode_atom(x, "trace");
 	ei_x_encode_map_header(x, 7 + (spec->count_tier ? 2 : 0) +
-			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0));
+			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0) +
+			       (spec->match ? 1 : 0));
 	ei_x_encode_atom(x, "max_events");
 	ei_x_encode_ulong(x, spec->max_events);
 	ei_x_encode_atom(x, "duration_ms");
@@ -639,6 +652,10 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 			ei_x_encode_string(x, spec->calls[i]);
 		}
 		ei_x_encode_empty_list(x);
+	}
+	if (spec->match) {
+		ei_x_encode_atom(x, "match");
+		ei_x_encode_string(x, spec->match);
 	}
 	if (spec->follow) {
 		ei_x_encode_atom(x, "follow");

@@ -144,6 +144,7 @@ struct trace_spec {
 	int ncalls;
 	unsigned long elixir_calls; /* bit i: calls[i] is a head in Elixir
 				     * form, for the target's Elixir */
+	const char *match;       /* --match, compiled on the target; NULL */
 	bool follow;             /* children of the chosen processes too */
 	unsigned long max_events;/* limits enforced on the target; 0: none */
 	unsigned long duration_ms;

@@ -23,6 +23,7 @@
 	X(OFF,      "off",      "",                     "stop tracing on the target, keep what was captured", c_off) \
 	X(CALL,     "call",     "PATTERN",              "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return", c_call) \
 	X(UNCALL,   "uncall",   "PATTERN",              "stop tracing the calls of a pattern given to call", c_uncall) \
+	X(MATCH,    "match",    "[PATTERN|off]",        "ship only the messages matching an Erlang pattern [when Guard]; off ships all; none says which", c_match) \
 	X(FOCUS,    "focus",    "PID|NAME",             "open a process's live log (puts it in focus)", c_focus) \
 	X(UNFOCUS,  "unfocus",  "",                     "leave the process log", c_unfocus) \
 	X(PAUSE,    "pause",    "",                     "freeze the display; tracing goes on", c_pause) \

@@ -180,6 +180,16 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		cfg->calls[cfg->ncalls++] = arg;
 		cfg->kinds |= KIND_CALL;
 		break;
+	case OPT_MATCH:
+		/* compiled on the target, which says what is wrong with it */
+		if (!*arg || strlen(arg) > BS_MAX_MATCH) {
+			sbuf_addf(err, "--match needs a message pattern (at most "
+				  "%d characters), e.g. \"{get, _}\"",
+				  BS_MAX_MATCH);
+			return -1;
+		}
+		cfg->match = arg;
+		break;
 	case OPT_FOLLOW:
 		pidsel_release(&cfg->pids);
 		if (pidsel_parse(arg, &cfg->pids, err) < 0)
@@ -464,9 +474,10 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 			  "file; give no node with it", cfg->nodes[0]);
 		goto out;
 	}
-	if (cfg->open && (cfg->record || cfg->cluster)) {
+	if (cfg->open && (cfg->record || cfg->cluster || cfg->match)) {
 		sbuf_addf(err, "--%s needs a live node; --open replays a file",
-			  cfg->record ? "record" : "cluster");
+			  cfg->record ? "record" : cfg->cluster ? "cluster" :
+			  "match");
 		goto out;
 	}
 	if (cfg->record && cfg->batch) {

@@ -17,6 +17,9 @@
 /* the longest --dependency-timeout: 2^32 - 1 ms, in whole seconds */
 #define BS_MAX_DEP_TIMEOUT 4294967
 
+/* the longest --match pattern, in bytes */
+#define BS_MAX_MATCH 900
+
 /* nodes one beamscope attaches to at once */
 #define BS_MAX_NODES 32
 
@@ -29,6 +32,7 @@
 	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running,gen_call (default: send,receive,spawn,exit)") \
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return, Mod.fun(args) when guard in Elixir form (repeatable)") \
+	X(MATCH,       "match",              0,   "PATTERN", 0, "ship only the messages matching an Erlang pattern [when Guard], filtered on the target; counts stay exact") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
 	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10 in batch, 600 in the view; 0: none)") \
 	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view)") \
@@ -102,6 +106,7 @@ struct config {
 	const char *pids_arg;     /* --pids as given, NULL: all */
 	const char *calls[32];    /* --call patterns */
 	int ncalls;
+	const char *match;        /* --match: a message pattern; NULL: none */
 	bool follow;              /* --follow: pids is that process, with children */
 	int chart;                /* --chart: enum chart_format + 1; 0: none */
 	double duration;          /* seconds; 0: none */

@@ -787,6 +787,7 @@ static void node_trace(struct snode *n)
 		.calls = calls,
 		.ncalls = ncalls,
 		.elixir_calls = elixir_calls,
+		.match = s->spec.match[0] ? s->spec.match : NULL,
 		.follow = s->spec.follow,
 		.max_events = s->spec.max_events,
 		.duration_ms = (unsigned long)(s->spec.duration * 1000),
@@ -827,6 +828,10 @@ static void node_traced(struct snode *n)
 	for (int i = 0; i < n->tr.nskipped; i++)
 		session_notice(s, SESSION_INFO, "%s is already traced by another "
 		       "tracer; skipped", n->tr.skipped[i]);
+	if (s->spec.match[0])
+		session_notice(s, SESSION_INFO, "--match \"%s\": only the "
+		       "messages it matches are shipped; counts are of all",
+		       s->spec.match);
 	if (!strcmp(n->tr.receive_pattern, "off"))
 		session_notice(s, SESSION_NOTE, "the receive trace pattern on "
 		       "\"%s\" is off, set by another tool; left alone, so no "

@@ -192,6 +192,7 @@ struct session_spec {
 	bool follow;            /* pids is one process, and all it spawns */
 	char *calls[32];        /* call patterns, owned */
 	int ncalls;
+	char match[BS_MAX_MATCH + 1]; /* --match, :match; "": none */
 	double duration;        /* seconds; 0: none */
 	unsigned long max_events; /* events handed to the sink; 0: none */
 	unsigned payload;

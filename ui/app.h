@@ -110,6 +110,8 @@ struct app {
 	bool refocused[BS_MAX_NODES]; /* the focus was sent to a traced node */
 	bool call_trial;        /* the last :call pattern awaits its start */
 	bool call_refused;      /* ... and was refused: its message stays */
+	bool match_trial;       /* the last :match awaits its start ... */
+	char match_prev[BS_MAX_MATCH + 1]; /* ... and this was in force */
 	int attaching;          /* :attach: the node whose start is awaited */
 	bool stop_pending;      /* :off: say so once every node has stopped */
 	int detaching;          /* :detach: the node to say is clean, or -1 */

@@ -583,6 +583,44 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/*
+ * The target filters the messages (PROTOCOL.md, Matching messages): a new
+ * pattern is a new trace.  One the target refuses is said, and tracing
+ * goes on with the one before.
+ */
+static int c_match(struct app *a, const struct cmd_line *cl)
+{
+	struct session_spec *sp = &a->s.spec;
+	char pat[1024];
+	if (cl->argc == 0) {
+		if (sp->match[0])
+			app_msg(a, false, "shipping only messages matching %s; "
+				":match off ships them all", sp->match);
+		else
+			app_msg(a, false, "every message is shipped; :match "
+				"PATTERN [when GUARD] keeps the matching ones");
+		return ACT_REDRAW;
+	}
+	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
+		return ACT_REDRAW;
+	bool off = !strcmp(pat, "off");
+	if (off && !sp->match[0]) {
+		app_msg(a, true, "no :match pattern to remove");
+		return ACT_REDRAW;
+	}
+	if (strlen(pat) > BS_MAX_MATCH) {
+		app_msg(a, true, "a :match pattern has at most %d characters",
+			BS_MAX_MATCH);
+		return ACT_REDRAW;
+	}
+	if (!app_live(a, ":match"))
+		return ACT_REDRAW;
+	snprintf(a->match_prev, sizeof(a->match_prev), "%s", sp->match);
+	snprintf(sp->match, sizeof(sp->match), "%s", off ? "" : pat);
+	a->match_trial = !off;
+	return app_retrace(a);
+}
+
 static int c_calls(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;

@@ -113,7 +113,7 @@ void status_draw(struct app *a, int y)
 	/* the parts, in their order on the line; what does not fit in the
 	 * screen's width goes, the least wanted first (prio) */
 	char tm[64], rate[32], procs[32], drops[48], what[400], limits[128],
-		calls[128] = "", err[320] = "";
+		calls[128] = "", match[64] = "", err[320] = "";
 	snprintf(tm, sizeof(tm), "%s %02lld:%02lld:%02lld", state, up / 3600,
 		 (up / 60) % 60, up % 60);
 	snprintf(rate, sizeof(rate), "%lu ev/s", a->rate);
@@ -129,11 +129,17 @@ void status_draw(struct app *a, int y)
 		snprintf(calls, sizeof(calls), "calls: %.*s%s%s", len > 32 ? 29 : 32,
 			 sp->calls[0], len > 32 ? "..." : "", more);
 	}
+	if (sp->match[0]) {
+		/* what is shipped is filtered: say so while it is */
+		size_t len = strlen(sp->match);
+		snprintf(match, sizeof(match), "match: %.*s%s", len > 32 ? 29 : 32,
+			 sp->match, len > 32 ? "..." : "");
+	}
 	if (a->last_error[0])
 		snprintf(err, sizeof(err), "last error: %s", a->last_error);
 	struct { const char *text; int prio; } part[] = {
 		{ who, 10 }, { tm, 10 }, { where, 7 }, { rate, 4 }, { procs, 3 },
-		{ drops, dropped ? 9 : 5 }, { what, 2 }, { calls, 8 },
+		{ drops, dropped ? 9 : 5 }, { what, 2 }, { calls, 8 }, { match, 8 },
 		{ limits, 1 }, { err, 0 },
 	};
 	enum { NPART = sizeof(part) / sizeof(part[0]) };

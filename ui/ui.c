@@ -305,6 +305,16 @@ static void on_notice(void *arg, enum session_level level, const char *text)
 		session_start(&a->s);
 		return;
 	}
+	if (level == SESSION_ERROR && a->match_trial) {
+		/* the new :match was refused: say why, go on with the old one */
+		a->match_trial = false;
+		snprintf(a->s.spec.match, sizeof(a->s.spec.match), "%s",
+			 a->match_prev);
+		app_msg(a, true, "%s", text);
+		a->call_refused = true;
+		session_start(&a->s);
+		return;
+	}
 	app_msg(a, level >= SESSION_WARN, "%s", text);
 }
 
@@ -315,6 +325,7 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	const char *also = skipped ? " (some skipped: traced by another tracer)" :
 		"";
 	a->call_trial = false;
+	a->match_trial = false;
 	a->started_traced = traced;
 	a->started_nodes = nodes;
 	a->started_skipped = skipped;
@@ -669,6 +680,8 @@ int ui_run(const struct config *cfg)
 	spec.pids = (char *)(cfg->pids_arg ? cfg->pids_arg : "all");
 	for (int i = 0; i < cfg->ncalls; i++)
 		spec.calls[spec.ncalls++] = (char *)cfg->calls[i];
+	if (cfg->match)
+		snprintf(spec.match, sizeof(spec.match), "%s", cfg->match);
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts, .info = on_info,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
