@@ -40,6 +40,8 @@ test_expect_success 'the view on two nodes: the arrows between the nodes, with t
 	ui_keys s && ui_wait "3 messages" &&
 	on_node $A "bs_cluster:go(ping_1, 2)." >/dev/null &&
 	ui_wait "8 messages" 10 &&
+	# the arrow is drawn at the send; its latency once the receive is in
+	ui_wait "[{]pong,2[}]  [(]-*[0-9]* us[)]" 5 &&
 	ui_screen | tee screen.txt &&
 	sed -n 2p screen.txt | grep -q "<0[.][0-9]*[.]0> *<0[.][0-9]*[.]0>" &&
 	sed -n 3p screen.txt | grep -q "chc1.*chc2" &&
