@@ -590,10 +590,13 @@ static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
 {
 	struct events_ctx *c = ctx;
 	struct event ev;
+	int start = *idx;
 	if ((d->reference || !decode_fast(d, buf, idx, &ev)) &&
 	    decode_one(d, buf, idx, &ev) < 0)
 		return -1;
 	ev.worker = c->worker;
+	ev.raw = buf + start;
+	ev.raw_len = (uint32_t)(*idx - start);
 	c->fn(c->arg, &ev);
 	return 0;
 }
@@ -623,6 +626,18 @@ static long each_record(struct decoder *d, const char *buf, int *idx,
 			return -1;
 	}
 	return good;
+}
+
+int decode_entry(struct decoder *d, const char *raw, uint32_t len,
+		 struct event *ev)
+{
+	int idx = 0;
+	if (!decode_fast(d, raw, &idx, ev) &&
+	    (idx = 0, decode_one(d, raw, &idx, ev) < 0))
+		return -1;
+	ev->raw = raw;
+	ev->raw_len = len;
+	return idx == (int)len ? 0 : -1;
 }
 
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,

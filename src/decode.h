@@ -79,6 +79,15 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 void decoder_release(struct decoder *d);
 
 /*
+ * One entry again, as an event carried it (raw, raw_len), into ev, in d's
+ * syntax: the same event, its text rendered anew.  d is a decoder of its
+ * own: a registration decoded again goes into d's table of names, which
+ * must not be the live one.  0, or -1 if it does not decode.
+ */
+int decode_entry(struct decoder *d, const char *raw, uint32_t len,
+		 struct event *ev);
+
+/*
  * Decode the events at buf[*idx], calling fn for each in order: a list of
  * event tuples, or a binary of event tuples each encoded whole (version
  * byte and all), back to back, as the workers ship them.  Malformed events

@@ -127,6 +127,12 @@ struct event {
 	/* gen_call, gen_reply: the call's reference, hashed with its node
 	 * (the same on every node); a gen_call's kind is in extra */
 	uint64_t gen_tag;
+	/* the entry as the worker shipped it (external term format, no
+	 * version byte), for rendering it again in another syntax; NULL
+	 * when there is none (a recording) or it must not be kept (it held
+	 * a cookie) */
+	const char *raw;
+	uint32_t raw_len;
 };
 
 /* A gc start: folded into its end, never written on its own. */

@@ -147,6 +147,7 @@ struct app {
 		int width;              /* the layout's; 0: none yet */
 		struct sbuf lines;      /* head and payload, laid out */
 		int nlines;
+		uint64_t seq;           /* the event's, while in the ring */
 	} detail;
 
 	/* process table: what it shows, and its rows (view_procs.c) */
@@ -230,6 +231,12 @@ void procs_freeze(struct app *a, bool on);
 int log_search(struct app *a, bool older, bool from_cursor);
 /* The event detail (view_event.c): open it on an event of the store. */
 void event_open(struct app *a, const struct sevent *e);
+/* The same without opening the view: the open event's text anew. */
+void event_fill(struct app *a, const struct sevent *e);
+/* Everything shown rendered again (:syntax, ui/syntax.c): the store, a
+ * paused table, the open event, the servers' calls; the events done. */
+struct rerender_node;
+size_t app_rerender(struct app *a, const struct rerender_node *rn, int nn);
 /* Open the log of the process a line names (PID or NAME); ACT_* flags. */
 int app_jump(struct app *a, const char *what);
 

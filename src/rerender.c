@@ -1,0 +1,210 @@
+/*
+ * rerender: the store's text in another syntax.  See rerender.h.
+ */
+#include "rerender.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "gencall.h"
+#include "names.h"
+#include "pidtext.h"
+#include "redact.h"
+#include "retext.h"
+#include "xalloc.h"
+
+/* *s rendered again as a name or function, in place; s owned */
+static void retext_owned(char **s, enum term_syntax from, enum term_syntax to,
+			 bool mfa)
+{
+	struct sbuf sb = SBUF_INIT;
+	if (*s && (mfa ? retext_mfa(&sb, from, to, *s) :
+		   retext_name(&sb, from, to, *s))) {
+		free(*s);
+		*s = xstrdup(sbuf_str(&sb));
+	}
+	sbuf_release(&sb);
+}
+
+/* A name of an event: its new text at the end of sb (offset), or -1 to
+ * keep the old one. */
+static long name_again(struct sbuf *sb, enum term_syntax from,
+		       enum term_syntax to, const char *text)
+{
+	long off = (long)sb->len;
+	if (!text || !retext_name(sb, from, to, text))
+		return -1;
+	sbuf_addch(sb, '\0');
+	return off;
+}
+
+/* A decoder per node, set as the node's, in the syntax wanted, with a
+ * table of names of its own (see decode_entry). */
+static struct decoder *decoders_new(const struct rerender_node *nodes,
+				    int nnodes, struct names **names)
+{
+	size_t n = (size_t)(nnodes > 0 ? nnodes : 1);
+	struct decoder *dec = xcalloc(n, sizeof(*dec));
+	*names = xcalloc(n, sizeof(**names));
+	for (int i = 0; i < nnodes; i++) {
+		names_init(&(*names)[i]);
+		decoder_init(&dec[i], nodes[i].node, nodes[i].payload_max,
+			     &(*names)[i]);
+		dec[i].syn = nodes[i].to;
+	}
+	return dec;
+}
+
+static void decoders_free(struct decoder *dec, struct names *names,
+			  int nnodes)
+{
+	for (int i = 0; i < nnodes; i++) {
+		decoder_release(&dec[i]);
+		names_release(&names[i]);
+	}
+	free(dec);
+	free(names);
+}
+
+static bool is_pid_text(const char *s)
+{
+	struct pidtext pt;
+	return s && pidtext_parse(s, &pt) == 0;
+}
+
+static void event_again(struct store *st, struct sevent *e,
+			const struct rerender_node *rn, struct decoder *dec,
+			struct sbuf *sb)
+{
+	struct event ev = {
+		.type = e->type, .ts = e->ts, .pid = e->pid,
+		.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
+		.peer_name = e->peer_name, .mfa = e->mfa, .payload = e->payload,
+		.extra = e->extra, .from = e->from, .truncated = e->truncated,
+	};
+	struct event fresh;
+	sbuf_reset(sb);
+	long o_mfa = -1;
+	if (e->raw && decode_entry(dec, e->raw, e->raw_len, &fresh) == 0) {
+		ev.payload = fresh.payload;
+		ev.truncated = fresh.truncated;
+		ev.mfa = fresh.mfa;
+		if (e->type == EV_CALL)   /* the caller: a term */
+			ev.extra = fresh.extra;
+		/* a pid reads the same in either syntax; a name does not */
+		if (e->peer && fresh.peer && !is_pid_text(e->peer))
+			ev.peer = fresh.peer;
+	} else if (e->mfa) {
+		o_mfa = (long)sb->len;
+		if (retext_mfa(sb, rn->from, rn->to, e->mfa))
+			sbuf_addch(sb, '\0');
+		else
+			o_mfa = -1;
+	}
+	long o_name = name_again(sb, rn->from, rn->to, e->name);
+	long o_peer = name_again(sb, rn->from, rn->to, e->peer_name);
+	/* sb no longer moves */
+	if (o_mfa >= 0)
+		ev.mfa = sb->buf + o_mfa;
+	if (o_name >= 0)
+		ev.name = sb->buf + o_name;
+	if (o_peer >= 0)
+		ev.peer_name = sb->buf + o_peer;
+	/* a cookie is looked for in the new text as in the first */
+	if (e->raw)
+		redact_event(&ev);
+	store_set_text(st, e, &ev);
+	e->truncated = ev.truncated;
+	if (e->type == EV_EXIT && ev.payload) {
+		struct proc *p = store_proc(st, e->pid);
+		if (p && p->exited) {
+			free(p->reason);
+			p->reason = xstrdup(ev.payload);
+		}
+	}
+}
+
+void rerender_proc(struct proc *p, enum term_syntax from, enum term_syntax to)
+{
+	if (from == to)
+		return;
+	retext_owned(&p->name, from, to, false);
+	retext_owned(&p->initial, from, to, true);
+	retext_owned(&p->current, from, to, true);
+	retext_owned(&p->label, from, to, true);
+}
+
+size_t rerender_store(struct store *st, const struct rerender_node *nodes,
+		      int nnodes)
+{
+	struct names *names;
+	struct decoder *dec = decoders_new(nodes, nnodes, &names);
+	bool any = false;
+	for (int i = 0; i < nnodes; i++)
+		any |= nodes[i].from != nodes[i].to;
+	size_t done = 0;
+	struct sbuf sb = SBUF_INIT;
+	for (uint64_t seq = any ? store_oldest_seq(st) : st->next_seq;
+	     seq < st->next_seq; seq++) {
+		struct sevent *e = &st->ring[seq % st->cap];
+		int n = (int)e->pid.node;
+		if (e->seq != seq || n >= nnodes || nodes[n].from == nodes[n].to)
+			continue;
+		event_again(st, e, &nodes[n], &dec[n], &sb);
+		done++;
+	}
+	sbuf_release(&sb);
+	for (size_t i = 0; any && i < st->nprocs; i++) {
+		struct proc *p = st->procs[i];
+		int n = (int)p->pid.node;
+		if (n >= nnodes || nodes[n].from == nodes[n].to)
+			continue;
+		rerender_proc(p, nodes[n].from, nodes[n].to);
+	}
+	/* the calls view: one syntax for all, the first node's */
+	for (size_t i = 0; any && nnodes && i < st->nfuncs; i++)
+		retext_owned(&st->funcs[i]->mfa, nodes[0].from, nodes[0].to, true);
+	decoders_free(dec, names, nnodes);
+	st->generation++;
+	st->tree_gen++;
+	return done;
+}
+
+struct gc_ctx {
+	const struct rerender_node *nodes;
+	int nnodes;
+	struct decoder *dec;
+};
+
+static bool gc_text_again(void *arg, int node, enum gc_text what,
+			  const char *raw, uint32_t len, const char *text,
+			  struct sbuf *out)
+{
+	struct gc_ctx *c = arg;
+	if (node < 0 || node >= c->nnodes ||
+	    c->nodes[node].from == c->nodes[node].to)
+		return false;
+	if (what == GC_TEXT_NAME)
+		return retext_name(out, c->nodes[node].from, c->nodes[node].to,
+				   text);
+	struct event ev;
+	if (decode_entry(&c->dec[node], raw, len, &ev) < 0)
+		return false;
+	const char *t = what == GC_TEXT_SERVER ? ev.peer : ev.payload;
+	if (!t)
+		return false;
+	/* what held a cookie once holds it in any syntax */
+	sbuf_addstr(out, redact_holds(t, strlen(t), ev.truncated) ?
+		    REDACT_TEXT : t);
+	return true;
+}
+
+void rerender_gencalls(struct gencalls *g, const struct rerender_node *nodes,
+		       int nnodes)
+{
+	struct names *names;
+	struct gc_ctx c = { nodes, nnodes, decoders_new(nodes, nnodes, &names) };
+	gencall_retext(g, gc_text_again, &c);
+	decoders_free(c.dec, names, nnodes);
+}

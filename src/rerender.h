@@ -1,0 +1,46 @@
+/*
+ * rerender: what the store already holds, rendered again in another
+ * syntax (the :syntax command).
+ *
+ * An event keeps the entry the worker shipped (struct event's raw): its
+ * terms (message, arguments, return value, exception reason, caller) are
+ * decoded again from it, through the decoder, so they read exactly as if
+ * they had come in the new syntax.  Names and functions (registered
+ * names, initial calls, current functions, labels, the calls view's
+ * functions) are read back from their text (retext.c).  An event without
+ * raw bytes (one that held a cookie) keeps its message text.
+ *
+ * A walk of the ring: O(events), no allocation per event beyond the new
+ * text block.
+ */
+#ifndef BS_RERENDER_H
+#define BS_RERENDER_H
+
+#include <stddef.h>
+
+#include "store.h"
+#include "term.h"
+
+/* How a node's text is rendered: the decoder's settings. */
+struct rerender_node {
+	enum term_syntax from, to;   /* the syntax the store's text is in,
+				      * and the one wanted */
+	const char *node;            /* the decoder's node (NULL: several) */
+	size_t payload_max;          /* the decoder's payload limit */
+};
+
+/* Render everything st holds of nodes[0..nnodes) again, from each node's
+ * from syntax to its to; returns the events rendered again. */
+size_t rerender_store(struct store *st, const struct rerender_node *nodes,
+		      int nnodes);
+
+struct gencalls;
+/* The servers' calls (their requests, replies, servers) likewise. */
+void rerender_gencalls(struct gencalls *g, const struct rerender_node *nodes,
+		       int nnodes);
+
+/* A process's names and functions (a copy of the store's, as a paused
+ * table keeps) from syntax from to syntax to. */
+void rerender_proc(struct proc *p, enum term_syntax from, enum term_syntax to);
+
+#endif
