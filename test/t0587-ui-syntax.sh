@@ -70,6 +70,18 @@ test_expect_success 'the open event is laid out again in the new syntax' '
 	ui_keys q && ui_keys q && ui_wait "PID +NAME" 5
 '
 
+test_expect_success 'Tab offers names as the syntax writes them; :focus takes either form' '
+	ui_keys ":focus :code_serv" Tab && ui_wait ":focus :code_server" 5 &&
+	ui_keys Enter && ui_wait "^ <0[.][0-9]+[.]0> :code_server " 5 && ui_keys q &&
+	ui_wait "PID +NAME" 5 &&
+	ui_keys ":syntax erlang" Enter && ui_wait "erlang syntax" 5 &&
+	ui_keys ":focus Shop.Cache" Enter &&
+	ui_wait "^ <0[.][0-9]+[.]0> Elixir[.]Shop[.]Cache " 5 && ui_keys q &&
+	ui_keys ":focus code_serv" Tab && ui_wait ":focus code_server" 5 &&
+	ui_keys C-u Escape && ui_wait "PID +NAME" 5 &&
+	ui_keys ":syntax elixir" Enter && ui_wait "elixir syntax" 5
+'
+
 test_expect_success 'the chart of Elixir processes: Elixir names and messages, on screen and exported' '
 	ui_keys / Shop.Worker Enter && ui_wait "^$WP +Shop[.]Worker" 5 &&
 	ui_keys Space && sleep 0.3 &&
