@@ -597,6 +597,7 @@ static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
 	ev.worker = c->worker;
 	ev.raw = buf + start;
 	ev.raw_len = (uint32_t)(*idx - start);
+	ev.syn = (uint8_t)d->syn;
 	c->fn(c->arg, &ev);
 	return 0;
 }
@@ -637,6 +638,7 @@ int decode_entry(struct decoder *d, const char *raw, uint32_t len,
 		return -1;
 	ev->raw = raw;
 	ev->raw_len = len;
+	ev->syn = (uint8_t)d->syn;
 	return idx == (int)len ? 0 : -1;
 }
 

@@ -133,6 +133,7 @@ struct event {
 	 * a cookie) */
 	const char *raw;
 	uint32_t raw_len;
+	uint8_t syn;            /* the enum term_syntax its text is in */
 };
 
 /* A gc start: folded into its end, never written on its own. */

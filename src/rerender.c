@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "decode.h"
 #include "gencall.h"
@@ -74,9 +75,9 @@ static bool is_pid_text(const char *s)
 }
 
 static void event_again(struct store *st, struct sevent *e,
-			const struct rerender_node *rn, struct decoder *dec,
-			struct sbuf *sb)
+			enum term_syntax to, struct decoder *dec, struct sbuf *sb)
 {
+	enum term_syntax from = (enum term_syntax)e->syn;
 	struct event ev = {
 		.type = e->type, .ts = e->ts, .pid = e->pid,
 		.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
@@ -97,13 +98,13 @@ static void event_again(struct store *st, struct sevent *e,
 			ev.peer = fresh.peer;
 	} else if (e->mfa) {
 		o_mfa = (long)sb->len;
-		if (retext_mfa(sb, rn->from, rn->to, e->mfa))
+		if (retext_mfa(sb, from, to, e->mfa))
 			sbuf_addch(sb, '\0');
 		else
 			o_mfa = -1;
 	}
-	long o_name = name_again(sb, rn->from, rn->to, e->name);
-	long o_peer = name_again(sb, rn->from, rn->to, e->peer_name);
+	long o_name = name_again(sb, from, to, e->name);
+	long o_peer = name_again(sb, from, to, e->peer_name);
 	/* sb no longer moves */
 	if (o_mfa >= 0)
 		ev.mfa = sb->buf + o_mfa;
@@ -116,6 +117,7 @@ static void event_again(struct store *st, struct sevent *e,
 		redact_event(&ev);
 	store_set_text(st, e, &ev);
 	e->truncated = ev.truncated;
+	e->syn = (uint8_t)to;
 	if (e->type == EV_EXIT && ev.payload) {
 		struct proc *p = store_proc(st, e->pid);
 		if (p && p->exited) {
@@ -135,40 +137,70 @@ void rerender_proc(struct proc *p, enum term_syntax from, enum term_syntax to)
 	retext_owned(&p->label, from, to, true);
 }
 
-size_t rerender_store(struct store *st, const struct rerender_node *nodes,
-		      int nnodes)
+void rerender_names(struct store *st, const struct rerender_node *nodes,
+		    int nnodes)
 {
-	struct names *names;
-	struct decoder *dec = decoders_new(nodes, nnodes, &names);
 	bool any = false;
 	for (int i = 0; i < nnodes; i++)
 		any |= nodes[i].from != nodes[i].to;
-	size_t done = 0;
-	struct sbuf sb = SBUF_INIT;
-	for (uint64_t seq = any ? store_oldest_seq(st) : st->next_seq;
-	     seq < st->next_seq; seq++) {
-		struct sevent *e = &st->ring[seq % st->cap];
-		int n = (int)e->pid.node;
-		if (e->seq != seq || n >= nnodes || nodes[n].from == nodes[n].to)
-			continue;
-		event_again(st, e, &nodes[n], &dec[n], &sb);
-		done++;
-	}
-	sbuf_release(&sb);
 	for (size_t i = 0; any && i < st->nprocs; i++) {
 		struct proc *p = st->procs[i];
 		int n = (int)p->pid.node;
-		if (n >= nnodes || nodes[n].from == nodes[n].to)
-			continue;
-		rerender_proc(p, nodes[n].from, nodes[n].to);
+		if (n < nnodes)
+			rerender_proc(p, nodes[n].from, nodes[n].to);
 	}
 	/* the calls view: one syntax for all, the first node's */
 	for (size_t i = 0; any && nnodes && i < st->nfuncs; i++)
 		retext_owned(&st->funcs[i]->mfa, nodes[0].from, nodes[0].to, true);
-	decoders_free(dec, names, nnodes);
 	st->generation++;
 	st->tree_gen++;
+}
+
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+size_t rerender_events(struct store *st, const struct rerender_node *nodes,
+		       int nnodes, uint64_t *cursor, long budget_us)
+{
+	struct names *names;
+	struct decoder *dec = decoders_new(nodes, nnodes, &names);
+	struct sbuf sb = SBUF_INIT;
+	long long end = budget_us > 0 ? now_us() + budget_us : 0;
+	uint64_t oldest = store_oldest_seq(st), seq = *cursor;
+	size_t done = 0;
+	if (seq > st->next_seq)
+		seq = st->next_seq;
+	for (; seq > oldest; seq--) {
+		struct sevent *e = &st->ring[(seq - 1) % st->cap];
+		int n = (int)e->pid.node;
+		if (e->seq != seq - 1 || n >= nnodes || e->syn == nodes[n].to)
+			continue;
+		event_again(st, e, nodes[n].to, &dec[n], &sb);
+		/* the clock is read once in a while: it costs as much as a
+		 * small event */
+		if (++done % 64 == 0 && end && now_us() >= end) {
+			seq--;
+			break;
+		}
+	}
+	*cursor = seq > oldest ? seq : 0;
+	sbuf_release(&sb);
+	decoders_free(dec, names, nnodes);
+	if (done)
+		st->generation++;
 	return done;
+}
+
+size_t rerender_store(struct store *st, const struct rerender_node *nodes,
+		      int nnodes)
+{
+	uint64_t cursor = st->next_seq;
+	rerender_names(st, nodes, nnodes);
+	return rerender_events(st, nodes, nnodes, &cursor, 0);
 }
 
 struct gc_ctx {

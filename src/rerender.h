@@ -11,7 +11,8 @@
  * raw bytes (one that held a cookie) keeps its message text.
  *
  * A walk of the ring: O(events), no allocation per event beyond the new
- * text block.
+ * text block; in slices, so that the view answers keys while a big ring
+ * is rendered again.
  */
 #ifndef BS_RERENDER_H
 #define BS_RERENDER_H
@@ -29,8 +30,21 @@ struct rerender_node {
 	size_t payload_max;          /* the decoder's payload limit */
 };
 
-/* Render everything st holds of nodes[0..nnodes) again, from each node's
- * from syntax to its to; returns the events rendered again. */
+/* The processes' names and functions and the calls view's functions of
+ * each node, from its from syntax to its to: at once (O(processes)). */
+void rerender_names(struct store *st, const struct rerender_node *nodes,
+		    int nnodes);
+/*
+ * The events of each node not in its to syntax yet, newest first (what a
+ * view shows first), from *cursor down: start with st->next_seq.  Stops
+ * after about budget_us microseconds (0: no limit); *cursor is where to
+ * go on, 0 when the ring is done.  An event knows the syntax its text is
+ * in (struct sevent's syn), so a walk can stop anywhere, and a new :syntax
+ * can start another.  Returns the events rendered again.
+ */
+size_t rerender_events(struct store *st, const struct rerender_node *nodes,
+		       int nnodes, uint64_t *cursor, long budget_us);
+/* Both, the whole ring at once. */
 size_t rerender_store(struct store *st, const struct rerender_node *nodes,
 		      int nnodes);
 

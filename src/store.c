@@ -478,6 +478,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	e->ts = ev->ts;
 	e->pid = ev->pid;
 	e->truncated = ev->truncated;
+	e->syn = ev->syn;
 	e->elapsed_us = ev->elapsed_us;
 	memcpy(e->heap, ev->heap, sizeof(e->heap));
 	e->latency_us = ev->latency_us;

@@ -42,6 +42,7 @@ struct sevent {
 	int64_t ts;
 	struct bs_pid pid;
 	bool truncated;
+	uint8_t syn;          /* the enum term_syntax its text is in */
 	uint32_t raw_len;
 	int64_t elapsed_us;   /* return/exception/gc: since the start; -1 */
 	long heap[4];         /* gc: heap before, after, old before, after */

@@ -8,7 +8,6 @@
 
 #include "app.h"
 #include "callpat.h"
-#include "clock.h"
 #include "cmd.h"
 #include "event.h"
 #include "export.h"
@@ -360,18 +359,11 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	int now = session_set_syntax(&a->s, syn);
 	for (int i = 0; i < nn; i++)
 		rn[i].to = a->s.nodes[i].dec.syn;
-	long long t0 = clock_mono_ms();
-	size_t again = app_rerender(a, rn, nn);
-	long long ms = clock_mono_ms() - t0;
-	free(rn);
-	if (again)
-		app_msg(a, false, "%s syntax%s; %zu events shown again (%lld ms)",
-			term_syntax_name((enum term_syntax)now),
-			syn < 0 ? " (the target's own)" : "", again, ms);
-	else
-		app_msg(a, false, "%s syntax%s",
-			term_syntax_name((enum term_syntax)now),
-			syn < 0 ? " (the target's own)" : "");
+	char what[64];
+	snprintf(what, sizeof(what), "%s syntax%s",
+		 term_syntax_name((enum term_syntax)now),
+		 syn < 0 ? " (the target's own)" : "");
+	app_rerender(a, rn, nn, what);
 	return ACT_REDRAW;
 }
 

@@ -536,7 +536,7 @@ static int loop(struct app *a)
 			if (d < wait)
 				wait = d;
 		}
-		if (wait < 0)
+		if (wait < 0 || a->rr)   /* :syntax has more to do */
 			wait = 0;
 
 		struct pollfd pfd[2 + BS_MAX_NODES] = {
@@ -563,6 +563,8 @@ static int loop(struct app *a)
 					a->s.rec_summary);
 		}
 		check_record(a);
+		if (app_rerender_step(a))
+			a->dirty = true;
 		if (a->detaching >= 0 &&
 		    a->s.nodes[a->detaching].state == SN_IDLE) {
 			app_msg(a, false, "detached from %s; it is clean; what "
@@ -763,6 +765,7 @@ out:
 	session_release(&a->s);
 	store_release(&a->store);
 	views_release(a);
+	free(a->rr);
 	sbuf_release(&err);
 	free(a);
 	return rc;
