@@ -121,4 +121,23 @@ test_expect_success 'quit leaves the target clean' '
 	target_clean 5
 '
 
+test_expect_success 'a recording keeps the syntax it was written in, and :syntax says so' '
+	bs_start --events send,receive --payload-bytes 1000 --duration 0 &&
+	bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':work(1)." >/dev/null &&
+	for _ in $(seq 1 60); do
+		grep -qF "%Shop.Order{id: 1" "$TRASH/bs.json" && break
+		sleep 0.1
+	done &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	cp "$TRASH/bs.json" rec.ndjson &&
+	ui_open "$TRASH/rec.ndjson" && ui_wait "opened .*rec.ndjson" 10 &&
+	ui_keys ":syntax erlang" Enter &&
+	ui_wait "a recording keeps the syntax it was written in; --syntax applies when attaching to a node" 5 &&
+	ui_keys ":focus Shop.Cache" Enter &&
+	ui_wait "received <-  [{]:\"[$]gen_call\", [{]#PID<0[.]" 5 &&
+	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ] &&
+	target_clean 5
+'
+
 test_done

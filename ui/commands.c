@@ -343,6 +343,12 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 		}
 		syn = w == 0 ? -1 : w == 2 ? TERM_ELIXIR : TERM_ERLANG;
 	}
+	if (!cl->argc) {
+		app_msg(a, false, "%s syntax%s", term_syntax_name(
+				(enum term_syntax)session_set_syntax(&a->s, syn)),
+			syn < 0 ? " (the target's own)" : "");
+		return ACT_REDRAW;
+	}
 	if (session_is_recording(&a->s)) {
 		/* its text is all it has: nothing to render again from */
 		app_msg(a, true, "a recording keeps the syntax it was written "
