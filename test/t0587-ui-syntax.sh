@@ -116,8 +116,26 @@ test_expect_success ':syntax erlang turns the chart and its exports into Erlang,
 	ui_screen >screen && ! grep -q "Elixir[.]Shop" screen
 '
 
+test_expect_success 'the servers view: Elixir names and requests, in Erlang after :syntax erlang' '
+	ui_keys q && ui_wait "PID +NAME" 5 &&
+	ui_keys v && ui_wait "SERVER" 5 &&
+	ui_wait "tracing [0-9]+ processes on .*, gen calls paired" 10 &&
+	node_eval "'"'"'Elixir.Shop'"'"':work(2)." >/dev/null &&
+	ui_wait " Shop[.]Cache +put +2 " 5 &&
+	ui_keys End Enter && ui_wait "slowest calls to Shop[.]Cache [(]put[)]" 5 &&
+	ui_wait "[{]:put, %Shop[.]Order[{].*id: [12], items: [[]\"book\" [|] [.][.][.][]][}][}] -> :ok" 5 &&
+	ui_keys ":syntax erlang" Enter && ui_wait "erlang syntax; " 5 &&
+	ui_wait "slowest calls to Elixir[.]Shop[.]Cache [(]put[)]" 5 &&
+	ui_wait "[{]put,#[{].*id => [12],.*<<\"book\">>.* -> ok" 5 &&
+	ui_screen | grep "put,#" &&
+	ui_screen >screen && ! grep -q "%Shop" screen &&
+	ui_keys ":syntax elixir" Enter && ui_wait "elixir syntax; " 5 &&
+	ui_wait "[{]:put, %Shop[.]Order[{].*id: [12], items: [[]\"book\" [|] [.][.][.][]][}][}] -> :ok" 5 &&
+	ui_keys Escape Escape && ui_wait "PID +NAME" 5
+'
+
 test_expect_success 'quit leaves the target clean' '
-	ui_keys q && ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ] &&
 	target_clean 5
 '
 
