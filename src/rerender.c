@@ -195,6 +195,22 @@ size_t rerender_events(struct store *st, const struct rerender_node *nodes,
 	return done;
 }
 
+void rerender_one(struct store *st, uint64_t seq,
+		  const struct rerender_node *node)
+{
+	if (seq < store_oldest_seq(st) || seq >= st->next_seq)
+		return;
+	struct sevent *e = &st->ring[seq % st->cap];
+	if (e->seq != seq || e->syn == node->to)
+		return;
+	struct names *names;
+	struct decoder *dec = decoders_new(node, 1, &names);
+	struct sbuf sb = SBUF_INIT;
+	event_again(st, e, node->to, dec, &sb);
+	sbuf_release(&sb);
+	decoders_free(dec, names, 1);
+}
+
 size_t rerender_store(struct store *st, const struct rerender_node *nodes,
 		      int nnodes)
 {

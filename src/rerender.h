@@ -44,6 +44,10 @@ void rerender_names(struct store *st, const struct rerender_node *nodes,
  */
 size_t rerender_events(struct store *st, const struct rerender_node *nodes,
 		       int nnodes, uint64_t *cursor, long budget_us);
+/* One event whose text is not in its node's to syntax (decoded before a
+ * :syntax, stored after: several nodes' events wait to be merged). */
+void rerender_one(struct store *st, uint64_t seq,
+		  const struct rerender_node *node);
 /* Both, the whole ring at once. */
 size_t rerender_store(struct store *st, const struct rerender_node *nodes,
 		      int nnodes);

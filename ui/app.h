@@ -249,6 +249,8 @@ struct rerender_node;
 void app_rerender(struct app *a, struct rerender_node *rn, int nn,
 		  const char *what);
 bool app_rerender_step(struct app *a);
+/* An event of node stored in the syntax it had before. */
+void app_rerender_late(struct app *a, int node, uint64_t seq);
 /* Open the log of the process a line names (PID or NAME); ACT_* flags. */
 int app_jump(struct app *a, const char *what);
 

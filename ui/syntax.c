@@ -70,3 +70,10 @@ bool app_rerender_step(struct app *a)
 	step(a, SLICE_US);
 	return true;
 }
+
+void app_rerender_late(struct app *a, int node, uint64_t seq)
+{
+	const struct decoder *d = &a->s.nodes[node].dec;
+	struct rerender_node rn = { d->syn, d->syn, d->node, d->payload_max };
+	rerender_one(&a->store, seq, &rn);
+}

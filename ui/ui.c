@@ -182,8 +182,11 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 static void on_event(void *arg, int node, const struct event *ev)
 {
 	struct app *a = arg;
-	(void)node;
-	store_add_event(&a->store, ev);
+	uint64_t seq = store_add_event(&a->store, ev);
+	/* decoded before a :syntax, merged after it */
+	if (node >= 0 && node < a->s.nnodes &&
+	    ev->syn != (uint8_t)a->s.nodes[node].dec.syn && ev->raw)
+		app_rerender_late(a, node, seq);
 	if (json_sink_is_open(&a->rec))
 		json_sink_event(&a->rec, node, ev);
 	if (!a->paused)

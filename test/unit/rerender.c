@@ -9,6 +9,7 @@
 #include "decode.h"
 #include "gencall.h"
 #include "names.h"
+#include "pidsel.h"
 #include "rerender.h"
 #include "retext.h"
 #include "store.h"
@@ -100,6 +101,17 @@ static void test_retext(void)
 	is(typed("'my server'"), "my server", "typed: 'atom'");
 	is(typed("my_server"), "my_server", "typed: a bare atom");
 	is(typed("<0.85.0>"), "<0.85.0>", "typed: a pid stays");
+
+	struct pidsel sel;
+	struct sbuf err = SBUF_INIT;
+	ok(pidsel_parse(":my_server,Shop.Cache", &sel, &err) == 0 && sel.n == 2,
+	   "--pids: :my_server and Shop.Cache");
+	is(sel.n == 2 ? sel.items[0].name : NULL, "my_server",
+	   "--pids: :my_server is my_server");
+	is(sel.n == 2 ? sel.items[1].name : NULL, "Shop.Cache",
+	   "--pids: Shop.Cache is left to the agent, which knows both");
+	pidsel_release(&sel);
+	sbuf_release(&err);
 }
 
 /* The entries of a batch, as the workers ship them. */
@@ -224,6 +236,16 @@ static void test_store(void)
 	is(store_event(&st, 2)->mfa, "'Elixir.Shop.Worker':start_link/1",
 	       "erlang again: the function");
 
+	/* one event alone, as one stored after a :syntax is */
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rerender_one(&st, 1, &rn);
+	is(store_event(&st, 1)->payload, "%Shop.Order{id: 1, items: [\"book\"]}",
+	   "one event: the message in Elixir");
+	is(store_event(&st, 2)->mfa, "'Elixir.Shop.Worker':start_link/1",
+	   "one event: the others as they were");
+	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	rerender_store(&st, &rn, 1);
+
 	/* an event without its entry (a recording's): its message stays */
 	struct event bare = { .type = EV_SEND, .pid = { 85, 0, 0 },
 			      .pid_text = "<0.85.0>", .name = "Elixir.Shop.Cache",
@@ -244,7 +266,7 @@ static void test_store(void)
 
 int main(void)
 {
-	plan(53);
+	plan(58);
 	test_retext();
 	test_store();
 	return done_testing();
