@@ -7,9 +7,10 @@
  * Fills a ring of EVENTS events decoded from entries encoded as the
  * tracer's workers send them (ATOM_EXT atoms, NEW_PID_EXT pids): half
  * gen_server calls carrying an Elixir struct, half small replies, some
- * from a registered process.  Once with the entries kept (as the view
- * keeps them), once with them dropped (as before :syntax could render
- * again), and prints the heap each ring holds side by side.  Then times
+ * from a registered process.  Once with what is rendered again kept (as
+ * the view keeps it: the message alone, or the whole entry), once without
+ * (as before :syntax could render again), and prints the heap each ring
+ * holds side by side.  Then times
  * rerender_store over the full ring, Elixir to Erlang and back, next to
  * decoding the same events in the first place.
  */
@@ -185,10 +186,10 @@ int main(int argc, char **argv)
 	for (uint64_t s = store_oldest_seq(&st); s < st.next_seq; s++)
 		raw_bytes += store_event(&st, s)->raw_len;
 
-	printf("ring of %u events        text only   with entries   ratio\n", n);
+	printf("ring of %u events        text only    with terms   ratio\n", n);
 	printf("heap, MB                %10.1f %14.1f %7.2f\n",
 	       text_only / 1e6, with_raw / 1e6, (double)with_raw / (double)text_only);
-	printf("per event, bytes        %10.0f %14.0f   (entries: %.0f bytes each)\n",
+	printf("per event, bytes        %10.0f %14.0f   (terms kept: %.0f bytes each)\n",
 	       (double)text_only / n, (double)with_raw / n, (double)raw_bytes / n);
 
 	struct rerender_node rn = { TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };

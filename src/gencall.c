@@ -224,6 +224,8 @@ static void slow_add(struct gc_row *r, const struct gc_call *c)
 	k->reply = c->reply ? xstrdup(c->reply) : NULL;
 	k->request_raw = raw_dup(c->request_raw, c->request_raw_len);
 	k->reply_raw = raw_dup(c->reply_raw, c->reply_raw_len);
+	k->request_raw_part = c->request_raw_part;
+	k->reply_raw_part = c->reply_raw_part;
 	k->next_tag = k->prev = k->next = NULL;
 	r->slow[i] = k;
 	r->nslow++;
@@ -361,6 +363,7 @@ static void early_add(struct gencalls *g, const struct event *ev)
 	e->reply = ev->payload ? xstrdup(ev->payload) : NULL;
 	e->reply_raw = raw_dup(ev->raw, ev->raw_len);
 	e->reply_raw_len = ev->raw_len;
+	e->reply_raw_part = ev->raw_part;
 	e->reply_node = (int)ev->pid.node;
 	size_t k = early_slot(g, e->tag);
 	e->next_tag = g->early[k];
@@ -401,7 +404,7 @@ static void early_expire(struct gencalls *g, int64_t before)
 /* A reply to c (in flight, taken out already) at ts with text reply. */
 static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
 		    const char *reply, const char *raw, uint32_t raw_len,
-		    int node)
+		    uint8_t raw_part, int node)
 {
 	if (c->gone_ts && ts > c->gone_ts) {
 		/* the caller had gone: the reply went nowhere */
@@ -411,6 +414,7 @@ static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
 	c->reply = reply ? xstrdup(reply) : NULL;
 	c->reply_raw = raw_dup(raw, raw_len);
 	c->reply_raw_len = raw_len;
+	c->reply_raw_part = raw_part;
 	c->reply_node = node;
 	close_call(g, c, GC_REPLIED, ts);
 }
@@ -468,7 +472,10 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	c->request = ev->payload ? xstrdup(ev->payload) : NULL;
 	c->request_raw = raw_dup(ev->raw, ev->raw_len);
 	c->request_raw_len = ev->raw_len;
-	if (!r->server_raw && ev->raw && server[0] != '<' && strcmp(server, "?")) {
+	c->request_raw_part = ev->raw_part;
+	/* a server that is no pid: its entry is kept whole (decode.c) */
+	if (!r->server_raw && ev->raw && !(ev->raw_part & RAW_PAYLOAD) &&
+	    server[0] != '<' && strcmp(server, "?")) {
 		r->server_raw = raw_dup(ev->raw, ev->raw_len);
 		r->server_raw_len = ev->raw_len;
 	}
@@ -476,7 +483,7 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	struct gc_call *e = early_take(g, c->tag);
 	if (e) {
 		replied(g, c, e->ts, e->reply, e->reply_raw, e->reply_raw_len,
-			e->reply_node);
+			e->reply_raw_part, e->reply_node);
 		call_free(e);
 		return;
 	}
@@ -520,7 +527,7 @@ static void on_reply(struct gencalls *g, const struct event *ev)
 		return;
 	}
 	unlink_call(g, c);
-	replied(g, c, ev->ts, ev->payload, ev->raw, ev->raw_len,
+	replied(g, c, ev->ts, ev->payload, ev->raw, ev->raw_len, ev->raw_part,
 		(int)ev->pid.node);
 }
 
@@ -693,14 +700,14 @@ static void call_retext(struct gc_call *c, gc_retext_fn fn, void *arg,
 	sbuf_reset(sb);
 	if (c->request && c->request_raw &&
 	    fn(arg, c->node, GC_TEXT_REQUEST, c->request_raw,
-	       c->request_raw_len, c->request, sb)) {
+	       c->request_raw_len, c->request_raw_part, c->request, sb)) {
 		free(c->request);
 		c->request = xstrdup(sbuf_str(sb));
 	}
 	sbuf_reset(sb);
 	if (c->reply && c->reply_raw &&
 	    fn(arg, c->reply_node, GC_TEXT_REPLY, c->reply_raw,
-	       c->reply_raw_len, c->reply, sb)) {
+	       c->reply_raw_len, c->reply_raw_part, c->reply, sb)) {
 		free(c->reply);
 		c->reply = xstrdup(sbuf_str(sb));
 	}
@@ -720,13 +727,13 @@ void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
 		sbuf_reset(&sb);
 		if (r->server_raw && fn(arg, r->node, GC_TEXT_SERVER,
 					r->server_raw, r->server_raw_len,
-					r->server, &sb)) {
+					RAW_ENTRY, r->server, &sb)) {
 			free(r->server);
 			r->server = xstrdup(sbuf_str(&sb));
 		}
 		sbuf_reset(&sb);
 		if (r->server_name && fn(arg, r->node, GC_TEXT_NAME, NULL, 0,
-					 r->server_name, &sb)) {
+					 RAW_ENTRY, r->server_name, &sb)) {
 			free(r->server_name);
 			r->server_name = xstrdup(sbuf_str(&sb));
 		}

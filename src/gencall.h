@@ -69,6 +69,7 @@ struct gc_call {
 	 * them again in another syntax; NULL when not kept */
 	char *request_raw, *reply_raw;
 	uint32_t request_raw_len, reply_raw_len;
+	uint8_t request_raw_part, reply_raw_part;   /* RAW_* */
 	int reply_node;            /* the node of the reply's entry */
 	enum gc_outcome outcome;
 	int64_t gone_ts;           /* the caller exited then; 0: alive */
@@ -151,15 +152,15 @@ void gencall_set_stuck(struct gencalls *g, int64_t us);
 void gencall_settle(struct gencalls *g);
 
 /*
- * Text kept rendered again (the :syntax command): fn gets an entry that
- * carried a request, a reply or a server (raw, len, of node), or, with
- * raw NULL, a registered name's old text; it appends the new text to out
- * and returns true, or false to keep the old one.
+ * Text kept rendered again (the :syntax command): fn gets what carried a
+ * request, a reply or a server (raw, len, part as struct event's, of
+ * node), or, with raw NULL, a registered name's old text; it appends the
+ * new text to out and returns true, or false to keep the old one.
  */
 enum gc_text { GC_TEXT_REQUEST, GC_TEXT_REPLY, GC_TEXT_SERVER, GC_TEXT_NAME };
 typedef bool (*gc_retext_fn)(void *arg, int node, enum gc_text what,
-			     const char *raw, uint32_t len, const char *text,
-			     struct sbuf *out);
+			     const char *raw, uint32_t len, uint8_t part,
+			     const char *text, struct sbuf *out);
 void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg);
 
 /* calls/s of a row, over the last GC_RATE_SECS whole seconds before now */

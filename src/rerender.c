@@ -41,7 +41,7 @@ static long name_again(struct sbuf *sb, enum term_syntax from,
 }
 
 /* A decoder per node, set as the node's, in the syntax wanted, with a
- * table of names of its own (see decode_entry). */
+ * table of names of its own (see decode_again). */
 static struct decoder *decoders_new(const struct rerender_node *nodes,
 				    int nnodes, struct names **names)
 {
@@ -87,9 +87,13 @@ static void event_again(struct store *st, struct sevent *e,
 	struct event fresh;
 	sbuf_reset(sb);
 	long o_mfa = -1;
-	if (e->raw && decode_entry(dec, e->raw, e->raw_len, &fresh) == 0) {
+	bool again = e->raw && decode_again(dec, e->type, e->raw, e->raw_len,
+					    e->raw_part, &fresh) == 0;
+	if (again) {
 		ev.payload = fresh.payload;
 		ev.truncated = fresh.truncated;
+	}
+	if (again && !(e->raw_part & RAW_PAYLOAD)) {
 		ev.mfa = fresh.mfa;
 		if (e->type == EV_CALL)   /* the caller: a term */
 			ev.extra = fresh.extra;
@@ -226,8 +230,8 @@ struct gc_ctx {
 };
 
 static bool gc_text_again(void *arg, int node, enum gc_text what,
-			  const char *raw, uint32_t len, const char *text,
-			  struct sbuf *out)
+			  const char *raw, uint32_t len, uint8_t part,
+			  const char *text, struct sbuf *out)
 {
 	struct gc_ctx *c = arg;
 	if (node < 0 || node >= c->nnodes ||
@@ -237,7 +241,9 @@ static bool gc_text_again(void *arg, int node, enum gc_text what,
 		return retext_name(out, c->nodes[node].from, c->nodes[node].to,
 				   text);
 	struct event ev;
-	if (decode_entry(&c->dec[node], raw, len, &ev) < 0)
+	enum event_type type = what == GC_TEXT_REQUEST ? EV_GEN_CALL :
+		EV_GEN_REPLY;
+	if (decode_again(&c->dec[node], type, raw, len, part, &ev) < 0)
 		return false;
 	const char *t = what == GC_TEXT_SERVER ? ev.peer : ev.payload;
 	if (!t)

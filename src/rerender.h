@@ -2,10 +2,12 @@
  * rerender: what the store already holds, rendered again in another
  * syntax (the :syntax command).
  *
- * An event keeps the entry the worker shipped (struct event's raw): its
- * terms (message, arguments, return value, exception reason, caller) are
- * decoded again from it, through the decoder, so they read exactly as if
- * they had come in the new syntax.  Names and functions (registered
+ * An event keeps what the worker shipped (struct event's raw): the
+ * message alone for sends, receives, exits, returns and gen calls (nearly
+ * every event), the whole entry for the rest (arguments, callers,
+ * exception reasons, peers that are no pid).  Its terms are decoded again
+ * from it, through the decoder, so they read exactly as if they had come
+ * in the new syntax.  Names and functions (registered
  * names, initial calls, current functions, labels, the calls view's
  * functions) are read back from their text (retext.c).  An event without
  * raw bytes (one that held a cookie) keeps its message text.

@@ -479,6 +479,7 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	e->pid = ev->pid;
 	e->truncated = ev->truncated;
 	e->syn = ev->syn;
+	e->raw_part = ev->raw_part;
 	e->elapsed_us = ev->elapsed_us;
 	memcpy(e->heap, ev->heap, sizeof(e->heap));
 	e->latency_us = ev->latency_us;

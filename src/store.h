@@ -43,12 +43,13 @@ struct sevent {
 	struct bs_pid pid;
 	bool truncated;
 	uint8_t syn;          /* the enum term_syntax its text is in */
+	uint8_t raw_part;     /* RAW_*: what raw holds */
 	uint32_t raw_len;
 	int64_t elapsed_us;   /* return/exception/gc: since the start; -1 */
 	long heap[4];         /* gc: heap before, after, old before, after */
 	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra,
 		*from;        /* one block */
-	const char *raw;      /* the entry as shipped, in the same block
+	const char *raw;      /* what was shipped, in the same block
 			       * (struct event's raw), or NULL */
 	int64_t latency_us;   /* a paired receive: since its send */
 };
