@@ -566,8 +566,9 @@ static int loop(struct app *a)
 					a->s.rec_summary);
 		}
 		check_record(a);
+		/* a paused view too: :syntax asked for it */
 		if (app_rerender_step(a))
-			a->dirty = true;
+			a->dirty = a->view_due = true;
 		if (a->detaching >= 0 &&
 		    a->s.nodes[a->detaching].state == SN_IDLE) {
 			app_msg(a, false, "detached from %s; it is clean; what "
