@@ -445,11 +445,13 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	 * same in any syntax (a pid, a time) or is read back from its text
 	 * (names, functions); else the whole entry (one_event) */
 	ev->raw = NULL;
-	if (o_payload >= 0 && payload_alone(ev->type) &&
+	if (payload_alone(ev->type) &&
 	    (o_peer < 0 || d->scratch.buf[o_peer] == '<')) {
-		ev->raw = buf + b_start;
-		ev->raw_len = (uint32_t)(b_end - b_start);
-		ev->raw_part = RAW_PAYLOAD | (strcmp(flag, "true") ? 0 : RAW_CUT_THERE);
+		/* with no message shown, nothing to keep */
+		ev->raw = o_payload >= 0 ? buf + b_start : NULL;
+		ev->raw_len = o_payload >= 0 ? (uint32_t)(b_end - b_start) : 0;
+		ev->raw_part = o_payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
+			(strcmp(flag, "true") ? 0 : RAW_CUT_THERE);
 	}
 
 	/* all appends are done: the scratch buffer no longer moves */
@@ -581,8 +583,9 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		.heap = { -1, -1, -1, -1 },
 		.truncated = cut,
 		.raw = o_payload >= 0 ? buf + p_start : NULL,
-		.raw_len = (uint32_t)(p_end - p_start),
-		.raw_part = RAW_PAYLOAD | (cut_there ? RAW_CUT_THERE : 0),
+		.raw_len = o_payload >= 0 ? (uint32_t)(p_end - p_start) : 0,
+		.raw_part = o_payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
+			(cut_there ? RAW_CUT_THERE : 0),
 	};
 	if (o_peer >= 0) {
 		ev->peer = base + o_peer;
@@ -641,7 +644,7 @@ static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
 	    decode_one(d, buf, idx, &ev) < 0)
 		return -1;
 	ev.worker = c->worker;
-	if (!ev.raw) {
+	if (!ev.raw && ev.raw_part != RAW_NOTHING) {
 		ev.raw = buf + start;
 		ev.raw_len = (uint32_t)(*idx - start);
 		ev.raw_part = RAW_ENTRY;

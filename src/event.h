@@ -138,10 +138,11 @@ struct event {
 };
 
 /* struct event's raw_part: the whole entry, or the message alone and
- * whether the target cut it */
+ * whether the target cut it, or nothing (no term was shown) */
 #define RAW_ENTRY 0
 #define RAW_PAYLOAD 1
 #define RAW_CUT_THERE 2
+#define RAW_NOTHING 4
 
 /* A gc start: folded into its end, never written on its own. */
 #define EVENT_IS_GC_START(t) ((t) == EV_GC_MINOR_START || (t) == EV_GC_MAJOR_START)
