@@ -117,6 +117,9 @@ unit: $(UNIT_BIN)
 $(BUILD)/bench-decode: scripts/bench-decode.c $(UNIT_OBJ)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
 
+$(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -o $@ $< $(UNIT_OBJ) $(LDFLAGS_ALL) $(LIBS)
+
 # libFuzzer targets for the decoder and the reader of recordings (clang);
 # make fuzz FUZZ_RUNS=N runs them
 FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
@@ -177,7 +180,7 @@ $(BUILD)/bench_floor.so: scripts/bench_floor.c $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $<
 
-bench: all $(BUILD)/bench-decode $(BUILD)/bench_floor.so
+bench: all $(BUILD)/bench-decode $(BUILD)/bench-syntax $(BUILD)/bench_floor.so
 	scripts/bench
 
 # Tests: C unit tests, then shell tests against real nodes.

@@ -55,8 +55,9 @@ void chart_label(struct chart *c, const struct store *st)
 {
 	for (int i = 0; i < c->nlines; i++) {
 		struct proc *p = store_proc(st, c->lines[i].pid);
-		const char *l = p ? p->name ? p->name : p->initial : NULL;
-		if (l)
+		/* what the table calls it: its name, else what it is */
+		const char *l = p ? store_proc_title(p) : NULL;
+		if (l && *l)
 			snprintf(c->lines[i].label, sizeof(c->lines[i].label),
 				 "%s", l);
 	}

@@ -40,7 +40,8 @@
 struct chart_line {
 	struct bs_pid pid;
 	char pid_text[48];
-	char label[64];         /* registered name or initial call; "" */
+	char label[64];         /* registered name, label or initial call
+				 * (store_proc_title); "" */
 	uint64_t since;         /* the store's next seq when it was charted:
 				 * its receives are shipped from then on */
 };

@@ -31,7 +31,7 @@
 	X(CLEAR,    "clear",    "",                     "forget every captured event and process", c_clear) \
 	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears", c_filter) \
 	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq", c_sort) \
-	X(SYNTAX,   "syntax",   "[auto|erlang|elixir]", "print terms, names and functions as this language does from now on; auto: each node's own", c_syntax) \
+	X(SYNTAX,   "syntax",   "[auto|erlang|elixir]", "print terms, names and functions as this language does, what is captured already too; auto: each node's own", c_syntax) \
 	X(LIMIT,    "limit",    "duration|events|payload|stuck N", "set a limit (0: none for duration and events; stuck: seconds before a gen call in flight is stuck)", c_limit) \
 	X(EXPORT,   "export",   "FILE",                 "write the process table and every captured event as JSON", c_export) \
 	X(RECORD,   "record",   "[FILE]",               "record everything the view receives to FILE as JSON lines; no FILE stops", c_record) \

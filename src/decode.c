@@ -210,6 +210,30 @@ static int get_gen_tag(const char *buf, int *idx, uint64_t *tag)
 static __attribute__((noinline)) void show_names(struct decoder *d,
 						  struct event *ev);
 
+/* The most text a message (the event's one term) of type t renders to. */
+static size_t payload_cap(const struct decoder *d, enum event_type t)
+{
+	switch (t) {
+	case EV_GEN_CALL:
+	case EV_GEN_REPLY:
+		return EVENT_GEN_TEXT_MAX;
+	case EV_EXIT:
+		/* an exit reason is shown even with payloads off, kept short */
+		return d->payload_max ? d->payload_max : 64;
+	default:
+		return d->payload_max;
+	}
+}
+
+/* Events whose only term is their message: it is all they keep to be
+ * rendered again (decode_again). */
+static bool payload_alone(enum event_type t)
+{
+	return t == EV_SEND || t == EV_SEND_DEAD || t == EV_RECEIVE ||
+		t == EV_EXIT || t == EV_RETURN || t == EV_GEN_CALL ||
+		t == EV_GEN_REPLY;
+}
+
 static int decode_one(struct decoder *d, const char *buf, int *idx,
 		      struct event *ev)
 {
@@ -344,6 +368,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 	}
 
 	/* B */
+	int b_start = *idx;
 	if (ev->type == EV_EXCEPTION) {
 		/* {Class, Reason} */
 		char cls[MAXATOMLEN_UTF8];
@@ -365,7 +390,8 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		}
 	} else if (ev->type == EV_RETURN) {
 		if (d->payload_max) {
-			if ((o_payload = put_term(d, buf, idx, d->payload_max, &cut)) < 0)
+			if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+						  &cut)) < 0)
 				return -1;
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
@@ -395,25 +421,41 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 				      ev->type == EV_SEND_DEAD ||
 				      ev->type == EV_RECEIVE ||
 				      ev->type == EV_EXIT)) {
-		if ((o_payload = put_term(d, buf, idx, d->payload_max, &cut)) < 0)
+		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &cut)) < 0)
 			return -1;
 	} else if (d->payload_max && (ev->type == EV_GEN_CALL ||
 				      ev->type == EV_GEN_REPLY)) {
-		if ((o_payload = put_term(d, buf, idx, EVENT_GEN_TEXT_MAX, &cut)) < 0)
+		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &cut)) < 0)
 			return -1;
 	} else if (ev->type == EV_EXIT) {
-		/* an exit reason is shown even with payloads off, kept short */
-		if ((o_payload = put_term(d, buf, idx, 64, &cut)) < 0)
+		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &cut)) < 0)
 			return -1;
 	} else if (ei_skip_term(buf, idx) < 0) {
 		return -1;
 	}
+
+	int b_end = *idx;
 
 	/* Cut */
 	char flag[MAXATOMLEN_UTF8];
 	if (decode_atom(buf, idx, flag, sizeof(flag)) < 0)
 		return -1;
 	ev->truncated = cut || !strcmp(flag, "true");
+	/* what to render again: the message alone when the rest reads the
+	 * same in any syntax (a pid, a time) or is read back from its text
+	 * (names, functions); else the whole entry (one_event) */
+	ev->raw = NULL;
+	if (payload_alone(ev->type) &&
+	    (o_peer < 0 || d->scratch.buf[o_peer] == '<')) {
+		/* with no message shown, nothing to keep */
+		ev->raw = o_payload >= 0 ? buf + b_start : NULL;
+		ev->raw_len = o_payload >= 0 ? (uint32_t)(b_end - b_start) : 0;
+		ev->raw_part = o_payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
+			(strcmp(flag, "true") ? 0 : RAW_CUT_THERE);
+	}
 
 	/* all appends are done: the scratch buffer no longer moves */
 	const char *base = d->scratch.buf;
@@ -515,6 +557,7 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	} else {
 		return 0;
 	}
+	int p_start = i;
 	if (d->payload_max) {
 		o_payload = (long)d->scratch.len;
 		if (term_render_in(d->syn, buf, &i, d->node, &d->scratch,
@@ -524,8 +567,10 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	} else if (ei_skip_term(buf, &i) < 0) {
 		return 0;
 	}
+	int p_end = i;
+	bool cut_there = false;
 	if (etf_atom_is(buf, &i, "true", 4))
-		cut = true;
+		cut = cut_there = true;
 	else if (!etf_atom_is(buf, &i, "false", 5))
 		return 0;
 
@@ -540,6 +585,10 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 		.elapsed_us = -1,
 		.heap = { -1, -1, -1, -1 },
 		.truncated = cut,
+		.raw = o_payload >= 0 ? buf + p_start : NULL,
+		.raw_len = o_payload >= 0 ? (uint32_t)(p_end - p_start) : 0,
+		.raw_part = o_payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
+			(cut_there ? RAW_CUT_THERE : 0),
 	};
 	if (o_peer >= 0) {
 		ev->peer = base + o_peer;
@@ -593,10 +642,17 @@ static int one_event(struct decoder *d, const char *buf, int *idx, void *ctx)
 {
 	struct events_ctx *c = ctx;
 	struct event ev;
+	int start = *idx;
 	if ((d->reference || !decode_fast(d, buf, idx, &ev)) &&
 	    decode_one(d, buf, idx, &ev) < 0)
 		return -1;
 	ev.worker = c->worker;
+	if (!ev.raw && ev.raw_part != RAW_NOTHING) {
+		ev.raw = buf + start;
+		ev.raw_len = (uint32_t)(*idx - start);
+		ev.raw_part = RAW_ENTRY;
+	}
+	ev.syn = (uint8_t)d->syn;
 	c->fn(c->arg, &ev);
 	return 0;
 }
@@ -626,6 +682,31 @@ static long each_record(struct decoder *d, const char *buf, int *idx,
 			return -1;
 	}
 	return good;
+}
+
+int decode_again(struct decoder *d, enum event_type type, const char *raw,
+		 uint32_t len, uint8_t part, struct event *ev)
+{
+	int idx = 0;
+	if ((part & RAW_PAYLOAD) && type < EV__COUNT) {
+		bool cut = false;
+		memset(ev, 0, sizeof(*ev));
+		ev->type = type;
+		sbuf_reset(&d->scratch);
+		long off = put_term(d, raw, &idx, payload_cap(d, type), &cut);
+		if (off < 0)
+			return -1;
+		ev->payload = d->scratch.buf + off;
+		ev->truncated = cut || (part & RAW_CUT_THERE);
+	} else if (!decode_fast(d, raw, &idx, ev) &&
+		   (idx = 0, decode_one(d, raw, &idx, ev) < 0)) {
+		return -1;
+	}
+	ev->raw = raw;
+	ev->raw_len = len;
+	ev->raw_part = part;
+	ev->syn = (uint8_t)d->syn;
+	return idx == (int)len ? 0 : -1;
 }
 
 long decode_events(struct decoder *d, const char *buf, int *idx, int worker,

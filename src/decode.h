@@ -82,6 +82,18 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 void decoder_release(struct decoder *d);
 
 /*
+ * What an event kept to be rendered again (its raw, raw_len, raw_part),
+ * into ev, in d's syntax: as decoding the entry in that syntax in the
+ * first place gives it.  An entry kept whole gives the whole event; a
+ * message kept alone (RAW_PAYLOAD), only its payload and truncated.  d is
+ * a decoder of its own: a registration decoded again goes into d's table
+ * of names, which must not be the live one.  0, or -1 if it does not
+ * decode.
+ */
+int decode_again(struct decoder *d, enum event_type type, const char *raw,
+		 uint32_t len, uint8_t part, struct event *ev);
+
+/*
  * Decode the events at buf[*idx], calling fn for each in order: a list of
  * event tuples, or a binary of event tuples each encoded whole (version
  * byte and all), back to back, as the workers ship them.  Malformed events

@@ -127,7 +127,22 @@ struct event {
 	/* gen_call, gen_reply: the call's reference, hashed with its node
 	 * (the same on every node); a gen_call's kind is in extra */
 	uint64_t gen_tag;
+	/* what the worker shipped (external term format, no version
+	 * byte), for rendering it again in another syntax: the whole entry,
+	 * or its message alone (raw_part); NULL when there is none (a
+	 * recording) or it must not be kept (it held a cookie) */
+	const char *raw;
+	uint32_t raw_len;
+	uint8_t raw_part;       /* RAW_* */
+	uint8_t syn;            /* the enum term_syntax its text is in */
 };
+
+/* struct event's raw_part: the whole entry, or the message alone and
+ * whether the target cut it, or nothing (no term was shown) */
+#define RAW_ENTRY 0
+#define RAW_PAYLOAD 1
+#define RAW_CUT_THERE 2
+#define RAW_NOTHING 4
 
 /* A gc start: folded into its end, never written on its own. */
 #define EVENT_IS_GC_START(t) ((t) == EV_GC_MINOR_START || (t) == EV_GC_MAJOR_START)

@@ -156,6 +156,8 @@ static void call_free(struct gc_call *c)
 	free(c->caller_text);
 	free(c->request);
 	free(c->reply);
+	free(c->request_raw);
+	free(c->reply_raw);
 	free(c);
 }
 
@@ -166,6 +168,7 @@ static void row_free(struct gc_row *r)
 	free(r->server);
 	free(r->server_name);
 	free(r->kind);
+	free(r->server_raw);
 	free(r);
 }
 
@@ -190,6 +193,15 @@ static void rate_add(struct gc_row *r, int64_t ts)
 	r->rate_n[i]++;
 }
 
+static char *raw_dup(const char *raw, uint32_t len)
+{
+	if (!raw)
+		return NULL;
+	char *d = xmalloc(len ? len : 1);
+	memcpy(d, raw, len);
+	return d;
+}
+
 /* Keep a copy of c among the row's slowest, if it is one. */
 static void slow_add(struct gc_row *r, const struct gc_call *c)
 {
@@ -210,6 +222,10 @@ static void slow_add(struct gc_row *r, const struct gc_call *c)
 	k->caller_text = xstrdup(c->caller_text);
 	k->request = c->request ? xstrdup(c->request) : NULL;
 	k->reply = c->reply ? xstrdup(c->reply) : NULL;
+	k->request_raw = raw_dup(c->request_raw, c->request_raw_len);
+	k->reply_raw = raw_dup(c->reply_raw, c->reply_raw_len);
+	k->request_raw_part = c->request_raw_part;
+	k->reply_raw_part = c->reply_raw_part;
 	k->next_tag = k->prev = k->next = NULL;
 	r->slow[i] = k;
 	r->nslow++;
@@ -345,6 +361,10 @@ static void early_add(struct gencalls *g, const struct event *ev)
 	e->ts = ev->ts;
 	e->caller_text = xstrdup(ev->pid_text ? ev->pid_text : "?");
 	e->reply = ev->payload ? xstrdup(ev->payload) : NULL;
+	e->reply_raw = raw_dup(ev->raw, ev->raw_len);
+	e->reply_raw_len = ev->raw_len;
+	e->reply_raw_part = ev->raw_part;
+	e->reply_node = (int)ev->pid.node;
 	size_t k = early_slot(g, e->tag);
 	e->next_tag = g->early[k];
 	g->early[k] = e;
@@ -383,7 +403,8 @@ static void early_expire(struct gencalls *g, int64_t before)
 
 /* A reply to c (in flight, taken out already) at ts with text reply. */
 static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
-		    const char *reply)
+		    const char *reply, const char *raw, uint32_t raw_len,
+		    uint8_t raw_part, int node)
 {
 	if (c->gone_ts && ts > c->gone_ts) {
 		/* the caller had gone: the reply went nowhere */
@@ -391,6 +412,10 @@ static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
 		return;
 	}
 	c->reply = reply ? xstrdup(reply) : NULL;
+	c->reply_raw = raw_dup(raw, raw_len);
+	c->reply_raw_len = raw_len;
+	c->reply_raw_part = raw_part;
+	c->reply_node = node;
 	close_call(g, c, GC_REPLIED, ts);
 }
 
@@ -445,10 +470,20 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	c->caller = ev->pid;
 	c->caller_text = xstrdup(ev->pid_text ? ev->pid_text : "?");
 	c->request = ev->payload ? xstrdup(ev->payload) : NULL;
+	c->request_raw = raw_dup(ev->raw, ev->raw_len);
+	c->request_raw_len = ev->raw_len;
+	c->request_raw_part = ev->raw_part;
+	/* a server that is no pid: its entry is kept whole (decode.c) */
+	if (!r->server_raw && ev->raw && !(ev->raw_part & RAW_PAYLOAD) &&
+	    server[0] != '<' && strcmp(server, "?")) {
+		r->server_raw = raw_dup(ev->raw, ev->raw_len);
+		r->server_raw_len = ev->raw_len;
+	}
 	c->row = r;
 	struct gc_call *e = early_take(g, c->tag);
 	if (e) {
-		replied(g, c, e->ts, e->reply);
+		replied(g, c, e->ts, e->reply, e->reply_raw, e->reply_raw_len,
+			e->reply_raw_part, e->reply_node);
 		call_free(e);
 		return;
 	}
@@ -492,7 +527,8 @@ static void on_reply(struct gencalls *g, const struct event *ev)
 		return;
 	}
 	unlink_call(g, c);
-	replied(g, c, ev->ts, ev->payload);
+	replied(g, c, ev->ts, ev->payload, ev->raw, ev->raw_len, ev->raw_part,
+		(int)ev->pid.node);
 }
 
 /*
@@ -655,4 +691,57 @@ void gencall_release(struct gencalls *g)
 	g->stuck_us = stuck;
 	g->done = done;
 	g->done_arg = arg;
+}
+
+/* One text of c rendered again, in place. */
+static void call_retext(struct gc_call *c, gc_retext_fn fn, void *arg,
+			struct sbuf *sb)
+{
+	sbuf_reset(sb);
+	if (c->request && c->request_raw &&
+	    fn(arg, c->node, GC_TEXT_REQUEST, c->request_raw,
+	       c->request_raw_len, c->request_raw_part, c->request, sb)) {
+		free(c->request);
+		c->request = xstrdup(sbuf_str(sb));
+	}
+	sbuf_reset(sb);
+	if (c->reply && c->reply_raw &&
+	    fn(arg, c->reply_node, GC_TEXT_REPLY, c->reply_raw,
+	       c->reply_raw_len, c->reply_raw_part, c->reply, sb)) {
+		free(c->reply);
+		c->reply = xstrdup(sbuf_str(sb));
+	}
+}
+
+void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (struct gc_call *c = g->oldest; c; c = c->next)
+		call_retext(c, fn, arg, &sb);
+	for (struct gc_call *c = g->early_old; c; c = c->next)
+		call_retext(c, fn, arg, &sb);
+	for (size_t i = 0; i < g->nrows; i++) {
+		struct gc_row *r = g->rows[i];
+		for (int k = 0; k < r->nslow; k++)
+			call_retext(r->slow[k], fn, arg, &sb);
+		sbuf_reset(&sb);
+		if (r->server_raw && fn(arg, r->node, GC_TEXT_SERVER,
+					r->server_raw, r->server_raw_len,
+					RAW_ENTRY, r->server, &sb)) {
+			free(r->server);
+			r->server = xstrdup(sbuf_str(&sb));
+		}
+		sbuf_reset(&sb);
+		if (r->server_name && fn(arg, r->node, GC_TEXT_NAME, NULL, 0,
+					 RAW_ENTRY, r->server_name, &sb)) {
+			free(r->server_name);
+			r->server_name = xstrdup(sbuf_str(&sb));
+		}
+	}
+	sbuf_release(&sb);
+	/* the rows' keys may have changed: hashed anew */
+	if (g->row_hash_n) {
+		g->row_hash_n /= 2;
+		row_hash_grow(g);
+	}
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "sbuf.h"
 
 /* latency histogram: log-linear, GC_SUB buckets per power of two of
  * microseconds, so a quantile is within 1/GC_SUB of the truth */
@@ -64,6 +65,12 @@ struct gc_call {
 	char *caller_text;
 	char *request;             /* NULL: not shipped */
 	char *reply;               /* replied: its text, or NULL */
+	/* the entries that carried them (struct event's raw), to render
+	 * them again in another syntax; NULL when not kept */
+	char *request_raw, *reply_raw;
+	uint32_t request_raw_len, reply_raw_len;
+	uint8_t request_raw_part, reply_raw_part;   /* RAW_* */
+	int reply_node;            /* the node of the reply's entry */
 	enum gc_outcome outcome;
 	int64_t gone_ts;           /* the caller exited then; 0: alive */
 	bool stuck;                /* counted as stuck once */
@@ -83,6 +90,9 @@ struct gc_row {
 	char *server_name;         /* its registered name when a call said it,
 				    * or NULL */
 	char *kind;                /* the request's atom, or "" */
+	char *server_raw;          /* a server that is no pid: the entry of
+				    * its first call, to render it again */
+	uint32_t server_raw_len;
 	int node;                  /* the node of the first call seen */
 	struct bs_pid caller_pid;  /* a caller of the first call (names) */
 	unsigned long calls;       /* replied */
@@ -140,6 +150,18 @@ void gencall_tick(struct gencalls *g, int64_t now);
 void gencall_set_stuck(struct gencalls *g, int64_t us);
 /* Every event is in (the end of a run): what waits is settled now. */
 void gencall_settle(struct gencalls *g);
+
+/*
+ * Text kept rendered again (the :syntax command): fn gets what carried a
+ * request, a reply or a server (raw, len, part as struct event's, of
+ * node), or, with raw NULL, a registered name's old text; it appends the
+ * new text to out and returns true, or false to keep the old one.
+ */
+enum gc_text { GC_TEXT_REQUEST, GC_TEXT_REPLY, GC_TEXT_SERVER, GC_TEXT_NAME };
+typedef bool (*gc_retext_fn)(void *arg, int node, enum gc_text what,
+			     const char *raw, uint32_t len, uint8_t part,
+			     const char *text, struct sbuf *out);
+void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg);
 
 /* calls/s of a row, over the last GC_RATE_SECS whole seconds before now */
 double gc_row_rate(const struct gc_row *r, int64_t now);

@@ -170,10 +170,15 @@ static struct mitem *item_copy(const struct event *ev)
 	size_t n = slen(ev->pid_text) + slen(ev->name) + slen(ev->label) +
 		slen(ev->peer) +
 		slen(ev->peer_name) + slen(ev->mfa) + slen(ev->payload) +
-		slen(ev->extra);
+		slen(ev->extra) + (ev->raw ? ev->raw_len : 0);
 	struct mitem *it = xmalloc(sizeof(*it) + n);
 	char *at = (char *)(it + 1);
 	it->ev = *ev;
+	if (ev->raw) {   /* first: it is bytes, not a string */
+		memcpy(at, ev->raw, ev->raw_len);
+		it->ev.raw = at;
+		at += ev->raw_len;
+	}
 	it->ev.pid_text = put(&at, ev->pid_text);
 	it->ev.name = put(&at, ev->name);
 	it->ev.label = put(&at, ev->label);

@@ -33,7 +33,8 @@ static int parse_pid(const char *s, size_t n, struct pidsel_item *it)
 
 /* Registered names are atoms; Elixir's look like Elixir.MyApp.Worker.  A
  * bare name holds no blank, control or ','; any other is written as Erlang
- * prints it, quoted: 'my name', 'it\'s'. */
+ * prints it, quoted: 'my name', 'it\'s'; :my_server is my_server, as Elixir
+ * writes it. */
 static bool name_ok(const char *s)
 {
 	for (; *s; s++)
@@ -132,6 +133,10 @@ int pidsel_parse(const char *s, struct pidsel *sel, struct sbuf *err)
 					  "a registered name", it.name);
 				goto fail;
 			}
+			/* :my_server, as Elixir writes an atom */
+			if (it.name[0] == ':' && it.name[1] && it.name[1] != '"' &&
+			    it.name[1] != ':')
+				memmove(it.name, it.name + 1, n);
 		}
 add:
 		sel->items = xrealloc(sel->items,

@@ -31,6 +31,7 @@
 #include "pidtext.h"
 #include "redact.h"
 #include "replay.h"
+#include "retext.h"
 #include "sig.h"
 #include "xalloc.h"
 
@@ -124,7 +125,13 @@ static void label_one(void *arg, struct bs_pid pid, const char *pid_text,
 	struct snode *n = arg;
 	if (!label)
 		return;   /* "" stays: asked, nothing to say */
+	/* an initial call reads like the other functions shown */
+	struct sbuf shown = SBUF_INIT;
+	if (retext_label(&shown, n->dec.syn, label))
+		label = sbuf_str(&shown);
 	names_set(&n->labels, pid, label);
+	sbuf_release(&shown);
+	label = names_get(&n->labels, pid);
 	pid.node = (uint32_t)n->idx;
 	if (n->s->sink.label)
 		n->s->sink.label(n->s->sink.arg, n->idx, pid, pid_text, label);
@@ -168,6 +175,21 @@ const char *session_state_name(const struct snode *n)
 /* ---- the stream ---- */
 
 /* merge's lookup: the node a "<name@host.N.S>" pid lives on */
+/* The labels known, rendered in another syntax. */
+static void labels_again(struct names *labels, enum term_syntax from,
+			 enum term_syntax to)
+{
+	struct sbuf sb = SBUF_INIT;
+	for (size_t i = 0; i < labels->cap; i++) {
+		struct bs_pid pid;
+		const char *l = names_slot(labels, i, &pid);
+		sbuf_reset(&sb);
+		if (l && *l && retext_mfa(&sb, from, to, l))
+			names_set(labels, pid, sbuf_str(&sb));
+	}
+	sbuf_release(&sb);
+}
+
 int session_set_syntax(struct session *s, int syn)
 {
 	int first = syn < 0 ? TERM_ERLANG : syn;
@@ -177,8 +199,11 @@ int session_set_syntax(struct session *s, int syn)
 		struct snode *n = &s->nodes[i];
 		if (!n->stats_ready)
 			continue;
+		enum term_syntax was = n->dec.syn;
 		n->dec.syn = syn >= 0 ? (enum term_syntax)syn :
 			     n->agent.elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
+		if (was != n->dec.syn)
+			labels_again(&n->labels, was, n->dec.syn);
 		if (!seen)
 			first = (int)n->dec.syn;
 		seen = true;
@@ -283,8 +308,12 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		s->limit_hit = true;
 		return;
 	}
-	/* before anything keeps it: no sink ever sees a cookie */
-	redact_event(e);
+	/* before anything keeps it: no sink ever sees a cookie, nor keeps
+	 * the bytes that held one */
+	if (redact_event(e)) {
+		e->raw = NULL;
+		e->raw_len = 0;
+	}
 	if (live)   /* a recording has its calls paired already */
 		callstacks_event(&s->calls, e);
 	if (EVENT_IS_GC_START(e->type))

@@ -424,17 +424,48 @@ long store_latency(const struct fstat *f, int p)
 	return (long)tmp[i];
 }
 
-uint64_t store_add_event(struct store *st, const struct event *ev)
+/* e's strings and raw bytes (raw, raw_len: kept, or NULL) from ev's, in
+ * one block; the old block is freed. */
+static void put_text(struct sevent *e, const struct event *ev,
+		     const char *raw, uint32_t raw_len)
 {
-	const char *fields[8] = { ev->pid_text, ev->name, ev->peer,
-				  ev->peer_name, ev->mfa, ev->payload, ev->extra,
-				  ev->from };
-	size_t lens[8], total = 0;
+	/* pid_text comes first, always: it is what frees the block */
+	const char *fields[8] = { ev->pid_text ? ev->pid_text : "", ev->name,
+				  ev->peer, ev->peer_name, ev->mfa, ev->payload,
+				  ev->extra, ev->from };
+	size_t lens[8], total = raw ? raw_len : 0;
 	for (int i = 0; i < 8; i++) {
 		lens[i] = fields[i] ? strlen(fields[i]) + 1 : 0;
 		total += lens[i];
 	}
+	char *blk = xmalloc(total), *at = blk;
+	char **dst[8] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
+			  &e->mfa, &e->payload, &e->extra, &e->from };
+	for (int i = 0; i < 8; i++) {
+		*dst[i] = NULL;
+		if (!fields[i])
+			continue;
+		memcpy(at, fields[i], lens[i]);
+		*dst[i] = at;
+		at += lens[i];
+	}
+	if (raw)   /* from another block: the caller's or the old one */
+		memcpy(at, raw, raw_len);
+	e->raw = raw ? at : NULL;
+	e->raw_len = raw ? raw_len : 0;
+}
 
+void store_set_text(struct store *st, struct sevent *e,
+		    const struct event *ev)
+{
+	char *old = e->pid_text;
+	put_text(e, ev, e->raw, e->raw_len);
+	free(old);
+	st->generation++;
+}
+
+uint64_t store_add_event(struct store *st, const struct event *ev)
+{
 	uint64_t seq = st->next_seq++;
 	struct sevent *e = &st->ring[seq % st->cap];
 	if (e->seq) {
@@ -447,21 +478,12 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	e->ts = ev->ts;
 	e->pid = ev->pid;
 	e->truncated = ev->truncated;
-	char *blk = xmalloc(total ? total : 1), *at = blk;
+	e->syn = ev->syn;
+	e->raw_part = ev->raw_part;
 	e->elapsed_us = ev->elapsed_us;
 	memcpy(e->heap, ev->heap, sizeof(e->heap));
-	char **dst[8] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
-			  &e->mfa, &e->payload, &e->extra, &e->from };
 	e->latency_us = ev->latency_us;
-	for (int i = 0; i < 8; i++) {
-		if (!fields[i])
-			continue;
-		memcpy(at, fields[i], lens[i]);
-		*dst[i] = at;
-		at += lens[i];
-	}
-	if (!total)
-		e->pid_text = blk;
+	put_text(e, ev, ev->raw, ev->raw_len);
 
 	struct bs_pid child = { 0, 0, ev->pid.node };
 	bool has_child = ev->type == EV_SPAWN && pid_of_text(ev->peer, &child);

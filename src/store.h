@@ -42,10 +42,15 @@ struct sevent {
 	int64_t ts;
 	struct bs_pid pid;
 	bool truncated;
+	uint8_t syn;          /* the enum term_syntax its text is in */
+	uint8_t raw_part;     /* RAW_*: what raw holds */
+	uint32_t raw_len;
 	int64_t elapsed_us;   /* return/exception/gc: since the start; -1 */
 	long heap[4];         /* gc: heap before, after, old before, after */
 	char *pid_text, *name, *peer, *peer_name, *mfa, *payload, *extra,
 		*from;        /* one block */
+	const char *raw;      /* what was shipped, in the same block
+			       * (struct event's raw), or NULL */
 	int64_t latency_us;   /* a paired receive: since its send */
 };
 
@@ -128,6 +133,10 @@ void store_clear(struct store *st);
 
 /* Copy ev in (it may be reused by the caller after this) and account it. */
 uint64_t store_add_event(struct store *st, const struct event *ev);
+/* New text for event e of the ring (its raw bytes rendered again): the
+ * strings of ev replace e's own; e keeps its numbers and raw bytes. */
+void store_set_text(struct store *st, struct sevent *e,
+		    const struct event *ev);
 /* Count-tier deltas for one process. */
 void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 		      unsigned long sends, unsigned long receives,

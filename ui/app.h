@@ -115,6 +115,13 @@ struct app {
 	int attaching;          /* :attach: the node whose start is awaited */
 	bool stop_pending;      /* :off: say so once every node has stopped */
 	int detaching;          /* :detach: the node to say is clean, or -1 */
+	/* :syntax: the ring rendered again a slice a turn (ui/syntax.c) */
+	struct rerender_node *rr;   /* per node; NULL: nothing to do */
+	int rr_n;
+	uint64_t rr_cursor;         /* the walk's place, newest first */
+	size_t rr_done;             /* events rendered again so far */
+	long long rr_t0;            /* when it began, ms */
+	char rr_what[64];           /* "elixir syntax", for the message */
 	unsigned long started_traced; /* the last start: what it traced */
 	int started_nodes;
 	bool started_skipped;
@@ -149,6 +156,7 @@ struct app {
 		int width;              /* the layout's; 0: none yet */
 		struct sbuf lines;      /* head and payload, laid out */
 		int nlines;
+		uint64_t seq;           /* the event's, while in the ring */
 	} detail;
 
 	/* process table: what it shows, and its rows (view_procs.c) */
@@ -235,6 +243,19 @@ void procs_freeze(struct app *a, bool on);
 int log_search(struct app *a, bool older, bool from_cursor);
 /* The event detail (view_event.c): open it on an event of the store. */
 void event_open(struct app *a, const struct sevent *e);
+/* The same without opening the view: the open event's text anew. */
+void event_fill(struct app *a, const struct sevent *e);
+/* Everything shown rendered again (:syntax, ui/syntax.c): the store, a
+ * paused table, the open event, the servers' calls; rn (nn nodes, taken)
+ * says from which syntax to which, what ("elixir syntax") is said when it
+ * is done.  The ring goes a slice a turn: app_rerender_step, while it is
+ * true. */
+struct rerender_node;
+void app_rerender(struct app *a, struct rerender_node *rn, int nn,
+		  const char *what);
+bool app_rerender_step(struct app *a);
+/* An event of node stored in the syntax it had before. */
+void app_rerender_late(struct app *a, int node, uint64_t seq);
 /* Open the log of the process a line names (PID or NAME); ACT_* flags. */
 int app_jump(struct app *a, const char *what);
 

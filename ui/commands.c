@@ -13,6 +13,8 @@
 #include "export.h"
 #include "pidsel.h"
 #include "pidtext.h"
+#include "rerender.h"
+#include "retext.h"
 #include "xalloc.h"
 
 typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);
@@ -186,11 +188,28 @@ static struct proc *pid_not_seen(struct app *a, const char *what,
  * message says why already. */
 static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 {
-	for (size_t i = 0; i < a->store.nprocs; i++) {
+	/* a name in either syntax: Shop.Cache, Elixir.Shop.Cache, :my_server,
+	 * 'my server'; compared with the names as each node shows them */
+	char atom[RETEXT_ATOM_MAX];
+	retext_atom_parse(what, atom, sizeof(atom));
+	struct sbuf *shown = xcalloc((size_t)(a->s.nnodes ? a->s.nnodes : 1),
+				     sizeof(*shown));
+	for (int k = 0; k < a->s.nnodes; k++)
+		retext_name(&shown[k], TERM_ERLANG, a->s.nodes[k].dec.syn, atom);
+	struct proc *found = NULL;
+	for (size_t i = 0; !found && i < a->store.nprocs; i++) {
 		struct proc *p = a->store.procs[i];
-		if (!strcmp(p->pid_text, what) || (p->name && !strcmp(p->name, what)))
-			return p;
+		int k = (int)p->pid.node;
+		if (!strcmp(p->pid_text, what) || (p->name &&
+		    (!strcmp(p->name, what) || (k < a->s.nnodes &&
+		     !strcmp(p->name, sbuf_str(&shown[k]))))))
+			found = p;
 	}
+	for (int k = 0; k < a->s.nnodes; k++)
+		sbuf_release(&shown[k]);
+	free(shown);
+	if (found)
+		return found;
 	/* a registered process that has not done anything yet */
 	for (int k = 0; k < a->s.nnodes; k++) {
 		const struct names *nt = &a->s.nodes[k].agent.names;
@@ -199,7 +218,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 		for (size_t i = 0; i < nt->cap; i++) {
 			struct bs_pid pid;
 			const char *s = names_slot(nt, i, &pid);
-			if (s && !strcmp(s, what)) {
+			if (s && (!strcmp(s, what) || !strcmp(s, atom))) {
 				char text[600];
 				pid.node = (uint32_t)k;
 				if (a->multi)
@@ -208,7 +227,12 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 						 pid.serial);
 				else
 					app_local_pid(pid, text, sizeof(text));
-				store_set_info(&a->store, pid, text, s, NULL, -1);
+				struct sbuf nm = SBUF_INIT;
+				retext_name(&nm, TERM_ERLANG,
+					    a->s.nodes[k].dec.syn, s);
+				store_set_info(&a->store, pid, text,
+					       sbuf_str(&nm), NULL, -1);
+				sbuf_release(&nm);
 				return store_proc(&a->store, pid);
 			}
 		}
@@ -316,9 +340,33 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 		}
 		syn = w == 0 ? -1 : w == 2 ? TERM_ELIXIR : TERM_ERLANG;
 	}
+	if (!cl->argc) {
+		app_msg(a, false, "%s syntax%s", term_syntax_name(
+				(enum term_syntax)session_set_syntax(&a->s, syn)),
+			syn < 0 ? " (the target's own)" : "");
+		return ACT_REDRAW;
+	}
+	if (session_is_recording(&a->s)) {
+		/* its text is all it has: nothing to render again from */
+		app_msg(a, true, "a recording keeps the syntax it was written "
+			"in; --syntax applies when attaching to a node");
+		return ACT_REDRAW;
+	}
+	int nn = a->s.nnodes;
+	struct rerender_node *rn = xcalloc((size_t)(nn ? nn : 1), sizeof(*rn));
+	for (int i = 0; i < nn; i++) {
+		const struct decoder *d = &a->s.nodes[i].dec;
+		rn[i] = (struct rerender_node){ d->syn, d->syn, d->node,
+						d->payload_max };
+	}
 	int now = session_set_syntax(&a->s, syn);
-	app_msg(a, false, "%s syntax%s", term_syntax_name((enum term_syntax)now),
-		syn < 0 ? " (the target's own)" : "");
+	for (int i = 0; i < nn; i++)
+		rn[i].to = a->s.nodes[i].dec.syn;
+	char what[64];
+	snprintf(what, sizeof(what), "%s syntax%s",
+		 term_syntax_name((enum term_syntax)now),
+		 syn < 0 ? " (the target's own)" : "");
+	app_rerender(a, rn, nn, what);
 	return ACT_REDRAW;
 }
 
@@ -729,15 +777,21 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 			return s;
 		}
 	}
-	/* then every registered name the targets have, busy or not */
+	/* then every registered name the targets have, busy or not, as
+	 * the node's syntax writes it (valid until the next call) */
+	static struct sbuf shown;
 	size_t base = a->store.nprocs * 2;
 	for (int k = 0; k < a->s.nnodes; k++) {
 		const struct names *nt = &a->s.nodes[k].agent.names;
 		for (; i < base + nt->cap; i++) {
 			const char *s = names_slot(nt, i - base, NULL);
-			if (s && !strncmp(s, prefix, len)) {
+			if (!s)
+				continue;
+			sbuf_reset(&shown);
+			retext_name(&shown, TERM_ERLANG, a->s.nodes[k].dec.syn, s);
+			if (!strncmp(sbuf_str(&shown), prefix, len)) {
 				i++;
-				return s;
+				return sbuf_str(&shown);
 			}
 		}
 		base += nt->cap;

@@ -183,8 +183,11 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 static void on_event(void *arg, int node, const struct event *ev)
 {
 	struct app *a = arg;
-	(void)node;
-	store_add_event(&a->store, ev);
+	uint64_t seq = store_add_event(&a->store, ev);
+	/* decoded before a :syntax, merged after it */
+	if (node >= 0 && node < a->s.nnodes &&
+	    ev->syn != (uint8_t)a->s.nodes[node].dec.syn && ev->raw)
+		app_rerender_late(a, node, seq);
 	if (json_sink_is_open(&a->rec))
 		json_sink_event(&a->rec, node, ev);
 	if (!a->paused)
@@ -561,7 +564,7 @@ static int loop(struct app *a)
 			if (d < wait)
 				wait = d;
 		}
-		if (wait < 0)
+		if (wait < 0 || a->rr)   /* :syntax has more to do */
 			wait = 0;
 
 		struct pollfd pfd[2 + BS_MAX_NODES] = {
@@ -588,6 +591,9 @@ static int loop(struct app *a)
 					a->s.rec_summary);
 		}
 		check_record(a);
+		/* a paused view too: :syntax asked for it */
+		if (app_rerender_step(a))
+			a->dirty = a->view_due = true;
 		if (a->detaching >= 0 &&
 		    a->s.nodes[a->detaching].state == SN_IDLE) {
 			app_msg(a, false, "detached from %s; it is clean; what "
@@ -797,6 +803,7 @@ out:
 	session_release(&a->s);
 	store_release(&a->store);
 	views_release(a);
+	free(a->rr);
 	sbuf_release(&err);
 	free(a);
 	return rc;

@@ -37,11 +37,13 @@ static const char *payload_word(enum event_type t)
 	}
 }
 
-void event_open(struct app *a, const struct sevent *e)
+/* The detail of e, laid out anew at the next draw. */
+void event_fill(struct app *a, const struct sevent *e)
 {
 	struct event_detail *d = &a->detail;
 	char t[32];
 	detail_release(d);
+	d->seq = e->seq;
 	draw_time(t, sizeof(t), e->ts);
 	sbuf_addf(&d->head, "%s  %s%s%s  %s\n", t, e->pid_text,
 		  e->name ? " " : "", e->name ? e->name : "",
@@ -77,6 +79,11 @@ void event_open(struct app *a, const struct sevent *e)
 			  "payload N captures more of the next ones" : "");
 		d->payload = xstrdup(e->payload);
 	}
+}
+
+void event_open(struct app *a, const struct sevent *e)
+{
+	event_fill(a, e);
 	list_reset(&a->pos[VIEW_EVENT]);
 	app_push(a, VIEW_EVENT);
 }

@@ -23,6 +23,7 @@
 #include "app.h"
 #include "clock.h"
 #include "pidtext.h"
+#include "retext.h"
 #include "xalloc.h"
 
 /* columns of the servers view; "worst" is the default order */
@@ -82,9 +83,17 @@ static int64_t now_us(struct app *a)
 
 static const char *server_label(struct app *a, const struct gc_row *r)
 {
+	/* the agent's table holds the atom: shown as the node's syntax
+	 * writes it (valid until the next call) */
+	static struct sbuf shown;
 	if (r->server[0] != '<')
 		return r->server;
 	const char *n = session_text_name(&a->s, r->node, r->server);
+	if (n && r->node >= 0 && r->node < a->s.nnodes) {
+		sbuf_reset(&shown);
+		retext_name(&shown, TERM_ERLANG, a->s.nodes[r->node].dec.syn, n);
+		return sbuf_str(&shown);
+	}
 	return n ? n : r->server_name ? r->server_name : r->server;
 }
 

@@ -22,6 +22,23 @@ defmodule Shop.Cache do
   def handle_call({:get, id}, _from, state), do: {:reply, Map.get(state, id), state}
 end
 
+# a GenServer with no name: the view knows it by its initial call
+defmodule Shop.Worker do
+  use GenServer
+
+  def start, do: GenServer.start(__MODULE__, [])
+  def work(pid, id), do: GenServer.call(pid, {:work, id})
+
+  @impl true
+  def init(state), do: {:ok, state}
+
+  @impl true
+  def handle_call({:work, id}, _from, state) do
+    :ok = Shop.Cache.put(%Shop.Order{id: id, items: ["book", "pen"], status: :new, total: 300.0})
+    {:reply, :done, state}
+  end
+end
+
 defmodule Shop do
   # everything under one process that stays: the caller of start/0 may go
   def start do
@@ -54,6 +71,20 @@ defmodule Shop do
       |> Task.await()
     end
 
+    :ok
+  end
+
+  # an unregistered worker that puts orders into the cache for its callers
+  def start_worker do
+    {:ok, pid} = Shop.Worker.start()
+    :persistent_term.put(:shop_worker, pid)
+    pid
+  end
+
+  # n orders through the worker
+  def work(n) do
+    pid = :persistent_term.get(:shop_worker)
+    for id <- 1..n, do: :done = Shop.Worker.work(pid, id)
     :ok
   end
 
