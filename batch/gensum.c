@@ -10,14 +10,30 @@
 #include "clock.h"
 #include "esc.h"
 #include "json.h"
+#include "term.h"
 #include "xalloc.h"
 
-static const char *server_name(struct gensum *g, const struct gc_row *r)
+/* A registered name of node as its syntax writes it (Shop.Cache for
+ * 'Elixir.Shop.Cache' in Elixir), in buf; NULL for none. */
+static const char *shown_name(struct gensum *g, int node, const char *raw,
+			      struct sbuf *buf)
+{
+	if (!raw)
+		return NULL;
+	if (session_node_syntax(g->s, node) != TERM_ELIXIR)
+		return raw;
+	sbuf_reset(buf);
+	term_atom_text(buf, TERM_ELIXIR, raw);
+	return sbuf_str(buf);
+}
+
+static const char *server_name(struct gensum *g, const struct gc_row *r,
+			       struct sbuf *buf)
 {
 	if (r->server[0] != '<')
 		return NULL;   /* a name already */
 	const char *now = session_text_name(g->s, r->node, r->server);
-	return now ? now : r->server_name;
+	return now ? shown_name(g, r->node, now, buf) : r->server_name;
 }
 
 /* A call closed: a slow_call line if it took longer than --slower-than. */
@@ -28,9 +44,13 @@ static void on_done(void *arg, const struct gc_row *r, const struct gc_call *c)
 	    (double)gc_latency(c) <= g->cfg->slower_than_ms * 1000.0 ||
 	    !json_sink_is_open(g->js) || g->js->write_errno)
 		return;
+	struct sbuf caller = SBUF_INIT, server = SBUF_INIT;
 	json_slow_call(json_sink_buf(g->js), session_node_name(g->s, c->node),
-		       r, c, session_text_name(g->s, c->node, c->caller_text),
-		       server_name(g, r));
+		       r, c, shown_name(g, c->node, session_text_name(g->s,
+				c->node, c->caller_text), &caller),
+		       server_name(g, r, &server));
+	sbuf_release(&caller);
+	sbuf_release(&server);
 }
 
 void gensum_init(struct gensum *g, struct session *s, struct json_sink *js,
@@ -113,6 +133,7 @@ void gensum_tick(struct gensum *g, bool force)
 		       (gc->nrows - g->nmarks) * sizeof(*g->marks));
 		g->nmarks = gc->nrows;
 	}
+	struct sbuf buf = SBUF_INIT;
 	for (size_t i = 0; i < gc->nrows; i++) {
 		const struct gc_row *r = gc->rows[i];
 		unsigned long closed = r->calls + r->abandoned + r->server_down;
@@ -125,8 +146,10 @@ void gensum_tick(struct gensum *g, bool force)
 		g->marks[i] = closed;
 		json_gen_stats(json_sink_buf(g->js), ts,
 			       session_node_name(g->s, r->node), r,
-			       server_name(g, r), rate, old ? ts - old->ts : -1);
+			       server_name(g, r, &buf), rate,
+			       old ? ts - old->ts : -1);
 	}
+	sbuf_release(&buf);
 	g->last_us = ts;
 	json_sink_flush(g->js);
 }
@@ -156,6 +179,7 @@ void gensum_summary(struct gensum *g, FILE *f)
 	struct gencalls *gc = &g->s->gcalls;
 	if (!g->cfg->summary)
 		return;
+	struct sbuf buf = SBUF_INIT;
 	struct proc **procs = xcalloc(st->nprocs + 1, sizeof(*procs));
 	if (st->nprocs) {   /* none: st->procs may be NULL */
 		memcpy(procs, st->procs, st->nprocs * sizeof(*procs));
@@ -165,8 +189,13 @@ void gensum_summary(struct gensum *g, FILE *f)
 		"busiest processes");
 	for (size_t i = 0; i < st->nprocs && i < SUMMARY_ROWS; i++) {
 		const struct proc *p = procs[i];
+		/* what the view's NAME column says: the registered name,
+		 * else what the process is */
 		const char *name = p->name ? p->name :
-			session_proc_name(g->s, p->pid);
+			shown_name(g, (int)p->pid.node,
+				   session_proc_name(g->s, p->pid), &buf);
+		if (!name)
+			name = session_proc_label(g->s, p->pid);
 		/* names and kinds come from the target: escaped */
 		esc_print(f, "%10lu %10lu %8lu  %s%s%s", p->sends, p->receives,
 			p->spawns, p->pid_text, name ? " " : "", name ? name : "");
@@ -174,8 +203,10 @@ void gensum_summary(struct gensum *g, FILE *f)
 	if (!st->nprocs)
 		fprintf(f, "%10s %10s %8s  (none seen)\n", "-", "-", "-");
 	free(procs);
-	if (!g->cfg->gen_calls)
+	if (!g->cfg->gen_calls) {
+		sbuf_release(&buf);
 		return;
+	}
 
 	struct gc_row **rows = xcalloc(gc->nrows + 1, sizeof(*rows));
 	if (gc->nrows) {
@@ -186,7 +217,7 @@ void gensum_summary(struct gensum *g, FILE *f)
 		"max ms", "flight", "slowest servers (request kind)");
 	for (size_t i = 0; i < gc->nrows && i < SUMMARY_ROWS; i++) {
 		const struct gc_row *r = rows[i];
-		const char *name = server_name(g, r);
+		const char *name = server_name(g, r, &buf);
 		esc_print(f, "%8lu %9.2f %9.2f %9.2f %7lu  %s%s%s (%s)", r->calls,
 			(double)gc_hist_quantile(&r->hist, 0.5) / 1000,
 			(double)gc_hist_quantile(&r->hist, 0.99) / 1000,
@@ -197,4 +228,5 @@ void gensum_summary(struct gensum *g, FILE *f)
 		fprintf(f, "%8s %9s %9s %9s %7s  (no gen calls seen)\n", "-", "-",
 			"-", "-", "-");
 	free(rows);
+	sbuf_release(&buf);
 }

@@ -68,6 +68,12 @@ const char *session_proc_name(const struct session *s, struct bs_pid pid)
 	return names_get(&s->nodes[pid.node].agent.names, local);
 }
 
+enum term_syntax session_node_syntax(const struct session *s, int node)
+{
+	return node >= 0 && node < s->nnodes ? s->nodes[node].dec.syn :
+		TERM_ERLANG;
+}
+
 const char *session_proc_label(const struct session *s, struct bs_pid pid)
 {
 	if ((int)pid.node >= s->nnodes)

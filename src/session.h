@@ -295,6 +295,8 @@ void session_drop_node(struct session *s, struct snode *n);
  * of syn when none is.
  */
 int session_set_syntax(struct session *s, int syn);
+/* The syntax node's terms and names are printed in now. */
+enum term_syntax session_node_syntax(const struct session *s, int node);
 /* Put a process in or out of focus (its events are shipped). */
 void session_focus(struct session *s, struct bs_pid pid, bool on);
 /*

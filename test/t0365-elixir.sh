@@ -27,6 +27,18 @@ test_expect_success 'batch: Elixir found at attach, names and terms in Elixir' '
 		(.payload | test(\"^\\\\{\\\\[:alias \\\\| #Reference<0[.0-9]+>\\\\], :ok\\\\}$\")))] | length == 3"
 '
 
+test_expect_success '--summary and gen_call_stats name servers as Elixir writes them' '
+	bs_start --gen-calls --summary --events send --duration 0 &&
+	bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(2)." >/dev/null &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	cat "$TRASH/bs.err" &&
+	grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+  <0[.][0-9]+[.]0> Shop[.]Cache$" "$TRASH/bs.err" &&
+	grep -E "<0[.][0-9]+[.]0> Shop[.]Cache [(]put[)]$" "$TRASH/bs.err" &&
+	! grep -q "Elixir[.]Shop" "$TRASH/bs.err" &&
+	jqs -e "[.[] | select(.type == \"gen_call_stats\" and .kind == \"put\") | .server_name] == [\"Shop.Cache\"]"
+'
+
 test_expect_success '--pids takes a name as Elixir writes it' '
 	bs_start --events receive --pids Shop.Cache --duration 0 &&
 	bs_wait_attached &&
