@@ -1,8 +1,9 @@
 #!/bin/sh
 # The process table's columns: sized from what they hold and the terminal.
 # Pids with large numbers and long registered names never run into each
-# other; at 80 columns the pid, the name, the counts and the sort column
-# stay, and the current function gives way first.
+# other; at 80 columns the pid, the name, the counts, MEM, REDS/s and the
+# sort column stay, and the current function gives way first, then HEAP
+# and REDS.
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
 
