@@ -82,6 +82,25 @@ test_expect_success 'sorting by memory puts the big process first; by heap too' 
 	ui_screen | sed -n 2p | grep -E " bs_sz_busy "
 '
 
+test_expect_success 'a log header says the same numbers, live' '
+	ui_keys / bs_sz_busy Enter && ui_wait " 1/1 " 5 && ui_keys Enter &&
+	{ ui_wait "^ <0[.][0-9]+[.]0> bs_sz_busy .* mem [0-9]+  heap [0-9]+  reds [0-9]+ [(][0-9]+/s[)]  mq [0-9]+" 10 >/dev/null ||
+		{ ui_screen | sed -n 1p; false; }; } &&
+	ui_screen | sed -n 1p | tee head1 &&
+	sed -E "s/.* reds ([0-9]+) .*/\1/" head1 >reds1 && sleep 2.2 &&
+	ui_screen | sed -n 1p | tee head2 &&
+	sed -E "s/.* reds ([0-9]+) .*/\1/" head2 >reds2 &&
+	[ "$(cat reds2)" -gt "$(cat reds1)" ] &&
+	[ "$(sed -E "s/.*[(]([0-9]+)[/]s[)].*/\1/" head2)" -gt 100000 ] &&
+	ui_keys q && ui_wait "sort MEM|sort HEAP|sort REDS" 5 &&
+	ui_keys / bs_sz_big Enter && ui_wait " 1/1 " 5 && ui_keys Enter &&
+	ui_wait "^ <0[.][0-9]+[.]0> bs_sz_big .* mem [0-9]+ " 10 &&
+	m=$(ui_screen | sed -n 1p | sed -E "s/.* mem ([0-9]+) .*/\1/") &&
+	echo "log header mem $m" && within "$m" "$(cat known)" &&
+	ui_keys q && ui_wait "sort MEM|sort HEAP|sort REDS" 5 &&
+	ui_keys / Enter && ui_wait " [0-9]+/3[0-9]{3} " 5
+'
+
 test_expect_success 'the agent samples the rows shown, not every process' '
 	n=$(node_eval "erlang:system_info(process_count).") && echo "processes $n" &&
 	[ "$n" -gt 3000 ] && sleep 2.5 && s=$(sampled) && echo "sampled $s" &&
