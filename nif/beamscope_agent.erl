@@ -96,6 +96,8 @@
              overflow = 0 :: integer(),
              active = #{} :: map(),               % pids counted lately
              focus = [] :: [pid()],
+             %% what the Owner shows: sampled each second as well
+             shown = [] :: [pid()],
              %% whose receive timeouts are shipped: all, the listed roots,
              %% or none when the receive pattern is another tool's
              timeouts = none :: none | all | [pid()],
@@ -503,6 +505,11 @@ handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
     ?TRACER:session_stop(S),
     reply_owner(St, Ref, ok),
     loop(St);
+handle({sample, Pids}, _Ref, St) when is_list(Pids) ->
+    %% the rows on the Owner's screen: no reply, the next samples say it
+    Shown = [P || P <- lists:sublist(Pids, ?INFO_MAX),
+                  is_pid(P), node(P) =:= node()],
+    loop(St#st{shown = Shown});
 handle({describe, Pids}, _Ref, St) when is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
     %% waits for nothing
@@ -564,19 +571,26 @@ harvest(#st{session = S, dest = Owner, cseq = Seq, active = Active} = St) ->
             St
     end.
 
-%% process_info of the processes counted lately and the ones in focus;
-%% never `messages`, which would copy a mailbox.
-sample(#st{dest = Owner, active = Active, focus = Focus} = St) ->
+%% process_info of the processes counted lately, the ones in focus and
+%% the ones the Owner shows; never `messages`, which would copy a mailbox.
+%% How many were asked is kept in the dictionary, for tests to read.
+sample(#st{dest = Owner, active = Active, focus = Focus,
+           shown = Shown} = St) ->
     erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
-    Pids = lists:sublist(lists:usort(Focus ++ maps:keys(Active)), ?INFO_MAX),
-    Items = [registered_name, current_function, message_queue_len],
+    Pids = lists:sublist(lists:usort(Focus ++ Shown ++ maps:keys(Active)),
+                         ?INFO_MAX),
+    put('$beamscope_sampled', length(Pids)),
+    Items = [registered_name, current_function, message_queue_len,
+             memory, reductions, total_heap_size],
+    W = erlang:system_info(wordsize),
     Info = lists:foldl(
              fun(P, Acc) ->
                      case erlang:process_info(P, Items) of
                          [{registered_name, N}, {current_function, F},
-                          {message_queue_len, Q}] ->
+                          {message_queue_len, Q}, {memory, M},
+                          {reductions, R}, {total_heap_size, H}] ->
                              Fn = case F of {_, _, _} -> F; _ -> [] end,
-                             [{P, N, Fn, Q} | Acc];
+                             [{P, N, Fn, Q, M, R, H * W} | Acc];
                          _ ->
                              Acc
                      end

@@ -1658,6 +1658,28 @@ int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on)
 	return r;
 }
 
+int agent_sample(struct agent *a, const struct bs_pid *pids, int n)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	if (n > AGENT_SAMPLE_MAX)
+		n = AGENT_SAMPLE_MAX;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "sample");
+	ei_x_encode_list_header(&x, n);
+	for (int i = 0; i < n; i++) {
+		erlang_pid p = a->pid;   /* node and creation of the target */
+		p.num = pids[i].num;
+		p.serial = pids[i].serial;
+		ei_x_encode_pid(&x, &p);
+	}
+	ei_x_encode_empty_list(&x);
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
 int agent_describe(struct agent *a, const struct bs_pid *pids, int n)
 {
 	ei_x_buff x;

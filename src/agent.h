@@ -161,6 +161,10 @@ int agent_ping(struct agent *a);
 /* Put the process <0.num.serial> in focus (its events are shipped) or
  * take it out; -1, and nothing sent, for a pid the target cannot have. */
 int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on);
+/* Have these processes (at most AGENT_SAMPLE_MAX) sampled every second,
+ * in place of the ones asked before; no reply. */
+#define AGENT_SAMPLE_MAX 2000
+int agent_sample(struct agent *a, const struct bs_pid *pids, int n);
 /* Ask what these processes are (at most AGENT_DESCRIBE_MAX of them); the
  * answer comes on the stream (labels).  Local pids of the target. */
 #define AGENT_DESCRIBE_MAX 500

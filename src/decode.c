@@ -764,6 +764,7 @@ long decode_counts(struct decoder *d, const char *buf, int *idx,
 
 struct info_ctx {
 	info_fn fn;
+	pinfo_fn pfn;   /* or NULL */
 	void *arg;
 };
 
@@ -779,7 +780,8 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 	long mq = -1, ar;
 	int arity, type, size, t;
 
-	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 ||
+	    (arity != 4 && arity != 7) ||
 	    get_pid(d, buf, idx, &pid, &text) < 0)
 		return -1;
 	snprintf(ptext, sizeof(ptext), "%s", text);
@@ -810,6 +812,12 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 	}
 	if (ei_decode_long(buf, idx, &mq) < 0)
 		return -1;
+	long mem = -1, reds = -1, heap = -1;
+	if (arity == 7 &&
+	    (ei_decode_long(buf, idx, &mem) < 0 ||
+	     ei_decode_long(buf, idx, &reds) < 0 ||
+	     ei_decode_long(buf, idx, &heap) < 0))
+		return -1;
 	if (has_name && d->syn == TERM_ELIXIR) {
 		struct sbuf n = SBUF_INIT;
 		term_atom_text(&n, TERM_ELIXIR, name);
@@ -818,13 +826,22 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 	}
 	c->fn(c->arg, pid, ptext, has_name ? name : NULL,
 	      has_current ? current : NULL, mq);
+	if (arity == 7 && c->pfn)
+		c->pfn(c->arg, pid, mem, reds, heap);
 	return 0;
 }
 
 long decode_info(struct decoder *d, const char *buf, int *idx,
 		 info_fn fn, void *arg)
 {
-	struct info_ctx c = { fn, arg };
+	struct info_ctx c = { fn, NULL, arg };
+	return each_entry(d, buf, idx, one_info, &c);
+}
+
+long decode_info_sizes(struct decoder *d, const char *buf, int *idx,
+		       info_fn fn, pinfo_fn pfn, void *arg)
+{
+	struct info_ctx c = { fn, pfn, arg };
 	return each_entry(d, buf, idx, one_info, &c);
 }
 

@@ -108,6 +108,10 @@ typedef void (*count_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 typedef void (*info_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 			const char *name, const char *current, long mqlen);
 
+/* memory, reductions and heap bytes of a sample, -1 when not sampled */
+typedef void (*pinfo_fn)(void *arg, struct bs_pid pid, long memory,
+			 long reductions, long heap);
+
 /* bytes of a process's label at most, as the agent cuts it */
 #define LABEL_MAX 120
 
@@ -120,6 +124,9 @@ long decode_counts(struct decoder *d, const char *buf, int *idx,
 /* The sample list of a WIRE_INFO at buf[*idx]; entries or -1. */
 long decode_info(struct decoder *d, const char *buf, int *idx,
 		 info_fn fn, void *arg);
+/* The same, and the sizes of the samples that carry them to pfn. */
+long decode_info_sizes(struct decoder *d, const char *buf, int *idx,
+		       info_fn fn, pinfo_fn pfn, void *arg);
 /* The list of a WIRE_LABELS at buf[*idx]: label is NULL for a process
  * with nothing to say beyond its initial call; entries or -1. */
 long decode_labels(struct decoder *d, const char *buf, int *idx,

@@ -418,13 +418,23 @@ static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
 				current, mqlen);
 }
 
+static void sizes_one(void *arg, struct bs_pid pid, long memory,
+		      long reductions, long heap)
+{
+	struct snode *n = arg;
+	pid.node = (uint32_t)n->idx;
+	if (n->s->sink.sizes)
+		n->s->sink.sizes(n->s->sink.arg, n->idx, pid, memory,
+				 reductions, heap);
+}
+
 static void on_info(void *arg, const char *buf, const struct msg *m)
 {
 	struct snode *n = arg;
 	if (!n->stats_ready)
 		return;
 	int idx = m->body;
-	decode_info(&n->dec, buf, &idx, info_one, n);
+	decode_info_sizes(&n->dec, buf, &idx, info_one, sizes_one, n);
 }
 
 static void on_limit(void *arg, const struct msg *m)
@@ -1286,6 +1296,22 @@ void session_focus(struct session *s, struct bs_pid pid, bool on)
 	struct snode *n = &s->nodes[pid.node];
 	if (n->present && (n->state == SN_TRACING || n->state == SN_STARTING))
 		agent_focus(&n->agent, pid.num, pid.serial, on);
+}
+
+void session_sample(struct session *s, const struct bs_pid *pids, size_t n)
+{
+	struct bs_pid *mine = xmalloc((n ? n : 1) * sizeof(*mine));
+	for (int i = 0; i < s->nnodes; i++) {
+		struct snode *nd = &s->nodes[i];
+		if (!nd->present || nd->state != SN_TRACING)
+			continue;
+		int k = 0;
+		for (size_t j = 0; j < n && k < AGENT_SAMPLE_MAX; j++)
+			if ((int)pids[j].node == i)
+				mine[k++] = pids[j];
+		agent_sample(&nd->agent, mine, k);
+	}
+	free(mine);
 }
 
 void session_node_stats(struct session *s, bool on)

@@ -164,6 +164,10 @@ struct session_sink {
 	void (*info)(void *arg, int node, struct bs_pid pid,
 		     const char *pid_text, const char *name,
 		     const char *current, long mqlen);
+	/* a sample's memory, reductions and heap, in bytes; NULL: not
+	 * wanted */
+	void (*sizes)(void *arg, int node, struct bs_pid pid, long memory,
+		      long reductions, long heap);
 	/* what a process is, beyond its initial call: a proc_lib process's
 	 * '$initial_call' or its label, asked of the agent once */
 	void (*label)(void *arg, int node, struct bs_pid pid,
@@ -299,6 +303,9 @@ int session_set_syntax(struct session *s, int syn);
 enum term_syntax session_node_syntax(const struct session *s, int node);
 /* Put a process in or out of focus (its events are shipped). */
 void session_focus(struct session *s, struct bs_pid pid, bool on);
+/* The processes a view shows, for each tracing node's agent to sample
+ * every second (memory, reductions, heap) in place of the last ones. */
+void session_sample(struct session *s, const struct bs_pid *pids, size_t n);
 /*
  * Can the nodes attached have the pids of a --pids text (or the one pid)?
  * A node drops the connection that sends it one of its own pids it cannot

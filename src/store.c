@@ -168,6 +168,7 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	p->pid = pid;
 	snprintf(p->pid_text, sizeof(p->pid_text), "%s", pid_text);
 	p->mqlen = -1;
+	p->memory = p->heap = p->reds = p->rreds = -1;
 	p->in_ts = -1;
 	touch(st, p);
 	st->procs[st->nprocs] = p;
@@ -601,6 +602,22 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 	p->mqlen = mqlen;
 	if (changed)
 		st->generation++;
+}
+
+void store_set_sizes(struct store *st, struct bs_pid pid, long memory,
+		     long reductions, long heap, int64_t now_ms)
+{
+	struct proc *p = store_proc(st, pid);
+	if (!p)
+		return;
+	if (p->reds >= 0 && reductions >= p->reds && now_ms > p->reds_ms)
+		p->rreds = (long)((reductions - p->reds) * 1000 /
+				  (now_ms - p->reds_ms));
+	p->reds = reductions;
+	p->reds_ms = now_ms;
+	p->memory = memory;
+	p->heap = heap;
+	st->generation++;
 }
 
 void store_set_label(struct store *st, struct bs_pid pid, const char *label)

@@ -81,6 +81,11 @@ struct proc {
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
 	unsigned long tick_sends, tick_receives, tick_spawns; /* at last tick */
 	long mqlen;          /* -1: not sampled */
+	long memory, heap;   /* bytes; -1: not sampled */
+	long reds;           /* reductions; -1: not sampled */
+	long rreds;          /* reductions a second between the last two
+			      * samples; -1: fewer than two */
+	int64_t reds_ms;     /* when reds was sampled */
 	bool has_parent;
 	struct bs_pid parent;
 	/* the spawn tree, between records of the store: the parent's record
@@ -142,6 +147,10 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 		      unsigned long sends, unsigned long receives,
 		      unsigned long spawns);
 /* A sample of process_info for one process. */
+/* A sample's sizes and reductions taken at now_ms; reductions a second
+ * come from two samples in a row. */
+void store_set_sizes(struct store *st, struct bs_pid pid, long memory,
+		     long reductions, long heap, int64_t now_ms);
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
 /* What the agent said a process is; a process not kept is left alone. */

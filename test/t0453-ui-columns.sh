@@ -1,8 +1,9 @@
 #!/bin/sh
 # The process table's columns: sized from what they hold and the terminal.
 # Pids with large numbers and long registered names never run into each
-# other; at 80 columns the pid, the name, the counts and the sort column
-# stay, and the current function gives way first.
+# other; at 80 columns the pid, the name, the counts, MEM, REDS/s and the
+# sort column stay, and the current function gives way first, then HEAP
+# and REDS.
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
 
@@ -35,26 +36,26 @@ test_expect_success 'the workload: pids with five-digit numbers' '
 	grep -E "^\"<0[.][0-9]{5}[.][0-9]+>\"$" pid
 '
 
-test_expect_success '80 columns: pids whole, then the name; the counts stay, CURRENT goes' '
+test_expect_success '80 columns: pids whole, then the name; the counts, MEM and REDS/s stay; CURRENT, HEAP and REDS go' '
 	ui_cols 80 && rows >rows80 &&
 	[ "$(wc -l <rows80)" -eq 20 ] &&
 	! grep -vE "^<0[.][0-9]{5}[.][0-9]+> +a_registered_name" rows80 &&
 	[ "$(cut -d" " -f1 rows80 | sort -u | wc -l)" -eq 20 ] &&
 	ui_screen | sed -n 1p >hdr80 && cat hdr80 &&
-	grep -E "^PID +NAME +SENT +S/s +RECV +R/s +SPAWN +MQ *$" hdr80 &&
-	awk "{ exit !(NF == 8 && \$(NF-3) == 1 && \$NF ~ /^([0-9]+|-)\$/) }" rows80
+	grep -E "^PID +NAME +SENT +S/s +RECV +R/s +SPAWN +MQ +MEM +REDS/s *$" hdr80 &&
+	awk "{ exit !(NF == 10 && \$5 == 1 && \$8 ~ /^([0-9]+|-)\$/ && \$NF ~ /^([0-9]+k?|-)\$/) }" rows80
 '
 
 test_expect_success '80 columns, sorted by CURRENT: it stays, the name gives way' '
 	ui_keys ":sort current" Enter && ui_wait "sort CURRENT asc" &&
-	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ *$" &&
+	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ( +MEM)?( +REDS/s)? *$" &&
 	rows >rows80c && cat rows80c &&
 	! grep -vE "^<0[.][0-9]{5}[.][0-9]+> +a_registered.* bs_churn:old/0 +[0-9]" rows80c
 '
 
 test_expect_success '160 columns: every column, the names whole' '
 	ui_cols 160 && rows >rows160 && cat rows160 &&
-	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ *$" &&
+	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ +MEM +REDS +REDS/s +HEAP *$" &&
 	! grep -vE "^<0[.][0-9]{5}[.][0-9]+> +${NAME}_[0-9]+ +bs_churn:old/0 +[0-9]" rows160 &&
 	ui_keys Q && target_clean 3
 '

@@ -39,7 +39,11 @@ enum {
 	X(RECEIVES, "receives", "RECV")     \
 	X(RPS,      "rps",      "R/s")      \
 	X(SPAWNS,   "spawns",   "SPAWN")    \
-	X(MQ,       "mq",       "MQ")
+	X(MQ,       "mq",       "MQ")       \
+	X(MEM,      "mem",      "MEM")      \
+	X(REDS,     "reds",     "REDS")     \
+	X(REDSPS,   "redsps",   "REDS/s")   \
+	X(HEAP,     "heap",     "HEAP")
 
 enum proc_col {
 #define X(id, key, title) COL_##id,
@@ -76,6 +80,8 @@ struct procs_table {
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
 	struct bs_pid *shown;   /* the rows on screen at the last draw */
 	size_t nshown, shown_cap;
+	uint64_t sampled_sum;   /* the set last sent to be sampled, hashed */
+	long long sampled_ms;   /* ... and when */
 	/* paused: the processes as they were, which the table shows until
 	 * the display resumes; their strings are copies */
 	struct proc *frozen;

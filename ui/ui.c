@@ -148,6 +148,29 @@ static bool focus_open(const struct app *a)
 	return false;
 }
 
+/* Have the agents sample what is on screen: when the set changes (rows
+ * scrolled, sorted, filtered), and every few seconds anyway, since an
+ * agent started again knows nothing of it.  The set is hashed without
+ * its order, which moves as rows are sorted. */
+#define SAMPLE_AGAIN_MS 5000
+static void sample_shown(struct app *a, const struct bs_pid *pids, size_t n)
+{
+	struct procs_table *t = &a->table;
+	uint64_t sum = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = ((uint64_t)pids[i].node << 60) ^
+			((uint64_t)pids[i].serial << 32) ^ pids[i].num;
+		h *= 0x9e3779b97f4a7c15ULL;
+		sum += h ^ (h >> 29);
+	}
+	long long now = clock_mono_ms();
+	if (sum == t->sampled_sum && now - t->sampled_ms < SAMPLE_AGAIN_MS)
+		return;
+	t->sampled_sum = sum;
+	t->sampled_ms = now;
+	session_sample(&a->s, pids, n);
+}
+
 /* Tell the store what it must not forget: the rows on screen and the
  * process in focus. */
 static void keep_shown(struct app *a)
@@ -163,6 +186,7 @@ static void keep_shown(struct app *a)
 	for (int i = 0; i < a->ntags; i++)   /* the chart's lifelines */
 		t->shown[n++] = a->tags[i];
 	store_keep(&a->store, t->shown, n);
+	sample_shown(a, t->shown, n);
 }
 
 int app_focus(struct app *a, struct bs_pid pid, const char *text)
@@ -224,6 +248,17 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 	store_set_info(&a->store, pid, pid_text, name, current, mqlen);
 	if (json_sink_is_open(&a->rec))
 		json_sink_name(&a->rec, pid, pid_text, name);
+}
+
+static void on_sizes(void *arg, int node, struct bs_pid pid, long memory,
+		     long reductions, long heap)
+{
+	struct app *a = arg;
+	(void)node;
+	store_set_sizes(&a->store, pid, memory, reductions, heap,
+			clock_mono_ms());
+	if (!a->paused)
+		a->dirty = true;
 }
 
 static void on_label(void *arg, int node, struct bs_pid pid,
@@ -690,6 +725,7 @@ int ui_run(const struct config *cfg)
 		snprintf(spec.match, sizeof(spec.match), "%s", cfg->match);
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts, .info = on_info,
+		.sizes = on_sizes,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .arg = a,

@@ -163,6 +163,21 @@ static uint64_t log_end(const struct app *a)
 	return a->paused ? a->pause_seq : a->store.next_seq;
 }
 
+/* What the last sample said of the process in focus (it is sampled every
+ * second while its log is open), after the counts: "" until sampled. */
+static void proc_sizes(const struct proc *p, char *out, size_t n)
+{
+	*out = '\0';
+	if (!p || p->exited || p->memory < 0)
+		return;
+	int k = snprintf(out, n, "  mem %ld  heap %ld  reds %ld", p->memory,
+			 p->heap, p->reds);
+	if (k > 0 && (size_t)k < n && p->rreds >= 0)
+		k += snprintf(out + k, n - (size_t)k, " (%ld/s)", p->rreds);
+	if (k > 0 && (size_t)k < n && p->mqlen >= 0)
+		snprintf(out + k, n - (size_t)k, "  mq %ld", p->mqlen);
+}
+
 static void proc_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
@@ -186,10 +201,12 @@ static void proc_draw(struct app *a, int y, int h)
 		 p && p->name && p->label ? " (" : "",
 		 p && p->name && p->label ? p->label : "",
 		 p && p->name && p->label ? ")" : "");
-	snprintf(title, sizeof(title), " %s %s  sent %lu  received %lu  spawned %lu%s%s",
+	char sizes[160];
+	proc_sizes(p, sizes, sizeof(sizes));
+	snprintf(title, sizeof(title), " %s %s  sent %lu  received %lu  spawned %lu%s%s%s",
 		 a->focus_text, what,
 		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
-		 extra, p && p->exited ? "  (exited)" : "");
+		 extra, p && p->exited ? "  (exited)" : "", sizes);
 	draw_text(y, 0, COLS, title, draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;

@@ -9,8 +9,10 @@
  * Columns are as wide as the widest text they have shown (a running
  * maximum, so that widths do not jump as rows scroll or come and go),
  * with one space between two.  When the terminal is too narrow, CURRENT
- * gives way first, then NAME; a pid is never cut, it is what tells two
- * rows apart, and the counts and the sort column stay.
+ * gives way first, then HEAP and REDS, then NAME shrinks, then MEM and
+ * REDS/s go (what a busy or a big process is told by); a pid is never
+ * cut, it is what tells two rows apart, and the counts and the sort
+ * column stay.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -67,6 +69,11 @@ static int cmp_ul(unsigned long x, unsigned long y)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_l(long x, long y)
+{
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct proc *x = *(struct proc *const *)pa, *y = *(struct proc *const *)pb;
@@ -90,6 +97,10 @@ static int cmp_rows(const void *pa, const void *pb)
 	case COL_RPS: c = cmp_ul(x->rreceives, y->rreceives); break;
 	case COL_SPAWNS: c = cmp_ul(x->spawns, y->spawns); break;
 	case COL_MQ: c = x->mqlen < y->mqlen ? -1 : x->mqlen > y->mqlen; break;
+	case COL_MEM: c = cmp_l(x->memory, y->memory); break;
+	case COL_REDS: c = cmp_l(x->reds, y->reds); break;
+	case COL_REDSPS: c = cmp_l(x->rreds, y->rreds); break;
+	case COL_HEAP: c = cmp_l(x->heap, y->heap); break;
 	case COL__COUNT: break;
 	}
 	if (!sort_asc)
@@ -244,6 +255,18 @@ static void row_texts(const struct app *a, const struct proc *p,
 	else
 		strcpy(num[COL_MQ], "-");
 	text[COL_MQ] = num[COL_MQ];
+	/* bytes in k and M like the counts; "-" until sampled */
+	static const enum proc_col sized[] = { COL_MEM, COL_REDS, COL_REDSPS,
+					       COL_HEAP };
+	long sv[] = { p->memory, p->reds, p->rreds, p->heap };
+	for (size_t i = 0; i < sizeof(sized) / sizeof(sized[0]); i++) {
+		if (sv[i] >= 0)
+			fmt_num(num[sized[i]], sizeof(num[0]),
+				(unsigned long)sv[i]);
+		else
+			strcpy(num[sized[i]], "-");
+		text[sized[i]] = num[sized[i]];
+	}
 }
 
 /* Column widths from what they have shown; a hidden column is -1 (NODE
@@ -260,18 +283,24 @@ static void widths(const struct app *a, int w[COL__COUNT])
 		else
 			total += w[i] + 1;
 	}
-	/* too wide: CURRENT gives way, then NAME, then NODE; sorted by
-	 * CURRENT, NAME gives way before it */
+	/* too wide: CURRENT gives way, then HEAP, REDS, NAME, MEM, REDS/s,
+	 * NODE; sorted by CURRENT, the others give way before it */
 	static const struct give {
 		enum proc_col col;
 		int min;
 	} by_default[] = { { COL_CURRENT, CURRENT_MIN }, { COL_CURRENT, 0 },
-			   { COL_NAME, NAME_MIN }, { COL_NODE, NAME_MIN } },
-	  by_current[] = { { COL_NAME, NAME_MIN }, { COL_CURRENT, CURRENT_MIN },
+			   { COL_HEAP, 0 }, { COL_REDS, 0 },
+			   { COL_NAME, NAME_MIN }, { COL_MEM, 0 },
+			   { COL_REDSPS, 0 }, { COL_NODE, NAME_MIN } },
+	  by_current[] = { { COL_HEAP, 0 }, { COL_REDS, 0 },
+			   { COL_NAME, NAME_MIN }, { COL_MEM, 0 },
+			   { COL_REDSPS, 0 }, { COL_CURRENT, CURRENT_MIN },
 			   { COL_NODE, NAME_MIN } };
 	const struct give *give = a->sort_col == COL_CURRENT ? by_current :
 		by_default;
-	size_t ngive = a->sort_col == COL_CURRENT ? 3 : 4;
+	size_t ngive = a->sort_col == COL_CURRENT ?
+		sizeof(by_current) / sizeof(by_current[0]) :
+		sizeof(by_default) / sizeof(by_default[0]);
 	for (size_t g = 0; g < ngive; g++) {
 		int c = give[g].col, over = total - COLS;
 		if (over <= 0)

@@ -217,7 +217,7 @@ static void tree_links(void)
 int main(void)
 {
 	struct store st;
-	plan(54);
+	plan(58);
 	quiet_ticks();
 
 	store_init(&st, 4);
@@ -277,6 +277,16 @@ int main(void)
 		       "gen_server:loop/7", 12);
 	ok(!strcmp(r->name, "logger") && !strcmp(r->current, "gen_server:loop/7") &&
 	   r->mqlen == 12, "process_info sample kept");
+	ok(r->memory == -1 && r->reds == -1 && r->rreds == -1 && r->heap == -1,
+	   "sizes unknown until sampled");
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, 1000, 4000, 5000);
+	ok(r->memory == 6400 && r->heap == 4000 && r->reds == 1000 &&
+	   r->rreds == -1, "one sample: no reductions a second yet");
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, 4000, 4000, 7000);
+	is_num(r->rreds, 1500, "reductions a second from two samples");
+	store_set_sizes(&st, (struct bs_pid){ 9999, 0, 0 }, 1, 1, 1, 7000);
+	ok(!store_proc(&st, (struct bs_pid){ 9999, 0, 0 }),
+	   "sizes never make a process up");
 
 	for (unsigned i = 100; i < 1100; i++) {
 		char t[32];
