@@ -295,6 +295,15 @@ ui_wait() {
 	return 1
 }
 
+# ui_cell TITLE PATTERN: the number under the process table's column TITLE
+# (numbers are right-aligned under their title) in the first row matching
+# PATTERN (grep -E), wherever the columns are on this screen
+ui_cell() {
+	ui_screen | awk -v t="$1" -v pat="$2" '
+		!e { i = index($0 " ", " " t " "); if (i) e = i + length(t); next }
+		$0 ~ pat { s = substr($0, 1, e); sub(/.* /, "", s); print s; exit }'
+}
+
 ui_keys() {
 	tm send-keys -t ui "$@"
 }

@@ -13,7 +13,9 @@ test_expect_success 'the process table shows the sink with its exact counts' '
 	ui_keys / bs_sink Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_sink" &&
 	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
 	[ "$(wc -l <row)" -eq 1 ] &&
-	awk "{ exit !(\$(NF-5) == 2 && \$(NF-3) == 1001 && \$(NF-1) == 10) }" row
+	[ "$(ui_cell SENT "^<0[.][0-9]+[.]0> +bs_sink")" = 2 ] &&
+	[ "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 1001 ] &&
+	[ "$(ui_cell SPAWN "^<0[.][0-9]+[.]0> +bs_sink")" = 10 ]
 '
 
 test_expect_success 'the spawn tree shows the ten children, exited normally' '
@@ -57,7 +59,8 @@ test_expect_success 'after the focus, the table still has the exact counts' '
 	ui_keys q && ui_wait "PID +NAME" && sleep 0.6 &&
 	ui_keys / "$sink" Enter && ui_wait "^$sink " &&
 	ui_screen | grep -E "^$sink " | tee row &&
-	awk "{ exit !(\$(NF-5) == 1 && \$(NF-3) == 1002 && \$(NF-1) == 10) }" row
+	[ "$(ui_cell SENT "^$sink ")" = 1 ] && [ "$(ui_cell RECV "^$sink ")" = 1002 ] &&
+	[ "$(ui_cell SPAWN "^$sink ")" = 10 ]
 '
 
 test_expect_success 'export writes JSON with the process table and the events' '

@@ -45,7 +45,7 @@ test_expect_success 'the target runs again: the stop completes, :on traces again
 	node_eval "bs_work:sink(100, 2), ok." >/dev/null && sleep 1.5 &&
 	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
 	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
-	awk "{ exit !(\$(NF-3) == 101) }" row
+	[ "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 101 ]
 '
 
 test_expect_success 'quit leaves the target clean' '
