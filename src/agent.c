@@ -1658,48 +1658,36 @@ int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on)
 	return r;
 }
 
-int agent_sample(struct agent *a, const struct bs_pid *pids, int n)
+/* {Tag, [Pid]}: at most max of pids, local pids of the target, without a
+ * reply (answered on the stream, if at all). */
+static int pid_list_request(struct agent *a, const char *tag,
+			    const struct bs_pid *pids, int n, int max)
 {
 	ei_x_buff x;
 	erlang_ref ref;
-	if (n > AGENT_SAMPLE_MAX)
-		n = AGENT_SAMPLE_MAX;
+	if (n > max)
+		n = max;
 	request_begin(a, &x, &ref);
 	ei_x_encode_tuple_header(&x, 2);
-	ei_x_encode_atom(&x, "sample");
+	ei_x_encode_atom(&x, tag);
 	ei_x_encode_list_header(&x, n);
-	for (int i = 0; i < n; i++) {
-		erlang_pid p = a->pid;   /* node and creation of the target */
-		p.num = pids[i].num;
-		p.serial = pids[i].serial;
-		ei_x_encode_pid(&x, &p);
-	}
+	for (int i = 0; i < n; i++)   /* node and creation of the target */
+		wire_encode_pid(&x, a->pid.node, pids[i].num, pids[i].serial,
+				a->pid.creation);
 	ei_x_encode_empty_list(&x);
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;
 }
 
+int agent_sample(struct agent *a, const struct bs_pid *pids, int n)
+{
+	return pid_list_request(a, "sample", pids, n, AGENT_SAMPLE_MAX);
+}
+
 int agent_describe(struct agent *a, const struct bs_pid *pids, int n)
 {
-	ei_x_buff x;
-	erlang_ref ref;
-	if (n > AGENT_DESCRIBE_MAX)
-		n = AGENT_DESCRIBE_MAX;
-	request_begin(a, &x, &ref);
-	ei_x_encode_tuple_header(&x, 2);
-	ei_x_encode_atom(&x, "describe");
-	ei_x_encode_list_header(&x, n);
-	for (int i = 0; i < n; i++) {
-		erlang_pid p = a->pid;   /* node and creation of the target */
-		p.num = pids[i].num;
-		p.serial = pids[i].serial;
-		ei_x_encode_pid(&x, &p);
-	}
-	ei_x_encode_empty_list(&x);
-	int r = request_send(a, &x);
-	ei_x_free(&x);
-	return r;
+	return pid_list_request(a, "describe", pids, n, AGENT_DESCRIBE_MAX);
 }
 
 int agent_node_stats(struct agent *a, bool on)
