@@ -35,6 +35,8 @@
 -export([start/4]).
 %% entry points of the processes we spawn
 -export([agent/5, worker/5]).
+%% the top-N scan, a step at a time (scripts/bench-ui top runs it)
+-export([top_new/2, top_step/3]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -80,6 +82,24 @@
 %% matches (its guard is false), and it says whose the pattern is
 -define(OURS, {'_', [false], [{message, '$beamscope'}]}).
 
+%% The top-N scan: every process is looked at once a pass, a slice a
+%% second within a time budget; the best N of the pass so far and of the
+%% last whole pass are the candidates, sampled every second with the rows
+%% on screen.  Reductions a second take two looks a second apart: a
+%% slice's first looks are kept (prev) for its second ones.
+-record(top, {metric :: memory | reductions | message_queue_len,
+              n :: pos_integer(),
+              todo = [] :: [pid()],                 % this pass, not yet seen
+              prev = [] :: [{pid(), integer()}],    % first looks, reductions
+              prev_us = 0 :: integer(),
+              best = [] :: [{number(), pid()}],     % this pass, best first
+              last = [] :: [{number(), pid()}],     % the last whole pass
+              started = none :: none | integer(),   % this pass began, ms
+              pass_ms = 0 :: non_neg_integer(),     % the last whole pass took
+              scanned = 0 :: non_neg_integer(),     % of this pass
+              total = 0 :: non_neg_integer(),       % processes this pass
+              passes = 0 :: non_neg_integer()}).
+
 -record(st, {owner :: pid(),
              dest :: pid() | {atom(), node()},    % where the Owner receives
              key :: binary(),                     % md5 of the session's secret
@@ -113,12 +133,18 @@
              %% node samples (the view's header): the timer while they
              %% are on, and the last scheduler_wall_time, for deltas
              node = none :: none | reference(),
-             swt = [] :: [{pos_integer(), integer(), integer()}]}).
+             swt = [] :: [{pos_integer(), integer(), integer()}],
+             %% top-N (the view's top mode): the scan for candidates
+             top = none :: none | #top{}}).
 
 -define(LIMITS_MS, 100).
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
+%% top-N: N at most, and the time a second the scan may take (its first
+%% looks; the second looks of reductions take about as much again)
+-define(TOP_MAX, 200).
+-define(TOP_BUDGET_US, 10000).
 %% node samples: how often, and the mark that this process raised the
 %% scheduler_wall_time flag (its own count; see node_stats/2)
 -define(NODE_MS, 1000).
@@ -510,6 +536,15 @@ handle({sample, Pids}, _Ref, St) when is_list(Pids) ->
     Shown = [P || P <- lists:sublist(Pids, ?INFO_MAX),
                   is_pid(P), node(P) =:= node()],
     loop(St#st{shown = Shown});
+handle({top, off}, Ref, St) ->
+    erase('$beamscope_top'),
+    reply_owner(St, Ref, ok),
+    loop(St#st{top = none});
+handle({top, Metric, N}, Ref, St)
+  when (Metric =:= memory orelse Metric =:= reductions orelse
+        Metric =:= message_queue_len), is_integer(N), N > 0 ->
+    reply_owner(St, Ref, ok),
+    loop(St#st{top = top_new(Metric, min(N, ?TOP_MAX))});
 handle({describe, Pids}, _Ref, St) when is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
     %% waits for nothing
@@ -575,9 +610,15 @@ harvest(#st{session = S, dest = Owner, cseq = Seq, active = Active} = St) ->
 %% the ones the Owner shows; never `messages`, which would copy a mailbox.
 %% How many were asked is kept in the dictionary, for tests to read.
 sample(#st{dest = Owner, active = Active, focus = Focus,
-           shown = Shown} = St) ->
+           shown = Shown} = St0) ->
     erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
-    Pids = lists:sublist(lists:usort(Focus ++ Shown ++ maps:keys(Active)),
+    St = top_tick(St0),
+    %% the rows on screen and the top candidates first: the bound cuts
+    %% only among the processes counted lately
+    First = lists:usort(Focus ++ Shown ++ top_candidates(St#st.top)),
+    Firsts = lists:foldl(fun(P, M) -> M#{P => true} end, #{}, First),
+    Pids = lists:sublist(First ++ [P || P <- maps:keys(Active),
+                                        not is_map_key(P, Firsts)],
                          ?INFO_MAX),
     put('$beamscope_sampled', length(Pids)),
     Items = [registered_name, current_function, message_queue_len,
@@ -600,6 +641,108 @@ sample(#st{dest = Owner, active = Active, focus = Focus,
         _ -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%%% Top-N -----------------------------------------------------------------
+%%
+%% The view's top mode asks for the N processes of the whole node that
+%% lead by memory, reductions a second or message queue length.  Walking
+%% every process every second would cost the node what observer_cli costs
+%% it (about 2 us a process); instead each second looks at as many
+%% processes of the pass as fit in the budget, keeps the best N, and a
+%% pass ends when every process alive at its start was looked at.  The
+%% candidates (the best of this pass and of the last one) are sampled every
+%% second, so what is shown is never older than a second; a process that
+%% became big since its look waits for the next pass.  Our own processes
+%% are never candidates.
+
+top_new(Metric, N) ->
+    #top{metric = Metric, n = N}.
+
+top_tick(#st{top = none} = St) ->
+    St;
+top_tick(#st{top = T0, dest = Owner, workers = Ws} = St) ->
+    Ours = [self() | [P || {_, P, _} <- Ws]],
+    T = top_step(T0, ?TOP_BUDGET_US, Ours),
+    put('$beamscope_top', {T#top.scanned, T#top.total, T#top.passes}),
+    send(Owner, {beamscope_top, T#top.metric, T#top.scanned, T#top.total,
+                 T#top.pass_ms}),
+    St#st{top = T}.
+
+%% One second's share of the pass: the second looks of the last slice,
+%% then first looks until the budget is spent.
+top_step(#top{} = T0, Budget, Ours) ->
+    Now = erlang:monotonic_time(microsecond),
+    T1 = top_second_looks(T0, Now),
+    T2 = case T1#top.todo of
+             [] -> top_pass(T1, Ours, Now);
+             _ -> T1
+         end,
+    {Looked, Todo, N} = top_looks(T2#top.metric, T2#top.todo, Now + Budget,
+                                  [], 0),
+    T3 = T2#top{todo = Todo, scanned = T2#top.scanned + N},
+    case T3#top.metric of
+        reductions -> T3#top{prev = Looked, prev_us = Now};
+        _ -> top_keep(T3, Looked)
+    end.
+
+%% A new pass: the last one's best become the last pass's; the processes
+%% alive now are this one's.
+top_pass(#top{started = S} = T, Ours, NowUs) ->
+    Ms = NowUs div 1000,
+    Todo = erlang:processes() -- Ours,
+    T#top{todo = Todo, total = length(Todo), scanned = 0, started = Ms,
+          best = [], last = T#top.best,
+          passes = T#top.passes + case S of none -> 0; _ -> 1 end,
+          pass_ms = case S of none -> 0; _ -> Ms - S end}.
+
+%% First looks until the deadline (checked every 32 looks).
+top_looks(_, [], _, Acc, N) ->
+    {Acc, [], N};
+top_looks(Metric, Todo, Deadline, Acc, N) when N band 31 =:= 0, N > 0 ->
+    case erlang:monotonic_time(microsecond) >= Deadline of
+        true -> {Acc, Todo, N};
+        false -> top_looks1(Metric, Todo, Deadline, Acc, N)
+    end;
+top_looks(Metric, Todo, Deadline, Acc, N) ->
+    top_looks1(Metric, Todo, Deadline, Acc, N).
+
+top_looks1(Metric, [P | Todo], Deadline, Acc, N) ->
+    Acc1 = case erlang:process_info(P, Metric) of
+               {_, V} -> [{V, P} | Acc];
+               undefined -> Acc
+           end,
+    top_looks(Metric, Todo, Deadline, Acc1, N + 1).
+
+%% Reductions: the slice looked at a second ago, again; its rate a second.
+top_second_looks(#top{metric = reductions, prev = Prev, prev_us = T0} = T,
+                 Now) when Prev =/= [] ->
+    Us = max(1, Now - T0),
+    Rates = lists:foldl(
+              fun({R0, P}, Acc) ->
+                      case erlang:process_info(P, reductions) of
+                          {reductions, R1} when R1 >= R0 ->
+                              [{(R1 - R0) * 1000000 div Us, P} | Acc];
+                          _ ->
+                              Acc
+                      end
+              end, [], Prev),
+    top_keep(T#top{prev = []}, Rates);
+top_second_looks(T, _) ->
+    T.
+
+%% The best N of this pass, with the values just looked at.
+top_keep(#top{n = N, best = Best} = T, Looked) ->
+    Floor = case length(Best) >= N of
+                true -> element(1, lists:last(Best));
+                false -> -1
+            end,
+    New = [E || {V, _} = E <- Looked, V > Floor, V > 0],
+    T#top{best = lists:sublist(lists:reverse(lists:sort(New ++ Best)), N)}.
+
+top_candidates(none) ->
+    [];
+top_candidates(#top{best = Best, last = Last}) ->
+    [P || {_, P} <- Best ++ Last].
 
 %%% Node samples --------------------------------------------------------------
 %%

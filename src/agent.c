@@ -212,6 +212,12 @@ static void dispatch(struct agent *a)
 		if (a->stream.node)
 			a->stream.node(a->stream.arg, buf, &m);
 		break;
+	case WIRE_TOP:
+		if (!from_agent(a))
+			goto unknown;
+		if (a->stream.top)
+			a->stream.top(a->stream.arg, &m);
+		break;
 	case WIRE_LIMIT:
 		if (!from_agent(a))
 			goto unknown;
@@ -1698,6 +1704,26 @@ int agent_node_stats(struct agent *a, bool on)
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, "node_stats");
 	ei_x_encode_boolean(&x, on);
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+int agent_top(struct agent *a, const char *metric, int n)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	if (metric) {
+		ei_x_encode_tuple_header(&x, 3);
+		ei_x_encode_atom(&x, "top");
+		ei_x_encode_atom(&x, metric);
+		ei_x_encode_long(&x, n);
+	} else {
+		ei_x_encode_tuple_header(&x, 2);
+		ei_x_encode_atom(&x, "top");
+		ei_x_encode_atom(&x, "off");
+	}
 	int r = request_send(a, &x);
 	ei_x_free(&x);
 	return r;

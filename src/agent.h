@@ -47,6 +47,7 @@ struct agent_stream {
 	void (*labels)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
 	void (*node)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
+	void (*top)(void *arg, const struct msg *m);                     /* may be NULL */
 	void *arg;
 };
 
@@ -172,6 +173,10 @@ int agent_describe(struct agent *a, const struct bs_pid *pids, int n);
 /* Ask for the node's samples (the view's header) once a second, or stop
  * them; they come on the stream (node).  No reply is awaited. */
 int agent_node_stats(struct agent *a, bool on);
+/* Top mode: the agent looks for the n processes of the node that lead by
+ * metric (memory, reductions a second, message_queue_len) and samples
+ * them with the rows on screen; NULL: off.  No reply is awaited. */
+int agent_top(struct agent *a, const char *metric, int n);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

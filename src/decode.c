@@ -77,6 +77,14 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_node")) {
 		m->body = idx;
 		m->kind = WIRE_NODE;
+	} else if (arity == 5 && !strcmp(tag, "beamscope_top")) {
+		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
+				      ERLANG_UTF8, NULL, NULL) < 0 ||
+		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
+		    ei_decode_long(buf, &idx, &m->dropped) < 0 ||
+		    ei_decode_long(buf, &idx, &m->taken) < 0)
+			return m->kind;
+		m->kind = WIRE_TOP;
 	} else if ((arity == 4 || arity == 5) && !strcmp(tag, "beamscope_eos")) {
 		m->taken = -1;
 		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||

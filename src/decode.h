@@ -14,6 +14,7 @@
  *   {beamscope_exit, Why, DepMs[, Reason]}        the agent left by itself
  *   {beamscope_node, Sample}                      the node at a glance
  *                                                 (nodestat.h decodes it)
+ *   {beamscope_top, Metric, Scanned, Total, PassMs}  the top-N scan's pass
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -41,6 +42,7 @@ enum wire_kind {
 	WIRE_LIMIT,
 	WIRE_EXIT,
 	WIRE_NODE,
+	WIRE_TOP,
 };
 
 struct msg {
@@ -54,7 +56,10 @@ struct msg {
 			      * shipped or not; -1 if not said */
 	char limit[32];      /* WIRE_LIMIT: none, max_events, rate, duration;
 			      * WIRE_EXIT: why the agent left (body: its
-			      * reason, a binary, when there is one; else 0) */
+			      * reason, a binary, when there is one; else 0);
+			      * WIRE_TOP: the metric (seq: processes looked
+			      * at this pass, dropped: in it, taken: the
+			      * last whole pass's ms) */
 };
 
 /* Classify the message in buf (starting with the version byte). */

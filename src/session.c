@@ -465,12 +465,23 @@ static void on_node(void *arg, const char *buf, const struct msg *m)
 		s->sink.node_sample(s->sink.arg, n->idx);
 }
 
+static void on_top(void *arg, const struct msg *m)
+{
+	struct snode *n = arg;
+	if (strcmp(m->limit, n->top_asked))
+		return;   /* what was asked before */
+	n->top.have = true;
+	n->top.scanned = m->seq;
+	n->top.total = m->dropped;
+	n->top.pass_ms = m->taken;
+}
+
 static void agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
 		.batch = on_batch, .eos = on_eos, .counts = on_counts,
 		.info = on_info, .labels = on_labels, .limit = on_limit,
-		.node = on_node, .arg = n,
+		.node = on_node, .top = on_top, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }
@@ -962,6 +973,8 @@ static void node_step(struct snode *n)
 			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
 		n->sessions++;
 		n->nstats_on = false;   /* a new agent knows nothing of it */
+		n->top_asked[0] = '\0';
+		n->top.have = false;
 		n->last_rx_ms = clock_mono_ms();
 		n->last_ts = clock_wall_us();
 		if (s->multi) {
@@ -1322,6 +1335,29 @@ void session_node_stats(struct session *s, bool on)
 		s->nodes[i].nstats.have = false;
 }
 
+void session_top(struct session *s, const char *metric, int n)
+{
+	snprintf(s->top_metric, sizeof(s->top_metric), "%s", metric ? metric : "");
+	s->top_n = n;
+}
+
+/* Top mode as the session wants it, asked of each agent once it traces
+ * (the agent scans from its samples, which a trace starts). */
+static void top_reconcile(struct snode *n)
+{
+	struct session *s = n->s;
+	const char *want = n->present && n->state == SN_TRACING ?
+		s->top_metric : "";
+	if (!has_agent(n) || n->agent.gone ||
+	    (!strcmp(want, n->top_asked) && (!*want || s->top_n == n->top_asked_n)))
+		return;
+	if (agent_top(&n->agent, *want ? want : NULL, s->top_n) == 0) {
+		snprintf(n->top_asked, sizeof(n->top_asked), "%s", want);
+		n->top_asked_n = s->top_n;
+		n->top.have = false;
+	}
+}
+
 /* Each agent asked as the session wants, once: a node attached later,
  * or again, is asked when its agent is up. */
 static void node_stats_reconcile(struct snode *n)
@@ -1527,6 +1563,7 @@ void session_tick(struct session *s)
 		else
 			check_silent(n, now);
 		node_stats_reconcile(n);
+		top_reconcile(n);
 	}
 	node_rates(s, now);
 	if (now >= s->next_ping_ms) {

@@ -141,6 +141,15 @@ struct snode {
 				 * in the whole run */
 	struct node_stats nstats;
 	bool nstats_on;         /* its agent was asked for samples */
+	/* top mode: what its agent was asked ("" off), and what it last
+	 * said of its scan */
+	char top_asked[24];
+	int top_asked_n;
+	struct {
+		bool have;
+		long scanned, total;   /* this pass: looked at, in it */
+		long pass_ms;          /* the last whole pass took; 0: none yet */
+	} top;
 };
 
 /* INFO: progress detail (batch prints it, the view does not);
@@ -243,6 +252,8 @@ struct session {
 	long long rates_ms;     /* the nodes' events and drops a second:
 				 * when last taken */
 	bool node_stats;        /* the agents send their node's samples */
+	char top_metric[24];    /* top mode: the agents' metric; "" off */
+	int top_n;
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
 	char **modules;         /* loaded on a target, NULL-ended; NULL
@@ -320,6 +331,10 @@ int session_check_pid(const struct session *s, struct bs_pid pid,
  * second (sink.node_sample), or stop them: what it turned on to measure
  * is turned off again. */
 void session_node_stats(struct session *s, bool on);
+/* Top mode: every agent, now and as they come, looks for the n processes
+ * of its node that lead by metric (memory, reductions,
+ * message_queue_len) and samples them every second; NULL: off. */
+void session_top(struct session *s, const char *metric, int n);
 /* Followers drop their flags at their next event. */
 int session_unfollow(struct session *s);
 /* The modules loaded on a tracing node, sorted and NULL-ended, for

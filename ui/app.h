@@ -74,6 +74,7 @@ struct procs_table {
 	char built_filter[256];
 	int built_sort, built_node;
 	bool built_asc, built_exited;
+	int built_top, built_top_n;
 	int wmax[COL__COUNT];   /* the widest text each column has shown */
 	uint64_t frozen_ticks;  /* paused: the store's ticks then */
 	bool have_sel;
@@ -168,6 +169,10 @@ struct app {
 	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
 	bool sort_asc;
+	/* top mode: the table holds the top_n processes by top_col, of the
+	 * whole node (the agents look for them); -1: off */
+	int top_col;
+	int top_n;
 	char filter[256];
 	bool show_exited;       /* exited processes stay in the table */
 	bool hide_timeouts;     /* a process log leaves out receive timeouts */
@@ -279,6 +284,11 @@ int app_chart_export(struct app *a, const char *path);
 int header_lines(struct app *a, int h);
 void header_draw(struct app *a, int y, int h);
 int app_header(struct app *a, bool on);
+/* Top mode on column col with n rows, or off (col -1); a column it cannot
+ * rank by is refused with a message. */
+int app_top(struct app *a, int col, int n);
+#define TOP_DEFAULT 20
+#define TOP_MAX 200
 
 /* commands (commands.c) */
 int cmd_run(struct app *a, const char *line);

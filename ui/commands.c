@@ -317,8 +317,44 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 			return ACT_REDRAW;
 		}
 	app_msg(a, true, "unknown column \"%s\"; columns: pid name current "
-		"sends sps receives rps spawns mq", cl->argv[0]);
+		"sends sps receives rps spawns mq mem reds redsps heap",
+		cl->argv[0]);
 	return ACT_REDRAW;
+}
+
+static int c_top(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 2) < 0)
+		return ACT_REDRAW;
+	if (!cl->argc)
+		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
+	if (!strcmp(cl->argv[0], "off") && cl->argc == 1)
+		return app_top(a, -1, a->top_n);
+	int col = -1;
+	/* the exact key first: "reds" is a prefix of "redsps" */
+	for (int i = 0; i < COL__COUNT && col < 0; i++)
+		if (!strcmp(proc_cols[i].key, cl->argv[0]))
+			col = i;
+	for (int i = 0; i < COL__COUNT && col < 0; i++)
+		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0])))
+			col = i;
+	int n = a->top_n;
+	if (cl->argc == 2) {
+		char *end;
+		long v = strtol(cl->argv[1], &end, 10);
+		if (*end || v < 1 || v > TOP_MAX) {
+			app_msg(a, true, "top: N is a number from 1 to %d, not "
+				"\"%s\"", TOP_MAX, cl->argv[1]);
+			return ACT_REDRAW;
+		}
+		n = (int)v;
+	}
+	if (col < 0) {
+		app_msg(a, true, "top: unknown column \"%s\"; top ranks by mem, "
+			"redsps, mq, sps or rps", cl->argv[0]);
+		return ACT_REDRAW;
+	}
+	return app_top(a, col, n);
 }
 
 static int c_syntax(struct app *a, const struct cmd_line *cl)

@@ -46,6 +46,7 @@
 	X(SORT_SPS,    "S",               "",        "sort by sends/s") \
 	X(SORT_RPS,    "R",               "",        "sort by receives/s") \
 	X(SORT_MQ,     "M",               "",        "sort by message queue length") \
+	X(TOP,         "O",               "",        "top mode: the processes of the whole node that lead by the sort column (MEM, REDS/s, MQ, S/s, R/s); again leaves it") \
 	X(TAG,         "Space",           "",        "in the process table, tag or untag the selected process for the chart") \
 	X(CHART,       "s",               "chart",   "sequence chart of the tagged processes (or the selected one and its busiest peers); again closes it") \
 	X(TIMES,       "d",               "",        "in the chart, times as wall clock or as deltas between rows") \

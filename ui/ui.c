@@ -733,6 +733,8 @@ int ui_run(const struct config *cfg)
 	session_init(&a->s, cfg, &spec, &sink);
 	json_sink_init(&a->rec, &a->s, false, SESSION_INTERVAL_MS * 4);
 	a->sort_col = COL_RPS;
+	a->top_col = -1;
+	a->top_n = TOP_DEFAULT;
 	a->stack[0] = VIEW_PROCS;
 	a->depth = 1;
 	a->start_ms = clock_mono_ms();

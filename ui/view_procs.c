@@ -13,6 +13,14 @@
  * REDS/s go (what a busy or a big process is told by); a pid is never
  * cut, it is what tells two rows apart, and the counts and the sort
  * column stay.
+ *
+ * Top mode (O, :top) keeps the N processes that lead by one column: for
+ * S/s and R/s of the processes counted (every traced one); for MEM,
+ * REDS/s and MQ of the whole node, whose agents look through every
+ * process a slice a second and sample the best they found with the rows
+ * on screen (nif/beamscope_agent.erl, Top-N).  A row whose numbers are
+ * older than the newest sample by more than TOP_STALE_MS is not ranked:
+ * it was sampled once (on screen, or busy) and may have changed since.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -47,6 +55,7 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 }
 
 #define EXITED_GRACE 5   /* seconds an exited process stays in the table */
+#define TOP_STALE_MS 2500
 #define NAME_MIN 12       /* NAME and CURRENT give way down to this */
 #define CURRENT_MIN 12
 
@@ -159,9 +168,45 @@ static bool procs_current(const struct app *a)
 	const struct procs_table *t = &a->table;
 	return t->built && t->built_gen == a->store.generation &&
 		table_ticks(a) < t->hide_at && t->built_sort == a->sort_col &&
+		t->built_top == a->top_col && t->built_top_n == a->top_n &&
 		t->built_asc == a->sort_asc && t->built_node == a->node_filter &&
 		t->built_exited == a->show_exited &&
 		!strcmp(t->built_filter, a->filter);
+}
+
+/* Is the column ranked from the agents' samples (not from the counts)? */
+static bool top_sampled(int col)
+{
+	return col == COL_MEM || col == COL_REDSPS || col == COL_MQ;
+}
+
+/* Top mode: of the rows, the top_n that lead by top_col; for a sampled
+ * column only the rows sampled lately, and not exited. */
+static void top_rows(struct app *a)
+{
+	struct procs_table *t = &a->table;
+	if (top_sampled(a->top_col)) {
+		int64_t newest = 0;
+		for (size_t i = 0; i < t->nrows; i++)
+			if (t->rows[i]->reds_ms > newest)
+				newest = t->rows[i]->reds_ms;
+		size_t k = 0;
+		for (size_t i = 0; i < t->nrows; i++) {
+			const struct proc *p = t->rows[i];
+			bool fresh = p->reds >= 0 && !p->exited &&
+				p->reds_ms >= newest - TOP_STALE_MS &&
+				(a->top_col != COL_REDSPS || p->rreds >= 0);
+			if (fresh)
+				t->rows[k++] = t->rows[i];
+		}
+		t->nrows = k;
+	}
+	sort_col = a->top_col;
+	sort_asc = false;
+	if (t->nrows > 1)
+		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
+	if (t->nrows > (size_t)a->top_n)
+		t->nrows = (size_t)a->top_n;
 }
 
 /* Rebuild the rows: filtered and sorted, the selection on its process.
@@ -202,7 +247,11 @@ static void procs_rebuild(struct app *a)
 	t->built_asc = a->sort_asc;
 	t->built_node = a->node_filter;
 	t->built_exited = a->show_exited;
+	t->built_top = a->top_col;
+	t->built_top_n = a->top_n;
 	snprintf(t->built_filter, sizeof(t->built_filter), "%s", a->filter);
+	if (a->top_col >= 0)
+		top_rows(a);
 	sort_col = a->sort_col;
 	sort_asc = a->sort_asc;
 	if (t->nrows > 1)
@@ -451,6 +500,8 @@ static int procs_request(struct app *a, enum request req)
 	case REQ_SORT_INVERT:
 		a->sort_asc = !a->sort_asc;
 		return ACT_REDRAW;
+	case REQ_TOP:
+		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
 	case REQ_EXITED:
 		a->show_exited = !a->show_exited;
 		app_msg(a, false, a->show_exited ? "exited processes stay in the "
@@ -473,6 +524,42 @@ static int procs_request(struct app *a, enum request req)
 	}
 }
 
+/* "top 20 by MEM (node: 35% of 500000 looked at, a pass 48 s)": what
+ * top mode ranks, and how far the agents' look through every process
+ * has come (summed over the nodes; the slowest pass) */
+static void top_where(const struct app *a, struct sbuf *sb)
+{
+	sbuf_addf(sb, "  top %d by %s", a->top_n, proc_cols[a->top_col].title);
+	if (a->sort_col != a->top_col)
+		sbuf_addf(sb, ", sort %s %s", proc_cols[a->sort_col].title,
+			  a->sort_asc ? "asc" : "desc");
+	if (!top_sampled(a->top_col)) {
+		sbuf_addf(sb, " (of the processes counted)");
+		return;
+	}
+	long scanned = 0, total = 0, pass_ms = 0;
+	bool have = false;
+	for (int i = 0; i < a->s.nnodes; i++) {
+		const struct snode *n = &a->s.nodes[i];
+		if (!n->top.have)
+			continue;
+		have = true;
+		scanned += n->top.scanned;
+		total += n->top.total;
+		if (n->top.pass_ms > pass_ms)
+			pass_ms = n->top.pass_ms;
+	}
+	if (!have) {
+		sbuf_addf(sb, " (looking through the node)");
+		return;
+	}
+	sbuf_addf(sb, " (node: %ld%% of %ld looked at", total ?
+		  scanned * 100 / total : 100, total);
+	if (pass_ms)
+		sbuf_addf(sb, ", a pass %.0f s", (double)pass_ms / 1000.0);
+	sbuf_addf(sb, ")");
+}
+
 /* "3/120  16224 exited hidden (x)  sort R/s desc  filter "x"": the rows
  * as last drawn; what is hidden comes early, where narrow lines still
  * show it */
@@ -486,8 +573,11 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 		sbuf_addf(&sb, "  %d tagged", a->ntags);
 	if (t->nhidden)
 		sbuf_addf(&sb, "  %zu exited hidden (x)", t->nhidden);
-	sbuf_addf(&sb, "  sort %s %s", proc_cols[a->sort_col].title,
-		  a->sort_asc ? "asc" : "desc");
+	if (a->top_col >= 0)
+		top_where(a, &sb);
+	else
+		sbuf_addf(&sb, "  sort %s %s", proc_cols[a->sort_col].title,
+			  a->sort_asc ? "asc" : "desc");
 	if (a->filter[0])
 		sbuf_addf(&sb, "  filter \"%s\"", a->filter);
 	snprintf(out, outsz, "%s", sbuf_str(&sb));
@@ -499,3 +589,43 @@ const struct view_ops procs_view_ops = {
 	.request = procs_request,
 	.where = procs_where,
 };
+
+int app_top(struct app *a, int col, int n)
+{
+	static const struct {
+		enum proc_col col;
+		const char *metric;   /* the agents' scan; NULL: the counts */
+	} ranks[] = { { COL_MEM, "memory" }, { COL_REDSPS, "reductions" },
+		      { COL_MQ, "message_queue_len" }, { COL_SPS, NULL },
+		      { COL_RPS, NULL } };
+	if (col < 0) {
+		if (a->top_col >= 0)
+			app_msg(a, false, "top mode off");
+		a->top_col = -1;
+		session_top(&a->s, NULL, 0);
+		return ACT_REDRAW;
+	}
+	for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+		if ((int)ranks[i].col != col)
+			continue;
+		if (session_is_recording(&a->s) && ranks[i].metric) {
+			app_msg(a, true, "top by %s looks through a live node; a "
+				"recording ranks by S/s or R/s only",
+				proc_cols[col].title);
+			return ACT_REDRAW;
+		}
+		a->top_col = col;
+		a->top_n = n;
+		a->sort_col = col;
+		a->sort_asc = false;
+		session_top(&a->s, ranks[i].metric, n);
+		app_msg(a, false, "top %d by %s%s; O or :top off leaves it", n,
+			proc_cols[col].title, ranks[i].metric ?
+			", of every process on the node" : "");
+		return ACT_REDRAW;
+	}
+	app_msg(a, true, "top ranks by MEM, REDS/s, MQ, S/s or R/s, not %s; "
+		"sort by one of them first, or :top mem|redsps|mq|sps|rps",
+		proc_cols[col].title);
+	return ACT_REDRAW;
+}
