@@ -30,7 +30,7 @@
 	X(RESUME,   "resume",   "",                     "unfreeze the display", c_resume) \
 	X(CLEAR,    "clear",    "",                     "forget every captured event and process", c_clear) \
 	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears", c_filter) \
-	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq mem reds redsps heap", c_sort) \
+	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq mem reds redsps heap sent30 recv30", c_sort) \
 	X(TOP,      "top",      "[COLUMN [N]|off]",     "top mode: the N (20) processes of the whole node that lead by mem, redsps, mq, sps or rps; no argument toggles it on the sort column", c_top) \
 	X(SYNTAX,   "syntax",   "[auto|erlang|elixir]", "print terms, names and functions as this language does, what is captured already too; auto: each node's own", c_syntax) \
 	X(LIMIT,    "limit",    "duration|events|payload|stuck N", "set a limit (0: none for duration and events; stuck: seconds before a gen call in flight is stuck)", c_limit) \

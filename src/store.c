@@ -31,6 +31,7 @@ static void proc_free(struct proc *p)
 	free(p->label);
 	free(p->current);
 	free(p->reason);
+	free(p->hist);
 	free(p);
 }
 
@@ -658,6 +659,58 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 	st->generation++;
 }
 
+static uint32_t clamp32(unsigned long v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* A second of a process's history; a process quiet for the whole of it
+ * lets it go.  True when a sparkline drawn from it changed. */
+static bool hist_push(struct proc *p, unsigned long s, unsigned long r)
+{
+	struct proc_history *h = p->hist;
+	if (!h) {
+		if (!s && !r)
+			return false;
+		h = p->hist = xcalloc(1, sizeof(*h));
+	}
+	if (h->n == STORE_HISTORY) {   /* the oldest goes */
+		h->sum_sends -= h->sends[h->pos];
+		h->sum_receives -= h->receives[h->pos];
+	} else {
+		h->n++;
+	}
+	h->sends[h->pos] = clamp32(s);
+	h->receives[h->pos] = clamp32(r);
+	h->sum_sends += h->sends[h->pos];
+	h->sum_receives += h->receives[h->pos];
+	h->pos = (uint8_t)((h->pos + 1) % STORE_HISTORY);
+	h->quiet = s || r ? 0 : (uint8_t)(h->quiet + 1);
+	if (h->quiet >= STORE_HISTORY) {
+		free(h);
+		p->hist = NULL;
+	}
+	return true;
+}
+
+static uint32_t hist_at(const struct proc_history *h, const uint32_t *v,
+			unsigned i)
+{
+	if (!h || i >= h->n)
+		return 0;
+	return v[(h->pos + STORE_HISTORY - 1 - i) % STORE_HISTORY];
+}
+
+uint32_t store_hist_sends(const struct proc_history *h, unsigned i)
+{
+	return hist_at(h, h ? h->sends : NULL, i);
+}
+
+uint32_t store_hist_receives(const struct proc_history *h, unsigned i)
+{
+	return hist_at(h, h ? h->receives : NULL, i);
+}
+
 void store_tick(struct store *st)
 {
 	bool changed = false;
@@ -676,6 +729,7 @@ void store_tick(struct store *st)
 		unsigned long s = p->sends - p->tick_sends,
 			r = p->receives - p->tick_receives,
 			sp = p->spawns - p->tick_spawns;
+		changed |= hist_push(p, s, r);
 		changed |= s != p->rsends || r != p->rreceives || sp != p->rspawns;
 		p->rsends = s;
 		p->rreceives = r;

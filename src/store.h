@@ -67,6 +67,18 @@ struct fstat {
 	size_t nlat, latpos;
 };
 
+/* Sends and receives a second over the last STORE_HISTORY seconds (the
+ * table's sparklines), with their sums; held only by a process that sent
+ * or received in them. */
+#define STORE_HISTORY 30
+struct proc_history {
+	uint32_t sends[STORE_HISTORY], receives[STORE_HISTORY];
+	uint8_t pos;          /* where the next second goes */
+	uint8_t n;            /* seconds held */
+	uint8_t quiet;        /* seconds in a row with neither */
+	unsigned long sum_sends, sum_receives;
+};
+
 struct proc {
 	struct bs_pid pid;
 	char pid_text[48];
@@ -80,6 +92,8 @@ struct proc {
 						      * not among receives */
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
 	unsigned long tick_sends, tick_receives, tick_spawns; /* at last tick */
+	struct proc_history *hist;   /* NULL: quiet the last STORE_HISTORY
+				      * seconds */
 	long mqlen;          /* -1: not sampled */
 	long memory, heap;   /* bytes; -1: not sampled */
 	long reds;           /* reductions; -1: not sampled */
@@ -168,6 +182,11 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
  * beyond max_procs.  A second in which nothing changed leaves the
  * generation as it was. */
 void store_tick(struct store *st);
+/* The i-th newest second of a history (0: the last whole second); 0
+ * beyond what it holds. */
+uint32_t store_hist_sends(const struct proc_history *h, unsigned i);
+uint32_t store_hist_receives(const struct proc_history *h, unsigned i);
+
 /* The processes to keep whatever happens (the one in focus, the rows on
  * screen), until the next call; the pids are copied. */
 void store_keep(struct store *st, const struct bs_pid *pids, size_t n);

@@ -30,7 +30,7 @@ test_expect_success '> and < step through every column, both ways' '
 	ui_keys "<" && ui_wait "sort CURRENT asc" &&
 	ui_keys "<" && ui_wait "sort NAME asc" &&
 	ui_keys "<" && ui_wait "sort PID asc" &&
-	ui_keys "<" && ui_wait "sort HEAP asc" &&
+	ui_keys "<" && ui_wait "sort RECV 30s asc" &&
 	ui_keys ">" && ui_wait "sort PID asc"
 '
 

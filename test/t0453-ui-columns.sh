@@ -55,7 +55,7 @@ test_expect_success '80 columns, sorted by CURRENT: it stays, the name gives way
 
 test_expect_success '160 columns: every column, the names whole' '
 	ui_cols 160 && rows >rows160 && cat rows160 &&
-	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ +MEM +REDS +REDS/s +HEAP *$" &&
+	ui_screen | sed -n 1p | grep -E "^PID +NAME +CURRENT +SENT +S/s +RECV +R/s +SPAWN +MQ +MEM +REDS +REDS/s +HEAP( +SENT 30s( +RECV 30s)?)? *$" &&
 	! grep -vE "^<0[.][0-9]{5}[.][0-9]+> +${NAME}_[0-9]+ +bs_churn:old/0 +[0-9]" rows160 &&
 	ui_keys Q && target_clean 3
 '

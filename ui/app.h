@@ -43,7 +43,9 @@ enum {
 	X(MEM,      "mem",      "MEM")      \
 	X(REDS,     "reds",     "REDS")     \
 	X(REDSPS,   "redsps",   "REDS/s")   \
-	X(HEAP,     "heap",     "HEAP")
+	X(HEAP,     "heap",     "HEAP")     \
+	X(SENT30,   "sent30",   "SENT 30s") \
+	X(RECV30,   "recv30",   "RECV 30s")
 
 enum proc_col {
 #define X(id, key, title) COL_##id,

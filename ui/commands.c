@@ -317,7 +317,8 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 			return ACT_REDRAW;
 		}
 	app_msg(a, true, "unknown column \"%s\"; columns: pid name current "
-		"sends sps receives rps spawns mq mem reds redsps heap",
+		"sends sps receives rps spawns mq mem reds redsps heap sent30 "
+		"recv30",
 		cl->argv[0]);
 	return ACT_REDRAW;
 }

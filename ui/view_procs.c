@@ -14,6 +14,12 @@
  * cut, it is what tells two rows apart, and the counts and the sort
  * column stay.
  *
+ * SENT 30s and RECV 30s draw a process's sends and receives a second
+ * over the last 30 seconds as sparklines (src/spark.c), each scaled to
+ * its own largest second (the counts say how much), newest on the right;
+ * they sort by the sum of those seconds.  On a narrow screen they give
+ * way before anything else: down to 10 seconds each, then gone.
+ *
  * Top mode (O, :top) keeps the N processes that lead by one column: for
  * S/s and R/s of the processes counted (every traced one); for MEM,
  * REDS/s and MQ of the whole node, whose agents look through every
@@ -29,6 +35,7 @@
 
 #include "app.h"
 #include "sbuf.h"
+#include "spark.h"
 #include "xalloc.h"
 
 const struct col_info proc_cols[COL__COUNT] = {
@@ -58,6 +65,7 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 #define TOP_STALE_MS 2500
 #define NAME_MIN 12       /* NAME and CURRENT give way down to this */
 #define CURRENT_MIN 12
+#define SPARK_MIN 10      /* seconds a sparkline shows before it goes */
 
 /* The store's seconds as the table sees them: paused, when it froze. */
 static uint64_t table_ticks(const struct app *a)
@@ -110,6 +118,14 @@ static int cmp_rows(const void *pa, const void *pb)
 	case COL_REDS: c = cmp_l(x->reds, y->reds); break;
 	case COL_REDSPS: c = cmp_l(x->rreds, y->rreds); break;
 	case COL_HEAP: c = cmp_l(x->heap, y->heap); break;
+	case COL_SENT30:
+		c = cmp_ul(x->hist ? x->hist->sum_sends : 0,
+			   y->hist ? y->hist->sum_sends : 0);
+		break;
+	case COL_RECV30:
+		c = cmp_ul(x->hist ? x->hist->sum_receives : 0,
+			   y->hist ? y->hist->sum_receives : 0);
+		break;
 	case COL__COUNT: break;
 	}
 	if (!sort_asc)
@@ -131,6 +147,7 @@ static void unfreeze(struct procs_table *t)
 		free(t->frozen[i].initial);
 		free(t->frozen[i].label);
 		free(t->frozen[i].current);
+		free(t->frozen[i].hist);
 	}
 	free(t->frozen);
 	t->frozen = NULL;
@@ -156,6 +173,11 @@ void procs_freeze(struct app *a, bool on)
 		p->label = dup_or_null(p->label);
 		p->current = dup_or_null(p->current);
 		p->reason = NULL;   /* not shown here */
+		if (p->hist) {
+			struct proc_history *h = xmalloc(sizeof(*h));
+			*h = *p->hist;
+			p->hist = h;
+		}
 	}
 	t->nfrozen = st->nprocs;
 	t->frozen_ticks = st->ticks;
@@ -316,6 +338,28 @@ static void row_texts(const struct app *a, const struct proc *p,
 			strcpy(num[sized[i]], "-");
 		text[sized[i]] = num[sized[i]];
 	}
+	/* the sparklines are drawn to their width (spark_row) */
+	text[COL_SENT30] = text[COL_RECV30] = "";
+}
+
+static bool is_spark(int col)
+{
+	return col == COL_SENT30 || col == COL_RECV30;
+}
+
+/* A row's sparkline of width w: its newest seconds, scaled to their
+ * largest. */
+static void spark_row(const struct app *a, const struct proc *p, int col,
+		      int w, struct sbuf *out)
+{
+	struct spark sp = { .n = 0 };
+	unsigned n = p->hist ? p->hist->n : 0;
+	for (unsigned i = n; i-- > 0;)
+		spark_push(&sp, col == COL_SENT30 ?
+			   store_hist_sends(p->hist, i) :
+			   store_hist_receives(p->hist, i));
+	sbuf_reset(out);
+	spark_text(out, &sp, (unsigned)(w > 0 ? w : 0), 0, a->ascii);
 }
 
 /* Column widths from what they have shown; a hidden column is -1 (NODE
@@ -327,6 +371,8 @@ static void widths(const struct app *a, int w[COL__COUNT])
 	for (int i = 0; i < COL__COUNT; i++) {
 		int title = (int)strlen(proc_cols[i].title);
 		w[i] = t->wmax[i] > title ? t->wmax[i] : title;
+		if (is_spark(i))
+			w[i] = STORE_HISTORY;
 		if (i == COL_NODE && !a->multi)
 			w[i] = -1;
 		else
@@ -337,11 +383,15 @@ static void widths(const struct app *a, int w[COL__COUNT])
 	static const struct give {
 		enum proc_col col;
 		int min;
-	} by_default[] = { { COL_CURRENT, CURRENT_MIN }, { COL_CURRENT, 0 },
+	} by_default[] = { { COL_RECV30, SPARK_MIN }, { COL_SENT30, SPARK_MIN },
+			   { COL_RECV30, 0 }, { COL_SENT30, 0 },
+			   { COL_CURRENT, CURRENT_MIN }, { COL_CURRENT, 0 },
 			   { COL_HEAP, 0 }, { COL_REDS, 0 },
 			   { COL_NAME, NAME_MIN }, { COL_MEM, 0 },
 			   { COL_REDSPS, 0 }, { COL_NODE, NAME_MIN } },
-	  by_current[] = { { COL_HEAP, 0 }, { COL_REDS, 0 },
+	  by_current[] = { { COL_RECV30, SPARK_MIN }, { COL_SENT30, SPARK_MIN },
+			   { COL_RECV30, 0 }, { COL_SENT30, 0 },
+			   { COL_HEAP, 0 }, { COL_REDS, 0 },
 			   { COL_NAME, NAME_MIN }, { COL_MEM, 0 },
 			   { COL_REDSPS, 0 }, { COL_CURRENT, CURRENT_MIN },
 			   { COL_NODE, NAME_MIN } };
@@ -394,6 +444,7 @@ static void procs_draw(struct app *a, int y, int h)
 	int w[COL__COUNT], x = 0;
 	char num[COL__COUNT][24];
 	const char *text[COL__COUNT];
+	static struct sbuf spark;   /* one cell's sparkline */
 
 	procs_rebuild(a);
 	list_fit(l, LIST_SELECT, (int)t->nrows, h - 1);
@@ -410,7 +461,7 @@ static void procs_draw(struct app *a, int y, int h)
 
 	int hdr = draw_attr(a, ROLE_HEADER);
 	for (int i = 0; i < COL__COUNT; i++) {
-		bool right = i >= COL_SENDS;
+		bool right = i >= COL_SENDS && !is_spark(i);
 		/* the sort column is marked by its attribute, not its text */
 		cell(y, &x, w[i], proc_cols[i].title, right, i == a->sort_col ?
 		     (int)(hdr | A_UNDERLINE | A_BOLD) : hdr);
@@ -449,8 +500,14 @@ static void procs_draw(struct app *a, int y, int h)
 			attr |= A_BOLD | A_UNDERLINE;
 		row_texts(a, p, num, text);
 		x = 0;
-		for (int c = 0; c < COL__COUNT; c++)
-			cell(y + r, &x, w[c], text[c], c >= COL_SENDS, attr);
+		for (int c = 0; c < COL__COUNT; c++) {
+			if (is_spark(c) && w[c] > 0) {
+				spark_row(a, p, c, w[c], &spark);
+				text[c] = sbuf_str(&spark);
+			}
+			cell(y + r, &x, w[c], text[c], c >= COL_SENDS &&
+			     !is_spark(c), attr);
+		}
 		if (x < COLS)
 			draw_text(y + r, x, COLS - x, "", attr);
 	}

@@ -179,6 +179,48 @@ static void quiet_ticks(void)
 }
 
 /* the spawn tree as links: 1 spawns 2 and 3, 2 spawns 4 */
+/* The sparklines' history: seconds in order, sums, and a process quiet
+ * for the whole window lets it go. */
+static void history(void)
+{
+	struct store st;
+	store_init(&st, 16);
+	store_tick(&st);
+	ok(st.nprocs == 0, "no process, no history");
+	store_add_counts(&st, pidn(9), "<0.9.0>", 0, 0, 0);
+	store_tick(&st);
+	struct proc *p = store_proc(&st, pidn(9));
+	ok(p && !p->hist, "a process that never sent has none");
+	for (unsigned i = 1; i <= STORE_HISTORY + 5; i++) {
+		store_add_counts(&st, pidn(9), "<0.9.0>", i, 2 * i, 0);
+		store_tick(&st);
+	}
+	p = store_proc(&st, pidn(9));
+	ok(p && p->hist && p->hist->n == STORE_HISTORY, "the window is full");
+	is_num(store_hist_sends(p->hist, 0), STORE_HISTORY + 5, "newest second first");
+	is_num(store_hist_receives(p->hist, 0), 2 * (STORE_HISTORY + 5),
+	       "receives beside it");
+	is_num(store_hist_sends(p->hist, STORE_HISTORY - 1), 6,
+	       "the oldest kept is 30 seconds back");
+	is_num(store_hist_sends(p->hist, STORE_HISTORY), 0, "beyond it: 0");
+	unsigned long want = 0;
+	for (unsigned i = 6; i <= STORE_HISTORY + 5; i++)
+		want += i;
+	is_num(p->hist->sum_sends, want, "the sum is the window's");
+	is_num(p->hist->sum_receives, 2 * want, "and of receives");
+	for (unsigned i = 0; i < STORE_HISTORY - 1; i++)
+		store_tick(&st);
+	ok(p->hist && p->hist->sum_sends == STORE_HISTORY + 5,
+	   "quiet seconds push the old ones out");
+	store_tick(&st);
+	ok(!p->hist, "quiet for the whole window: let go");
+	store_add_counts(&st, pidn(9), "<0.9.0>", 4, 0, 0);
+	store_tick(&st);
+	ok(p->hist && p->hist->n == 1 && store_hist_sends(p->hist, 0) == 4,
+	   "and taken again when it sends");
+	store_release(&st);
+}
+
 static void tree_links(void)
 {
 	struct store st;
@@ -217,7 +259,7 @@ static void tree_links(void)
 int main(void)
 {
 	struct store st;
-	plan(58);
+	plan(70);
 	quiet_ticks();
 
 	store_init(&st, 4);
@@ -338,6 +380,7 @@ int main(void)
 	store_release(&st);
 
 	tree_links();
+	history();
 	forgetting();
 	forgetting_cost();
 	return done_testing();
