@@ -69,7 +69,7 @@ test_expect_success 'help: a long argument list keeps a gap before its help' '
 '
 
 test_expect_success 'a later command that works clears the last error' '
-	tm resize-window -t ui -x 300 -y 30 && sleep 0.3 &&
+	tm resize-window -t ui -x 340 -y 30 && sleep 0.3 &&
 	ui_keys q ":frobnicate" Enter && ui_wait "last error: unknown command" &&
 	ui_keys ":sort pid" Enter && sleep 0.3 &&
 	! ui_screen | grep "last error" &&
