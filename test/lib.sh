@@ -295,6 +295,18 @@ ui_wait() {
 	return 1
 }
 
+# bytes TEXT: a number as the table writes it in bytes ("6400k" ->
+# 6400000, "3M" -> 3000000)
+bytes() {
+	awk -v v="$1" 'BEGIN { m = 1; if (v ~ /k$/) m = 1000; if (v ~ /M$/) m = 1000000;
+		sub(/[kM]$/, "", v); printf "%d\n", v * m }'
+}
+
+# within A B: A within 10% of B
+within() {
+	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b / 10) }'
+}
+
 # ui_cell TITLE PATTERN: the number under the process table's column TITLE
 # (numbers are right-aligned under their title) in the first row matching
 # PATTERN (grep -E), wherever the columns are on this screen

@@ -18,17 +18,6 @@ col() {
 		$2 == n && c { print $c; exit }' screen.cur
 }
 
-# bytes: "6400k" -> 6400000, "3M" -> 3000000
-bytes() {
-	awk -v v="$1" 'BEGIN { m = 1; if (v ~ /k$/) m = 1000; if (v ~ /M$/) m = 1000000;
-		sub(/[kM]$/, "", v); printf "%d\n", v * m }'
-}
-
-# within A B: A within 10% of B
-within() {
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b / 10) }'
-}
-
 # how many processes the agent's last sample asked
 sampled() {
 	node_eval "{dictionary, D} = erlang:process_info(whereis(beamscope_agent), dictionary), proplists:get_value('\$beamscope_sampled', D)."

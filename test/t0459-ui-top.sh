@@ -9,17 +9,6 @@ command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
 start_node bstop || exit 1
 erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_top.erl" "$TOP/test/erl/bs_work.erl" || exit 1
 
-# bytes: "2400k" -> 2400000
-bytes() {
-	awk -v v="$1" 'BEGIN { m = 1; if (v ~ /k$/) m = 1000; if (v ~ /M$/) m = 1000000;
-		sub(/[kM]$/, "", v); printf "%d\n", v * m }'
-}
-
-# within A B: A within 10% of B
-within() {
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b / 10) }'
-}
-
 # a key of the agent's dictionary
 agent_dict() {
 	node_eval "{dictionary, D} = erlang:process_info(whereis(beamscope_agent), dictionary), proplists:get_value('$1', D)."
