@@ -157,6 +157,14 @@
 -define(DESCRIBE_MAX, 500).
 -define(LABEL_MAX, 120).
 -define(DICT_WORDS, 32768).
+%% relations of the processes in focus: how often, entries of each list
+%% sent (the counts are whole), the most processes looked at a turn, the
+%% mark that the next turn's timer runs, and how many turns ran (for tests)
+-define(REL_MS, 1000).
+-define(REL_FIRST, 5).
+-define(REL_MAX, 32).
+-define(REL_ARMED, '$beamscope_relations_armed').
+-define(REL_TURNS, '$beamscope_relations_sampled').
 
 -record(w, {agent :: pid(),
             agent_mon :: reference(),
@@ -462,6 +470,9 @@ loop(St0) ->
             loop(tell_limits(St, false));
         {timeout, TRef, '$beamscope_node'} when TRef =:= St#st.node ->
             loop(node_sample(St));
+        '$beamscope_relations' ->
+            erase(?REL_ARMED),
+            loop(relations(St));
         _ ->
             loop(St)
     after min(?TICK_MS, max(0, St#st.heard + St#st.dep_ms - now_ms())) ->
@@ -520,7 +531,10 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
     Reply = ?TRACER:focus(S, Pid, On),
     _ = On andalso timeouts_shipped(Focus, St),
     reply_owner(St, Ref, Reply),
-    loop(St#st{focus = Focus});
+    loop(case On of
+             true -> relations(St#st{focus = Focus});
+             false -> St#st{focus = Focus}
+         end);
 handle({node_stats, On}, Ref, St0) when is_boolean(On) ->
     St = node_stats(On, St0),
     put(?STATE, St),
@@ -888,6 +902,85 @@ cut(B, N) ->
         C when is_binary(C) -> C;
         _ -> cut(B, N - 1)
     end.
+
+%%% Relations of the processes in focus ---------------------------------------
+%%
+%% What the log of a process in focus shows of its links, monitors and
+%% '$ancestors', once a second while any process is in focus: the first
+%% turn at the focus, then one a second from a timer of its own, which
+%% stops at the first turn that finds no process in focus.  A list may be
+%% long (a supervisor's links): its length is sent, and its first
+%% ?REL_FIRST entries.
+
+relations(#st{focus = []} = St) ->
+    St;
+relations(#st{dest = Owner, focus = Focus} = St) ->
+    case get(?REL_ARMED) of
+        true ->
+            St;
+        _ ->
+            erlang:send_after(?REL_MS, self(), '$beamscope_relations'),
+            put(?REL_ARMED, true),
+            put(?REL_TURNS, case get(?REL_TURNS) of
+                                N when is_integer(N) -> N + 1;
+                                _ -> 1
+                            end),
+            OneKey = one_key_dictionary(),
+            Rel = [R || P <- lists:sublist(Focus, ?REL_MAX),
+                        R <- [relations_of(P, OneKey)], R =/= none],
+            _ = Rel =:= [] orelse send(Owner, {beamscope_relations, Rel}),
+            St
+    end.
+
+relations_of(P, OneKey) ->
+    case erlang:process_info(P, [links, monitors, monitored_by]) of
+        [{links, L}, {monitors, M}, {monitored_by, B}] ->
+            {P, length(L), lists:sublist(L, ?REL_FIRST),
+             length(M), lists:sublist(M, ?REL_FIRST),
+             length(B), ancestors(P, OneKey)};
+        _ ->
+            none
+    end.
+
+%% The first entries of '$ancestors' (the parent first, a registered one
+%% by its name), [] when the process has none, unknown when the VM cannot
+%% read one key (OTP 25) and the dictionary is too big to copy.
+ancestors(P, true) ->
+    case erlang:process_info(P, {dictionary, '$ancestors'}) of
+        {_, undefined} -> [];
+        {_, V} -> ancestors_first(V, ?REL_FIRST);
+        _ -> unknown
+    end;
+ancestors(P, false) ->
+    case erlang:process_info(P, total_heap_size) of
+        {total_heap_size, W} when W =< ?DICT_WORDS ->
+            case erlang:process_info(P, dictionary) of
+                {dictionary, D} ->
+                    case lists:keyfind('$ancestors', 1, D) of
+                        {_, V} -> ancestors_first(V, ?REL_FIRST);
+                        false -> []
+                    end;
+                _ ->
+                    unknown
+            end;
+        _ ->
+            unknown
+    end.
+
+%% proc_lib keeps pids and registered names there; anything else anyone
+%% put there is not copied ('...'), and a list that is not one is unknown
+ancestors_first(V, _) when not is_list(V) ->
+    unknown;
+ancestors_first([A | T], N) when N > 0 ->
+    [case is_pid(A) orelse is_atom(A) of
+         true -> A;
+         false -> '...'
+     end | case is_list(T) of
+               true -> ancestors_first(T, N - 1);
+               false -> []
+           end];
+ancestors_first(_, _) ->
+    [].
 
 %%% Tracing -------------------------------------------------------------------
 

@@ -206,6 +206,12 @@ static void dispatch(struct agent *a)
 		if (a->stream.labels)
 			a->stream.labels(a->stream.arg, buf, &m);
 		break;
+	case WIRE_RELATIONS:
+		if (!from_agent(a))
+			goto unknown;
+		if (a->stream.relations)
+			a->stream.relations(a->stream.arg, buf, &m);
+		break;
 	case WIRE_NODE:
 		if (!from_agent(a))
 			goto unknown;

@@ -45,6 +45,7 @@ struct agent_stream {
 	void (*counts)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*info)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void (*labels)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*relations)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
 	void (*node)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void (*top)(void *arg, const struct msg *m);                     /* may be NULL */

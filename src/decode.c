@@ -74,6 +74,9 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_labels")) {
 		m->body = idx;
 		m->kind = WIRE_LABELS;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_relations")) {
+		m->body = idx;
+		m->kind = WIRE_RELATIONS;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_node")) {
 		m->body = idx;
 		m->kind = WIRE_NODE;
@@ -892,4 +895,152 @@ long decode_labels(struct decoder *d, const char *buf, int *idx,
 {
 	struct labels_ctx c = { fn, arg };
 	return each_entry(d, buf, idx, one_label, &c);
+}
+
+/* ---- relations ---- */
+
+/* One entry of a list of relations, into out: a pid as the node writes
+ * it, a name as an atom, {process | port, X} as X, anything else as a
+ * term, cut short. */
+static int relation_text(struct decoder *d, const char *buf, int *idx,
+			 struct sbuf *out, int depth)
+{
+	int type, size;
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) {
+		erlang_pid p;
+		if (ei_decode_pid(buf, idx, &p) < 0)
+			return -1;
+		term_pid_text(out, d->node, p.node, p.num, p.serial);
+		return 0;
+	}
+	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT ||
+	    type == ERL_ATOM_UTF8_EXT || type == ERL_SMALL_ATOM_UTF8_EXT) {
+		char name[MAXATOMLEN_UTF8];
+		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+			return -1;
+		if (!strcmp(name, "..."))   /* what the agent left out */
+			sbuf_addstr(out, "...");
+		else
+			term_atom_text(out, d->syn, name);
+		return 0;
+	}
+	if (type == ERL_SMALL_TUPLE_EXT && size == 2 && depth == 0) {
+		/* {process, Pid}, {process, {Name, Node}}, {port, Port} */
+		char kind[MAXATOMLEN_UTF8];
+		int save = *idx, arity;
+		if (ei_decode_tuple_header(buf, idx, &arity) == 0 &&
+		    decode_atom(buf, idx, kind, sizeof(kind)) == 0 &&
+		    (!strcmp(kind, "process") || !strcmp(kind, "port")))
+			return relation_text(d, buf, idx, out, depth + 1);
+		*idx = save;
+	}
+	if (type == ERL_SMALL_TUPLE_EXT && size == 2) {
+		/* {Name, Node}: the name alone on the node traced */
+		char name[MAXATOMLEN_UTF8], node[MAXATOMLEN_UTF8];
+		int save = *idx, arity;
+		if (ei_decode_tuple_header(buf, idx, &arity) == 0 &&
+		    decode_atom(buf, idx, name, sizeof(name)) == 0 &&
+		    decode_atom(buf, idx, node, sizeof(node)) == 0 &&
+		    d->node && !strcmp(node, d->node)) {
+			term_atom_text(out, d->syn, name);
+			return 0;
+		}
+		*idx = save;
+	}
+	return term_render_in(d->syn, buf, idx, d->node, out, 60, NULL);
+}
+
+/* The entries of a list, separated by a space, into out (n bytes): as
+ * many as fit whole, and " ..." when there are more than that or than
+ * the list has (count). */
+static int relation_list(struct decoder *d, const char *buf, int *idx,
+			 long count, char *out, size_t n)
+{
+	int len, type, size;
+	size_t used = 0;
+	bool more = false;
+	*out = '\0';
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_STRING_EXT) {
+		/* small integers: a list, but of nothing a relation is */
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+		snprintf(out, n, "%s", size > 0 ? "..." : "");
+		return 0;
+	}
+	if (ei_decode_list_header(buf, idx, &len) < 0)
+		return -1;
+	for (int i = 0; i < len; i++) {
+		sbuf_reset(&d->scratch);
+		if (relation_text(d, buf, idx, &d->scratch, 0) < 0)
+			return -1;
+		size_t k = d->scratch.len;
+		if (more || used + (used ? 1 : 0) + k + 4 >= n) {
+			more = true;
+			continue;
+		}
+		if (used)
+			out[used++] = ' ';
+		memcpy(out + used, d->scratch.buf, k);
+		used += k;
+		out[used] = '\0';
+	}
+	if (len > 0) {
+		if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
+			return -1;
+		(*idx)++;
+	}
+	if (more || count > len)
+		snprintf(out + used, n - used, "%s...", used ? " " : "");
+	return 0;
+}
+
+struct relations_ctx {
+	relations_fn fn;
+	void *arg;
+};
+
+/* {Pid, NLinks, Links, NMonitors, Monitors, NMonitoredBy, Ancestors},
+ * Ancestors a list or unknown */
+static int one_relations(struct decoder *d, const char *buf, int *idx,
+			 void *ctx)
+{
+	struct relations_ctx *c = ctx;
+	struct relations r;
+	const char *text;
+	int arity, type, size;
+
+	memset(&r, 0, sizeof(r));
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 7 ||
+	    get_pid(d, buf, idx, &r.pid, &text) < 0 ||
+	    ei_decode_long(buf, idx, &r.links) < 0 || r.links < 0 ||
+	    relation_list(d, buf, idx, r.links, r.link_list,
+			  sizeof(r.link_list)) < 0 ||
+	    ei_decode_long(buf, idx, &r.monitors) < 0 || r.monitors < 0 ||
+	    relation_list(d, buf, idx, r.monitors, r.monitor_list,
+			  sizeof(r.monitor_list)) < 0 ||
+	    ei_decode_long(buf, idx, &r.monitored_by) < 0 ||
+	    r.monitored_by < 0 || ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_LIST_EXT || type == ERL_NIL_EXT ||
+	    type == ERL_STRING_EXT) {
+		if (relation_list(d, buf, idx, 0, r.ancestors,
+				  sizeof(r.ancestors)) < 0)
+			return -1;
+		r.ancestors_known = true;
+	} else if (ei_skip_term(buf, idx) < 0) {
+		return -1;
+	}
+	c->fn(c->arg, &r);
+	return 0;
+}
+
+long decode_relations(struct decoder *d, const char *buf, int *idx,
+		      relations_fn fn, void *arg)
+{
+	struct relations_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_relations, &c);
 }

@@ -10,6 +10,8 @@
  *   {beamscope_counts, Seq, Overflow, Counts}     count-tier deltas
  *   {beamscope_info, Samples}                     process_info samples
  *   {beamscope_labels, Labels}                    what processes are
+ *   {beamscope_relations, Relations}              links, monitors and
+ *                                                 ancestors in focus
  *   {beamscope_limit, Tripped, Shed}              a limit, events shed
  *   {beamscope_exit, Why, DepMs[, Reason]}        the agent left by itself
  *   {beamscope_node, Sample}                      the node at a glance
@@ -39,6 +41,7 @@ enum wire_kind {
 	WIRE_COUNTS,
 	WIRE_INFO,
 	WIRE_LABELS,
+	WIRE_RELATIONS,
 	WIRE_LIMIT,
 	WIRE_EXIT,
 	WIRE_NODE,
@@ -136,5 +139,29 @@ long decode_info_sizes(struct decoder *d, const char *buf, int *idx,
  * with nothing to say beyond its initial call; entries or -1. */
 long decode_labels(struct decoder *d, const char *buf, int *idx,
 		   label_fn fn, void *arg);
+
+/*
+ * What the agent says of a process in focus: how many links, monitors
+ * and monitors of it there are, the first few links and monitors, and
+ * its '$ancestors' (the parent first), as texts of entries separated by
+ * a space, each in the decoder's syntax: pids as the node writes them
+ * (<0.80.0>), ports (#Port<0.5>), names as atoms (my_sup, Shop.Sup).  A
+ * list with more than it shows ends in " ...".
+ */
+#define REL_TEXT_MAX 320
+struct relations {
+	struct bs_pid pid;
+	long links, monitors, monitored_by;
+	char link_list[REL_TEXT_MAX];
+	char monitor_list[REL_TEXT_MAX];
+	char ancestors[REL_TEXT_MAX];   /* "" when it has none */
+	bool ancestors_known;           /* false: the agent could not say */
+};
+
+typedef void (*relations_fn)(void *arg, const struct relations *r);
+
+/* The list of a WIRE_RELATIONS at buf[*idx]; entries or -1. */
+long decode_relations(struct decoder *d, const char *buf, int *idx,
+		      relations_fn fn, void *arg);
 
 #endif

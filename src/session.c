@@ -150,6 +150,24 @@ static void on_labels(void *arg, const char *buf, const struct msg *m)
 	decode_labels(&n->dec, buf, &idx, label_one, n);
 }
 
+static void relations_one(void *arg, const struct relations *r)
+{
+	struct snode *n = arg;
+	struct relations mine = *r;
+	mine.pid.node = (uint32_t)n->idx;
+	if (n->s->sink.relations)
+		n->s->sink.relations(n->s->sink.arg, n->idx, &mine);
+}
+
+static void on_relations(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	int idx = m->body;
+	if (!n->stats_ready || !n->s->sink.relations)
+		return;
+	decode_relations(&n->dec, buf, &idx, relations_one, n);
+}
+
 const char *session_node_name(const struct session *s, int i)
 {
 	if (i < 0 || i >= s->nnodes)
@@ -480,6 +498,7 @@ static void agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
 		.batch = on_batch, .eos = on_eos, .counts = on_counts,
+		.relations = on_relations,
 		.info = on_info, .labels = on_labels, .limit = on_limit,
 		.node = on_node, .top = on_top, .arg = n,
 	};

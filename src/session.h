@@ -194,6 +194,9 @@ struct session_sink {
 			bool skipped);
 	/* a node's sample arrived (snode.nstats.last) */
 	void (*node_sample)(void *arg, int node);
+	/* the links, monitors and ancestors of a process in focus, about
+	 * once a second while it is (r->pid.node is the node's index) */
+	void (*relations)(void *arg, int node, const struct relations *r);
 	void *arg;
 };
 

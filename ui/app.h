@@ -191,6 +191,10 @@ struct app {
 	/* the process in focus: its log is open */
 	struct bs_pid focus;
 	char focus_text[48];
+	/* its links, monitors and ancestors as its agent said them last;
+	 * have_rel: said since the log opened */
+	struct relations rel;
+	bool have_rel;
 
 	/* status */
 	long long start_ms;

@@ -195,6 +195,7 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 		app_pop(a);
 	node_focus(a, pid, true);
 	a->focus = pid;
+	a->have_rel = false;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
 	if (app_view(a) != VIEW_PROC)
 		app_push(a, VIEW_PROC);
@@ -292,6 +293,20 @@ static void on_proc(void *arg, int node, const struct recording_proc *rp)
 	/* last: p is the store's until it adds anything */
 	if (s || r || sp)
 		store_add_counts(&a->store, rp->pid, rp->pid_text, s, r, sp);
+}
+
+/* Kept for the log in focus only; the others (tagged processes, a log
+ * just left) are not shown anywhere. */
+static void on_relations(void *arg, int node, const struct relations *r)
+{
+	struct app *a = arg;
+	(void)node;
+	if (!focus_open(a) || !bs_pid_eq(r->pid, a->focus))
+		return;
+	a->rel = *r;
+	a->have_rel = true;
+	if (!a->paused)
+		a->dirty = true;
 }
 
 static void on_node_sample(void *arg, int node)
@@ -728,7 +743,8 @@ int ui_run(const struct config *cfg)
 		.sizes = on_sizes,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
-		.node_sample = on_node_sample, .arg = a,
+		.node_sample = on_node_sample, .relations = on_relations,
+		.arg = a,
 	};
 	session_init(&a->s, cfg, &spec, &sink);
 	json_sink_init(&a->rec, &a->s, false, SESSION_INTERVAL_MS * 4);

@@ -178,12 +178,61 @@ static void proc_sizes(const struct proc *p, char *out, size_t n)
 		snprintf(out + k, n - (size_t)k, "  mq %ld", p->mqlen);
 }
 
+/*
+ * What its agent said last of the process's links, monitors and
+ * ancestors ("" until said, and once it exited), with less of the lists
+ * at each detail: 0 all, 1 the parent alone of the ancestors, 2 no
+ * monitors listed, 3 no links listed, REL_COUNTS the counts alone.
+ */
+#define REL_COUNTS 4
+static void proc_relations(const struct app *a, const struct proc *p,
+			   int detail, struct sbuf *out)
+{
+	const struct relations *r = &a->rel;
+	sbuf_reset(out);
+	if (!a->have_rel || !bs_pid_eq(r->pid, a->focus) || (p && p->exited))
+		return;
+	sbuf_addf(out, "links %ld", r->links);
+	if (detail < 3 && r->link_list[0])
+		sbuf_addf(out, " %s", r->link_list);
+	sbuf_addf(out, "  monitors %ld", r->monitors);
+	if (detail < 2 && r->monitor_list[0])
+		sbuf_addf(out, " %s", r->monitor_list);
+	sbuf_addf(out, "  monitored by %ld", r->monitored_by);
+	if (detail >= REL_COUNTS)
+		return;
+	if (!r->ancestors_known) {
+		sbuf_addstr(out, "  ancestors unknown");
+	} else if (r->ancestors[0]) {
+		const char *sp = strchr(r->ancestors, ' ');
+		if (detail < 1 || !sp)
+			sbuf_addf(out, "  ancestors %s", r->ancestors);
+		else
+			sbuf_addf(out, "  ancestors %.*s ...",
+				  (int)(sp - r->ancestors), r->ancestors);
+	}
+}
+
+/* The most of the relations that fits in cols columns, into out;
+ * whether it fits. */
+static bool proc_relations_fit(const struct app *a, const struct proc *p,
+			       int cols, struct sbuf *out)
+{
+	for (int d = 0; d <= REL_COUNTS; d++) {
+		proc_relations(a, p, d, out);
+		if (draw_width(sbuf_str(out)) <= cols)
+			return true;
+	}
+	return false;
+}
+
 static void proc_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
 	struct list *l = &a->pos[VIEW_PROC];
 	struct proc *p = store_proc(st, a->focus);
-	char title[512];
+	char title[1024];
+	struct sbuf rel = SBUF_INIT;
 
 	char extra[160] = "";
 	size_t xl = 0;
@@ -207,9 +256,35 @@ static void proc_draw(struct app *a, int y, int h)
 		 a->focus_text, what,
 		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
 		 extra, p && p->exited ? "  (exited)" : "", sizes);
+	/* the relations after the rest when they fit whole, else on a line
+	 * of their own (as much of them as fits) while the log keeps a few
+	 * lines, else their counts, cut short */
+	proc_relations(a, p, 0, &rel);
+	bool second = false;
+	if (rel.len && draw_width(title) + 2 + draw_width(sbuf_str(&rel)) > COLS) {
+		second = h >= 6;
+		if (second)
+			proc_relations_fit(a, p, COLS - 1, &rel);
+		else
+			proc_relations(a, p, REL_COUNTS, &rel);
+	}
+	if (rel.len && !second) {
+		size_t tl = strlen(title);
+		snprintf(title + tl, sizeof(title) - tl, "  %s", sbuf_str(&rel));
+	}
 	draw_text(y, 0, COLS, title, draw_attr(a, ROLE_HEADER));
 	y++;
 	h--;
+	if (second) {
+		move(y, 0);
+		clrtoeol();
+		char line[REL_TEXT_MAX * 3 + 128];
+		snprintf(line, sizeof(line), " %s", sbuf_str(&rel));
+		draw_text(y, 0, COLS, line, draw_attr(a, ROLE_HEADER));
+		y++;
+		h--;
+	}
+	sbuf_release(&rel);
 	if (h <= 0)
 		return;
 
@@ -381,6 +456,7 @@ static void proc_enter(struct app *a)
 
 static void proc_leave(struct app *a)
 {
+	a->have_rel = false;
 	if (app_tagged(a, a->focus) < 0)   /* a tagged one stays in focus */
 		node_focus(a, a->focus, false);
 }

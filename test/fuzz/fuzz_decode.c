@@ -65,6 +65,14 @@ static void on_info(void *arg, struct bs_pid pid, const char *text,
 		json_string(&out, current);
 }
 
+static void on_relations(void *arg, const struct relations *r)
+{
+	(void)arg;
+	json_string(&out, r->link_list);
+	json_string(&out, r->monitor_list);
+	json_string(&out, r->ancestors);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -91,6 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case WIRE_INFO:
 			idx = m.body;
 			decode_info(&d, buf, &idx, on_info, NULL);
+			break;
+		case WIRE_RELATIONS:
+			idx = m.body;
+			decode_relations(&d, buf, &idx, on_relations, NULL);
 			break;
 		case WIRE_NODE: {
 			static struct node_sample ns;

@@ -35,6 +35,25 @@ static void label_got(void *arg, struct bs_pid p, const char *text,
 			 label ? label : "-");
 }
 
+static struct relations rels[4];
+static int nrels;
+
+static void rel_got(void *arg, const struct relations *r)
+{
+	(void)arg;
+	if (nrels < 4)
+		rels[nrels++] = *r;
+}
+
+/* {process, Pid} */
+static void monitor_pid(ei_x_buff *x, unsigned num)
+{
+	erlang_pid p = pid(num);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_atom(x, "process");
+	ei_x_encode_pid(x, &p);
+}
+
 static struct event got[16];
 static char strs[16][6][128];
 static int ngot;
@@ -71,7 +90,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(31);
+	plan(45);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -221,6 +240,130 @@ int main(void)
 	ok(nlabels == 2 && !strcmp(labels[0], "40 my_server:init/1"),
 	   "a label with its pid");
 	ok(nlabels == 2 && !strcmp(labels[1], "41 -"), "nothing to say: NULL");
+	ei_x_free(&x);
+
+	/* relations: links with a port and a pid of another node, monitors
+	 * of a pid and of a name, ancestors; one with nothing and ancestors
+	 * unknown; a malformed one; a long list of links, shown in part */
+	erlang_pid r1 = pid(50), r2 = pid(51), r3 = pid(52), far = pid(7);
+	strcpy(far.node, "o@h");
+	erlang_port port = { .id = 5, .creation = 7 };
+	strcpy(port.node, NODE);
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_relations");
+	ei_x_encode_list_header(&x, 4);
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_pid(&x, &r1);
+	ei_x_encode_long(&x, 4);
+	ei_x_encode_list_header(&x, 4);
+	erlang_pid l80 = pid(80), l81 = pid(81);
+	ei_x_encode_pid(&x, &l80);
+	ei_x_encode_pid(&x, &l81);
+	ei_x_encode_port(&x, &port);
+	ei_x_encode_pid(&x, &far);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 2);
+	ei_x_encode_list_header(&x, 2);
+	monitor_pid(&x, 82);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "process");
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "my_srv");
+	ei_x_encode_atom(&x, NODE);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 3);
+	ei_x_encode_list_header(&x, 3);
+	erlang_pid a70 = pid(70);
+	ei_x_encode_atom(&x, "my_sup");
+	ei_x_encode_pid(&x, &a70);
+	ei_x_encode_atom(&x, "...");
+	ei_x_encode_empty_list(&x);
+
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_pid(&x, &r2);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_atom(&x, "unknown");
+
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_pid(&x, &r3);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_atom(&x, "garbage");
+
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_pid(&x, &r3);
+	ei_x_encode_long(&x, 10000);
+	ei_x_encode_list_header(&x, 5);
+	for (unsigned i = 0; i < 5; i++) {
+		erlang_pid li = pid(100 + i);
+		ei_x_encode_pid(&x, &li);
+	}
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_list_header(&x, 1);
+	monitor_pid(&x, 83);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_empty_list(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_RELATIONS, "relations recognised");
+	idx = m.body;
+	n = decode_relations(&d, x.buff, &idx, rel_got, NULL);
+	is_num(n, 3, "three good relations, the malformed one skipped");
+	ok(nrels == 3 && rels[0].pid.num == 50 && rels[0].links == 4 &&
+	   rels[0].monitors == 2 && rels[0].monitored_by == 3,
+	   "the counts, with the pid");
+	is(rels[0].link_list, "<0.80.0> <0.81.0> #Port<0.5> <o@h.7.0>",
+	   "links: pids as the node writes them, a port, a far pid");
+	is(rels[0].monitor_list, "<0.82.0> my_srv",
+	   "monitors: a pid, a name of the node");
+	ok(rels[0].ancestors_known, "ancestors known");
+	is(rels[0].ancestors, "my_sup <0.70.0> ...",
+	   "ancestors: a name, a pid, what was left out");
+	ok(nrels == 3 && rels[1].links == 0 && !rels[1].link_list[0] &&
+	   !rels[1].monitor_list[0] && !rels[1].ancestors_known,
+	   "nothing linked, ancestors unknown");
+	is(rels[2].link_list, "<0.100.0> <0.101.0> <0.102.0> <0.103.0> <0.104.0> ...",
+	   "10000 links: the first five, and more");
+	ok(rels[2].links == 10000 && rels[2].ancestors_known &&
+	   !rels[2].ancestors[0], "its count; no ancestors");
+	ei_x_free(&x);
+
+	/* in Elixir syntax, names as Elixir writes them */
+	d.syn = TERM_ELIXIR;
+	nrels = 0;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_relations");
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_pid(&x, &r1);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "process");
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "Elixir.Shop.Cache");
+	ei_x_encode_atom(&x, NODE);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_list_header(&x, 2);
+	ei_x_encode_atom(&x, "Elixir.Shop.Sup");
+	ei_x_encode_atom(&x, "plain");
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_empty_list(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_RELATIONS, "relations recognised");
+	idx = m.body;
+	is_num(decode_relations(&d, x.buff, &idx, rel_got, NULL), 1,
+	       "one relations entry");
+	is(rels[0].ancestors, "Shop.Sup :plain", "Elixir names");
+	is(rels[0].monitor_list, "Shop.Cache", "a monitored name, in Elixir");
 	ei_x_free(&x);
 
 	decoder_release(&d);
