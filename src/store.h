@@ -179,8 +179,9 @@ void store_recorded_proc(struct store *st, struct proc *p, const char *initial,
 			 const char *reason);
 /* Close the per-second window: rates become the last second's counts;
  * forget the oldest exited processes beyond max_exited, and the quietest
- * beyond max_procs.  A second in which nothing changed leaves the
- * generation as it was. */
+ * beyond max_procs.  A second in which nothing changed, rates and
+ * sparklines alike (a sparkline moves on for 30 quiet seconds), leaves
+ * the generation as it was. */
 void store_tick(struct store *st);
 /* The i-th newest second of a history (0: the last whole second); 0
  * beyond what it holds. */

@@ -166,14 +166,20 @@ static void quiet_ticks(void)
 	ok(st.generation != g, "a rate that falls to zero is a change");
 	g = st.generation;
 	store_tick(&st);
+	ok(st.generation != g, "so is a sparkline moving on");
+	for (int i = 0; i < STORE_HISTORY; i++)
+		store_tick(&st);
+	g = st.generation;
 	store_tick(&st);
-	is_num(st.generation, g, "quiet seconds leave the generation alone");
-	is_num(st.ticks, 4, "ticks counted");
+	store_tick(&st);
+	is_num(st.generation, g, "quiet seconds leave the generation alone, "
+	       "once the sparklines are blank");
+	is_num(st.ticks, 5 + STORE_HISTORY, "ticks counted");
 	struct event x = mk(EV_EXIT, 1, "<0.1.0>", NULL, "normal");
 	store_add_event(&st, &x);
 	store_tick(&st);
 	store_add_event(&st, &x);
-	is_num(store_proc(&st, pidn(1))->exit_tick, 4,
+	is_num(store_proc(&st, pidn(1))->exit_tick, 5 + STORE_HISTORY,
 	       "an exit is stamped with its second, once");
 	store_release(&st);
 }
@@ -259,7 +265,7 @@ static void tree_links(void)
 int main(void)
 {
 	struct store st;
-	plan(70);
+	plan(71);
 	quiet_ticks();
 
 	store_init(&st, 4);
