@@ -869,6 +869,7 @@ static void node_trace(struct snode *n)
 		.rate = s->cfg->rate, .shed = s->cfg->shed,
 	};
 	trace_result_release(&n->tr);
+	n->counted = spec.count_tier;
 	agent_trace_begin(&n->agent, &spec, &n->tr);
 	for (int i = 0; i < ncalls; i++)
 		sbuf_release(&erl[i]);

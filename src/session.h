@@ -141,6 +141,8 @@ struct snode {
 				 * in the whole run */
 	struct node_stats nstats;
 	bool nstats_on;         /* its agent was asked for samples */
+	bool counted;           /* its last trace counts processes (the count
+				 * tier: samples, top mode), not only ships */
 	/* top mode: what its agent was asked ("" off), and what it last
 	 * said of its scan */
 	char top_asked[24];

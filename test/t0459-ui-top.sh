@@ -93,4 +93,16 @@ test_expect_success 'at 80x24 top mode reads back, and quitting leaves the node 
 	ui_keys Q && target_clean 3
 '
 
+test_expect_success 'with --pids naming processes, top by MEM is refused, by S/s kept' '
+	ui_session 160 50 \
+		"XDG_STATE_HOME='"'$TRASH/state'"' '"'$BEAMSCOPE'"' '"'$NODE'"' --cookie-file '"'$COOKIE_FILE'"' --pids bs_top_chat; sleep 600" &&
+	ui_wait "tracing 1 process" 10 &&
+	ui_keys ":top mem" Enter &&
+	ui_wait "top by MEM looks through the node while processes are counted; this trace ships only the processes --pids names" 5 &&
+	ui_wait "sort R/s desc" 5 &&
+	ui_keys ":top sps 3" Enter && ui_wait "top 3 by S/s" 5 &&
+	ui_wait "^<0[.][0-9]+[.]0> +bs_top_chat " 10 &&
+	ui_keys Q && target_clean 3
+'
+
 test_done

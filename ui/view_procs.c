@@ -607,7 +607,12 @@ static void top_where(const struct app *a, struct sbuf *sb)
 			pass_ms = n->top.pass_ms;
 	}
 	if (!have) {
-		sbuf_addf(sb, " (looking through the node)");
+		bool counted = false;
+		for (int i = 0; i < a->s.nnodes; i++)
+			counted |= a->s.nodes[i].counted;
+		sbuf_addf(sb, counted ? " (looking through the node)" :
+			  " (only while processes are counted, not with "
+			  "--pids naming them)");
 		return;
 	}
 	sbuf_addf(sb, " (node: %ld%% of %ld looked at", total ?
@@ -669,6 +674,19 @@ int app_top(struct app *a, int col, int n)
 			app_msg(a, true, "top by %s looks through a live node; a "
 				"recording ranks by S/s or R/s only",
 				proc_cols[col].title);
+			return ACT_REDRAW;
+		}
+		bool tracing = false, counted = false;
+		for (int k = 0; k < a->s.nnodes; k++) {
+			tracing |= a->s.nodes[k].state == SN_TRACING;
+			counted |= a->s.nodes[k].state == SN_TRACING &&
+				a->s.nodes[k].counted;
+		}
+		if (ranks[i].metric && tracing && !counted) {
+			app_msg(a, true, "top by %s looks through the node while "
+				"processes are counted; this trace ships only the "
+				"processes --pids names: :sort %s ranks them",
+				proc_cols[col].title, proc_cols[col].key);
 			return ACT_REDRAW;
 		}
 		a->top_col = col;
