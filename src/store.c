@@ -729,7 +729,8 @@ void store_tick(struct store *st)
 		unsigned long s = p->sends - p->tick_sends,
 			r = p->receives - p->tick_receives,
 			sp = p->spawns - p->tick_spawns;
-		changed |= hist_push(p, s, r);
+		if (st->history)
+			changed |= hist_push(p, s, r);
 		changed |= s != p->rsends || r != p->rreceives || sp != p->rspawns;
 		p->rsends = s;
 		p->rreceives = r;

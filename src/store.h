@@ -141,6 +141,8 @@ struct store {
 	size_t nkeep;
 	uint64_t tree_gen;    /* bumped when a spawn link changes or records
 			       * go: a view's copy of the tree is stale */
+	bool history;         /* keep the processes' last 30 seconds (the
+			       * view's sparklines); off unless set */
 	struct fstat **funcs; /* traced functions seen; owned */
 	size_t nfuncs;
 };

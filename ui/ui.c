@@ -755,6 +755,7 @@ int ui_run(const struct config *cfg)
 	a->depth = 1;
 	a->start_ms = clock_mono_ms();
 	store_init(&a->store, cfg->ring ? cfg->ring : UI_RING_DEFAULT);
+	a->store.history = true;   /* the table's sparklines */
 	/* the process table is bounded by the ring too */
 	a->store.max_procs = a->store.cap > UI_PROCS_MIN ? a->store.cap :
 		UI_PROCS_MIN;

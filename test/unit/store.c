@@ -159,6 +159,7 @@ static void quiet_ticks(void)
 {
 	struct store st;
 	store_init(&st, 16);
+	st.history = true;
 	counts(&st, 1);
 	store_tick(&st);
 	uint64_t g = st.generation;
@@ -191,6 +192,11 @@ static void history(void)
 {
 	struct store st;
 	store_init(&st, 16);
+	store_add_counts(&st, pidn(9), "<0.9.0>", 5, 5, 0);
+	store_tick(&st);
+	ok(!store_proc(&st, pidn(9))->hist, "no history unless asked for");
+	store_clear(&st);
+	st.history = true;
 	store_tick(&st);
 	ok(st.nprocs == 0, "no process, no history");
 	store_add_counts(&st, pidn(9), "<0.9.0>", 0, 0, 0);
@@ -265,7 +271,7 @@ static void tree_links(void)
 int main(void)
 {
 	struct store st;
-	plan(71);
+	plan(72);
 	quiet_ticks();
 
 	store_init(&st, 4);
