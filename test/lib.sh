@@ -24,6 +24,8 @@ NODE_PIDS=""
 TMUX_SOCK="bs$$"
 cleanup() {
 	tmux -L "$TMUX_SOCK" kill-server 2>/dev/null
+	# nodes started inside a test (a subshell) are known by the file only
+	[ -f "$TRASH/node.pids" ] && NODE_PIDS="$NODE_PIDS $(cat "$TRASH/node.pids")"
 	for p in $NODE_PIDS; do
 		kill -9 "$p" 2>/dev/null
 	done
@@ -95,6 +97,7 @@ start_node() {
 		-pa "$TRASH/ebin" "$@" >"$TRASH/node.$NODE.log" 2>&1 &
 	NODE_PID=$!
 	NODE_PIDS="$NODE_PIDS $NODE_PID"
+	echo "$NODE_PID" >>"$TRASH/node.pids"
 	# up when it answers
 	for _ in $(seq 1 100); do
 		if [ "$(node_eval 'ok.' 2>/dev/null)" = ok ]; then
