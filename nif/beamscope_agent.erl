@@ -36,7 +36,7 @@
 %% entry points of the processes we spawn
 -export([agent/5, worker/5]).
 %% the top-N scan, a step at a time (scripts/bench-ui top runs it)
--export([top_new/2, top_step/3]).
+-export([top_new/2, top_step/3, top_passed/1]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -752,6 +752,10 @@ top_keep(#top{n = N, best = Best} = T, Looked) ->
             end,
     New = [E || {V, _} = E <- Looked, V > Floor, V > 0],
     T#top{best = lists:sublist(lists:reverse(lists:sort(New ++ Best)), N)}.
+
+%% Whole passes done, and the best of the last one (for the bench).
+top_passed(#top{passes = N, last = Last}) ->
+    {N, Last}.
 
 top_candidates(none) ->
     [];

@@ -45,7 +45,8 @@ scan(Metric, Want0, What, Walk, Sleep) ->
     {Steps, T} = steps(T0, [], Sleep),
     Ts = lists:sort(Steps),
     Med = lists:nth(length(Ts) div 2 + 1, Ts),
-    Found = [P || {_, P} <- element(8, T)],   % the last whole pass
+    {_, Last} = beamscope_agent:top_passed(T),
+    Found = [P || {_, P} <- Last],
     Hit = length([P || P <- Want, lists:member(P, Found)]),
     io:format("~-17s a pass: ~b steps (one a second: ~b s); a step "
               "median ~.1f ms, max ~.1f ms (~bx less than one walk); "
@@ -59,8 +60,8 @@ steps(T, Acc, Sleep) ->
     timer:sleep(Sleep),
     {Us, T1} = timer:tc(fun() -> beamscope_agent:top_step(T, ?BUDGET_US, [])
                         end),
-    case element(13, T1) of   % passes
-        0 -> steps(T1, [Us | Acc], Sleep);
+    case beamscope_agent:top_passed(T1) of
+        {0, _} -> steps(T1, [Us | Acc], Sleep);
         _ -> {[Us | Acc], T1}
     end.
 

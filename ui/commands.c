@@ -301,25 +301,37 @@ static int c_filter(struct app *a, const struct cmd_line *cl)
 	return ACT_REDRAW;
 }
 
+/* The process table's column a word names: its key, else the first key
+ * it begins ("reds" is a key and begins "redsps"); -1 if none. */
+static int column_named(const char *word)
+{
+	for (int i = 0; i < COL__COUNT; i++)
+		if (!strcmp(proc_cols[i].key, word))
+			return i;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (*word && !strncmp(proc_cols[i].key, word, strlen(word)))
+			return i;
+	return -1;
+}
+
 static int c_sort(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
-	for (int i = 0; i < COL__COUNT; i++)
-		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0]))) {
-			if (i == COL_NODE && !a->multi) {
-				app_msg(a, true, "the node column sorts only with "
-					"several nodes; this view is on one node");
-				return ACT_REDRAW;
-			}
-			a->sort_col = i;
-			a->sort_asc = i <= COL_CURRENT;
-			return ACT_REDRAW;
-		}
-	app_msg(a, true, "unknown column \"%s\"; columns: pid name current "
-		"sends sps receives rps spawns mq mem reds redsps heap sent30 "
-		"recv30",
-		cl->argv[0]);
+	int i = column_named(cl->argv[0]);
+	if (i < 0) {
+		app_msg(a, true, "unknown column \"%s\"; columns: pid name "
+			"current sends sps receives rps spawns mq mem reds redsps "
+			"heap sent30 recv30", cl->argv[0]);
+		return ACT_REDRAW;
+	}
+	if (i == COL_NODE && !a->multi) {
+		app_msg(a, true, "the node column sorts only with several "
+			"nodes; this view is on one node");
+		return ACT_REDRAW;
+	}
+	a->sort_col = i;
+	a->sort_asc = i <= COL_CURRENT;
 	return ACT_REDRAW;
 }
 
@@ -331,14 +343,7 @@ static int c_top(struct app *a, const struct cmd_line *cl)
 		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
 	if (!strcmp(cl->argv[0], "off") && cl->argc == 1)
 		return app_top(a, -1, a->top_n);
-	int col = -1;
-	/* the exact key first: "reds" is a prefix of "redsps" */
-	for (int i = 0; i < COL__COUNT && col < 0; i++)
-		if (!strcmp(proc_cols[i].key, cl->argv[0]))
-			col = i;
-	for (int i = 0; i < COL__COUNT && col < 0; i++)
-		if (!strncmp(proc_cols[i].key, cl->argv[0], strlen(cl->argv[0])))
-			col = i;
+	int col = column_named(cl->argv[0]);
 	int n = a->top_n;
 	if (cl->argc == 2) {
 		char *end;
