@@ -49,9 +49,29 @@ int app_tagged(const struct app *a, struct bs_pid pid)
 	return -1;
 }
 
+/* From when the events of pid are shipped, as far as the view knows: a
+ * recording holds everything it shipped, a node tracing in the event tier
+ * ships everything it traces, a process whose log is open is in focus
+ * since the log opened; else from now on, once its node hears of it. */
+static uint64_t shipped_since(const struct app *a, struct bs_pid pid,
+			      bool log_open)
+{
+	if (session_is_recording(&a->s))
+		return 0;
+	if ((int)pid.node < a->s.nnodes && a->s.nodes[pid.node].present &&
+	    !a->s.nodes[pid.node].counted)
+		return 0;
+	if (log_open && bs_pid_eq(a->focus, pid))
+		return a->focus_seq;
+	return a->store.next_seq;
+}
+
 int app_tag(struct app *a, struct bs_pid pid, const char *text)
 {
 	int i = app_tagged(a, pid);
+	bool log_open = false;
+	for (int v = 0; v < a->depth; v++)
+		log_open |= a->stack[v] == VIEW_PROC;
 	if (i >= 0) {
 		memmove(&a->tags[i], &a->tags[i + 1],
 			(size_t)(a->ntags - i - 1) * sizeof(a->tags[0]));
@@ -60,9 +80,6 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 		memmove(&a->tag_seq[i], &a->tag_seq[i + 1],
 			(size_t)(a->ntags - i - 1) * sizeof(a->tag_seq[0]));
 		a->ntags--;
-		bool log_open = false;
-		for (int v = 0; v < a->depth; v++)
-			log_open |= a->stack[v] == VIEW_PROC;
 		if (!(log_open && bs_pid_eq(a->focus, pid)))
 			node_focus(a, pid, false);
 		return ACT_REDRAW;
@@ -74,9 +91,7 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 	}
 	a->tags[a->ntags] = pid;
 	snprintf(a->tag_text[a->ntags], sizeof(a->tag_text[0]), "%s", text);
-	/* a recording ships everything it holds */
-	a->tag_seq[a->ntags] = session_is_recording(&a->s) ? 0 :
-		a->store.next_seq;
+	a->tag_seq[a->ntags] = shipped_since(a, pid, log_open);
 	a->ntags++;
 	node_focus(a, pid, true);
 	return ACT_REDRAW;
