@@ -1,6 +1,6 @@
 #!/bin/sh
-# The chart of processes tagged at different times: a ping-pong whose
-# texts never change
+# The chart of processes tagged at different times, and of one process
+# charted with nothing stored of it: a ping-pong whose texts never change
 # (bs_rally), so that a receive paired with the wrong send shows as a
 # message drawn twice or one "not received" for ever.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +42,17 @@ test_expect_success ':focus pong, q, s: every ping and pong drawn once, delivere
 	settled_rows && ping_pong_only
 '
 
-test_expect_success 'q leaves the target clean' '
-	ui_keys q Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+test_expect_success 'nothing stored: s charts the selected process and the peer it sends to' '
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3 &&
+	node_eval "exit(whereis(bs_ping), kill), exit(whereis(bs_pong), kill), ok." &&
+	node_eval "bs_rally:start(20)." >/dev/null &&
+	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_keys / bs_ping Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_ping " &&
+	ui_keys s && ui_wait "charting <0[.][0-9]+[.]0> and 1 of its peers" 5 &&
+	ui_wait "^ time +bs_ping +bs_pong +others" && sleep 2 &&
+	[ "$(node_eval "bs_rally:stop().")" -gt 50 ] &&
+	ui_wait "stopped" 5 && sleep 0.5 &&
+	settled_rows && ping_pong_only &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
 '
 test_done
