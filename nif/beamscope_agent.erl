@@ -68,7 +68,9 @@
 %% event kinds as in the NIF; register is always on (PROTOCOL.md)
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
                 {link, 16}, {register, 32}, {gc, 128}, {running, 256},
-                {gen_call, 1024}]).
+                {timeout, 512}, {gen_call, 1024}]).
+-define(K_RECEIVE, 2).
+-define(K_TIMEOUT, 512).
 -define(K_REGISTER, 32).
 -define(K_CALL, 64).
 %% the receive pattern marks the receive timeouts of shipped processes with
@@ -121,6 +123,9 @@
              %% whose receive timeouts are shipped: all, the listed roots,
              %% or none when the receive pattern is another tool's
              timeouts = none :: none | all | [pid()],
+             %% the receive kinds asked for: messages, timeouts (the
+             %% receive pattern rejects what is not asked for)
+             recv = {true, true} :: {boolean(), boolean()},
              %% --match, compiled: the send pattern, and the receive
              %% pattern's clauses after the timeouts; none: no --match
              match = none :: none | {list(), list()},
@@ -1028,10 +1033,12 @@ trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
                  true -> [set_on_spawn | Flags];
                  false -> Flags
              end,
+    Recv = {Mask band ?K_RECEIVE =/= 0, Mask band ?K_TIMEOUT =/= 0},
     case plan(Pids, Ours) of
         {ok, Plan} ->
             {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
-                                  St#st{interval = Interval, limits = Limits}),
+                                  St#st{interval = Interval, limits = Limits,
+                                        recv = Recv}),
             set_patterns(Calls, Reply, St1);
         {error, _} = E ->
             {E, St}
@@ -2110,7 +2117,7 @@ parse_spec(Spec) ->
             %% procs always: register/unregister keep the C node's names
             %% gen_call records are taken from sends
             Flags = [send || Mask band (1 bor 1024) =/= 0]
-                ++ ['receive' || Mask band 2 =/= 0]
+                ++ ['receive' || Mask band (?K_RECEIVE bor ?K_TIMEOUT) =/= 0]
                 ++ [garbage_collection || Mask band 128 =/= 0]
                 ++ [running || Mask band 256 =/= 0] ++ [procs],
             {ok, Mask bor ?K_REGISTER, Flags, Pids, Payload};
@@ -2280,9 +2287,10 @@ trace_one(P, TFlags) ->
 %% A receive timeout reaches the tracer as a receive of the atom timeout,
 %% from clock_service; a real message comes from a node and a process.
 %% The receive pattern lets through only the timeouts of the processes
-%% whose events are shipped, marked, so that the tracer ships them as
-%% timeouts; every other timeout is never traced, so the count tier counts
-%% messages only.  The send pattern is set only with --match.
+%% whose events are shipped, and only when the timeout kind is asked for,
+%% marked, so that the tracer ships them as timeouts; every other timeout
+%% is never traced, so the count tier counts messages only and a timeout
+%% not asked for is no event.  The send pattern is set only with --match.
 %%
 %% --match: in the event tier, a message the pattern does not match is
 %% rejected before the tracer; in the count tier every message still goes
@@ -2314,15 +2322,21 @@ timeouts_begin(Plan, Flags, St) ->
 timeouts_shipped(_, #st{timeouts = none}) ->
     ok;
 timeouts_shipped(Shipped, St) ->
-    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St#st.match), []),
+    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St), []),
     ok.
 
-receive_ms(Shipped, Match) ->
-    Tail = case Match of
-               none -> [{'_', [], []}];
-               {_, T} -> T
+%% Timeouts not asked for are all rejected, messages not asked for (the
+%% receive flag is set for timeouts alone) too.
+receive_ms(Shipped, #st{match = Match, recv = {Msgs, Tmos}}) ->
+    Tail = case {Msgs, Match} of
+               {false, _} -> [{'_', [], [{message, false}]}];
+               {true, none} -> [{'_', [], []}];
+               {true, {_, T}} -> T
            end,
-    [?OURS | timeout_clauses(Shipped)] ++ Tail.
+    [?OURS | timeout_clauses(case Tmos of
+                                 true -> Shipped;
+                                 false -> []
+                             end)] ++ Tail.
 
 timeout_clauses(Shipped) ->
     Timeout = [clock_service, undefined, timeout],

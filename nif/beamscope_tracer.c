@@ -61,8 +61,9 @@ enum {
 	K_CALL = 64,
 	K_GC = 128,
 	K_RUNNING = 256,
+	K_TIMEOUT = 512,       /* receive timeouts (marked by the agent) */
 	K_GENCALL = 1024,      /* gen calls and their replies, as records */
-	K_ALL = 511 | K_GENCALL
+	K_ALL = 1023 | K_GENCALL
 };
 
 /* estimated size, in bytes of rendered text, of terms we do not walk */
@@ -1352,15 +1353,22 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	unsigned w;
 	bool cut = false;
 
-	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
+	if (argv[0] != am_receive)
+		return;
+	/* a timeout of its own kind: never counted as a message, an event
+	 * (for the limits) only when asked for */
+	if (is_timeout(env, argv)) {
+		if ((s->kinds & K_TIMEOUT) &&
+		    (!s->count_tier || in_focus(s, argv[2])) &&
+		    admit(s, K_TIMEOUT) && reserve(s, argv[2], &w))
+			ship(env, s, w, am_timeout, argv[2], nil, nil, false);
+		return;
+	}
+	if (!(s->kinds & K_RECEIVE) ||
 	    counted(env, s, argv[2], false) || unmatched(env, s, argv, false) ||
 	    !admit(s, K_RECEIVE) ||
 	    !reserve(s, argv[2], &w))
 		return;
-	if (is_timeout(env, argv)) {
-		ship(env, s, w, am_timeout, argv[2], nil, nil, false);
-		return;
-	}
 	if (s->payload)
 		b = payload(env, argv[3], s->payload, &cut);
 	ship(env, s, w, argv[0], argv[2], nil, b, cut);
@@ -1556,8 +1564,13 @@ static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,
 	struct session *s = live_session(env, argv[1]);
 	if (!s)
 		return am_remove;
-	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE))
+	if (argv[0] != am_receive || !(s->kinds & (K_RECEIVE | K_TIMEOUT)))
 		return am_discard;
+	/* timeouts alone (the pattern rejects the messages): those of the
+	 * processes whose events are shipped */
+	if (!(s->kinds & K_RECEIVE))
+		return s->count_tier && !in_focus(s, argv[2]) ? am_discard :
+			am_trace;
 	return counted(env, s, argv[2], false) ? am_discard : am_trace;
 }
 
