@@ -1049,6 +1049,7 @@ trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
 %% A pattern is text, compiled here on the target so that what is accepted is
 %% exactly Erlang:
 %%   mod:fun  mod:fun/2  mod:_  mod:fun/_         every call
+%%   mod:fun/2 -> return  mod:fun -> stack        every call, with actions
 %%   mod:fun(A, _) when A > 3 -> return           a head with guard and actions
 %%   mod:fun/2 [{['$1', '_'], [], [{return_trace}]}]   a raw match spec
 %% Actions: return (return values and exceptions), stack (the caller).
@@ -1113,6 +1114,8 @@ head([], _) ->
 
 arity(M, F, [], _) ->
     {ok, M, F, '_', [{'_', [], []}]};
+arity(M, F, [{'->', _} | _] = Rest, End) ->
+    raw(M, F, '_', Rest, End);
 arity(M, F, [{'/', _}, {integer, _, A} | Rest], End) when A >= 0, A =< 255 ->
     raw(M, F, A, Rest, End);
 arity(M, F, [{'/', _}, {var, _, '_'} | Rest], End) ->
@@ -1124,9 +1127,15 @@ arity(M, F, [{'(', _} | _] = Rest, End) ->
 arity(_, _, [T | _], _) ->
     {error, located(loc(T), "expected /arity, (Args) or the end of the pattern")}.
 
-%% mod:fun/arity followed by a match spec written out
+%% mod:fun/arity followed by a match spec written out, or by -> Actions
+%% (every call, with the actions), as the Elixir form has it
 raw(M, F, A, [], _) ->
     {ok, M, F, A, [{'_', [], []}]};
+raw(M, F, A, [{'->', L} | Acts], _) ->
+    case arrow_actions(Acts, L, []) of
+        {ok, Body} -> {ok, M, F, A, [{'_', [], Body}]};
+        {error, _} = E -> E
+    end;
 raw(M, F, A, [T | _] = Tokens, End) ->
     case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
@@ -1144,6 +1153,24 @@ raw(M, F, A, [T | _] = Tokens, End) ->
         {error, {Loc, Mod, Desc}} ->
             parse_error(Loc, Mod, Desc, End)
     end.
+
+%% return -> exception_trace, stack -> message(caller), comma separated;
+%% Where: the location of the token before, for an action missing there
+arrow_actions([{atom, _, Act} | Rest], _, Acc) when Act =:= return; Act =:= stack ->
+    Body = case Act of
+               return -> {exception_trace};
+               stack -> {message, {caller}}
+           end,
+    case Rest of
+        [] -> {ok, lists:reverse([Body | Acc])};
+        [{',', L} | More] -> arrow_actions(More, L, [Body | Acc]);
+        [T | _] -> {error, located(loc(T), "expected , or the end after an action")}
+    end;
+arrow_actions([], Where, _) ->
+    {error, located(loc({x, Where}), "an action (return or stack) must "
+                    "follow")};
+arrow_actions([T | _], _, _) ->
+    {error, located(loc(T), "an action is return or stack")}.
 
 %% an error at a token that was added, not typed: the text ended too soon
 parse_error(End, _, _, End) ->
