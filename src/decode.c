@@ -431,17 +431,8 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
 		}
-		if (arity == 5) {
-			int t3;
-			if (ei_decode_tuple_header(buf, idx, &t3) < 0 || t3 != 3 ||
-			    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
-			    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
-			    ei_decode_long(buf, idx, &nargs) < 0)
-				return -1;
-			o_extra = (long)d->scratch.len;
-			term_mfa_text(&d->scratch, d->syn, mod, fun, nargs);
-			sbuf_addch(&d->scratch, '\0');
-		}
+		if (arity == 5 && (o_extra = put_mfa(d, buf, idx)) < 0)
+			return -1;
 	} else if (d->payload_max && (ev->type == EV_SEND ||
 				      ev->type == EV_SEND_DEAD ||
 				      ev->type == EV_RECEIVE ||
