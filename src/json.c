@@ -164,11 +164,13 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	case EV_SPAWN:
 		field(out, "child", ev->peer);
 		field(out, "mfa", ev->mfa);
+		FIELD(out, "initial_call", ev->extra);
 		break;
 	case EV_SPAWNED:
 		field(out, "parent", ev->peer);
 		field(out, "parent_name", ev->peer_name);
 		field(out, "mfa", ev->mfa);
+		FIELD(out, "initial_call", ev->extra);
 		break;
 	case EV_CALL:
 		field(out, "mfa", ev->mfa);

@@ -194,6 +194,9 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	if (app_view(a) == VIEW_PROC)
 		app_pop(a);
 	node_focus(a, pid, true);
+	/* tagged, it is in focus since it was tagged */
+	int tag = app_tagged(a, pid);
+	a->focus_seq = tag >= 0 ? a->tag_seq[tag] : a->store.next_seq;
 	a->focus = pid;
 	a->have_rel = false;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
@@ -720,12 +723,16 @@ int ui_run(const struct config *cfg)
 	int rc;
 
 	a->cfg = cfg;
+	/* receive timeouts too, unless --events says: the view ships the
+	 * events of a few processes in focus */
+	int kinds = cfg->events_set || cfg->open ? cfg->kinds :
+		KIND_VIEW_DEFAULT | (cfg->kinds & KIND_CALL);
 	struct session_spec spec = {
 		/* gen calls are paired once the servers view asks (it costs
 		 * the target a tracer call per send), with --gen-calls from
 		 * the start, and always in a recording, which has them */
-		.kinds = cfg->kinds | (cfg->gen_calls || cfg->open ?
-				       KIND_GENCALL : 0),
+		.kinds = kinds | (cfg->gen_calls || cfg->open ?
+				  KIND_GENCALL : 0),
 		.follow = cfg->follow,
 		.gen_calls = cfg->gen_calls || cfg->open,
 		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
