@@ -72,7 +72,7 @@ static const char *atom_ref(const char *bytes, size_t n)
 
 int main(void)
 {
-	plan(27);
+	plan(28);
 
 	/* messages */
 	is(escaped("node \"a\x1b[31mb\" not found"),
@@ -84,6 +84,7 @@ int main(void)
 	is(escaped("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93",
 	   "plain UTF-8 stays");
 	is(escaped(escaped("a\x07" "b")), "a\\x{7}b", "escaping twice changes nothing");
+	is(escaped(""), "", "nothing to escape: an empty string, terminated");
 	ok(!esc_needed(text, strlen(text)), "escaped text needs nothing more");
 
 	/* JSON strings */
