@@ -72,7 +72,7 @@ static const char *atom_ref(const char *bytes, size_t n)
 
 int main(void)
 {
-	plan(28);
+	plan(36);
 
 	/* messages */
 	is(escaped("node \"a\x1b[31mb\" not found"),
@@ -130,6 +130,54 @@ int main(void)
 			       .payload = "{ping,1}" };
 	ok(!redact_event(&plain) && !strcmp(plain.payload, "{ping,1}"),
 	   "other events are left alone");
+
+	/* the bytes behind the text, whatever the syntax made of them */
+	const char *c = "SECRETCOOKIEVALUE";
+	size_t cn = strlen(c);
+	ei_x_buff x;
+	ei_x_new(&x);   /* <<Cookie/binary, 0>> */
+	ei_x_encode_binary(&x, "SECRETCOOKIEVALUE\0", (long)cn + 1);
+	ok(redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "the term: a binary holding it");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* binary_to_list(Cookie) ++ [1000]: a list of integers */
+	ei_x_encode_list_header(&x, (long)cn + 1);
+	for (size_t i = 0; i < cn; i++)
+		ei_x_encode_long(&x, (unsigned char)c[i]);
+	ei_x_encode_long(&x, 1000);
+	ei_x_encode_empty_list(&x);
+	ok(redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "a list of its byte values");
+	struct event ex = { .type = EV_RECEIVE, .name = "srv",
+			    .payload = "[83, 69, ...]",
+			    .truncated = true, .raw = x.buff,
+			    .raw_len = (uint32_t)x.index, .raw_part = RAW_PAYLOAD };
+	ok(redact_event(&ex) && !strcmp(ex.payload, REDACT_TEXT),
+	   "an event whose term holds it, where its text was cut before");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* cut on the target: its first bytes, then '...' */
+	ei_x_encode_list_header(&x, 7);
+	for (size_t i = 0; i < 7; i++)
+		ei_x_encode_long(&x, (unsigned char)c[i]);
+	ei_x_encode_atom(&x, "...");
+	ok(redact_holds_term(x.buff, (size_t)x.index, true, true),
+	   "a cut list holding its first bytes");
+	ok(!redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "the same, not cut: kept");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* {x, <<"SECR">>}, cut: its first bytes end it */
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "x");
+	ei_x_encode_binary(&x, "SECR", 4);
+	ok(redact_holds_term(x.buff, (size_t)x.index, true, true),
+	   "a term cut to its first bytes, at its end");
+	ok(!redact_holds_term(x.buff, (size_t)x.index, true, false),
+	   "not when the term goes on past the cut");
+	ei_x_free(&x);
+	const char *ex_bytes = "<<83, 69, 67, 82, 69, 84, 67, 79, 79, 75, 73, 69, "
+		"86, 65, 76, 85, 69, 0>>";
+	ok(redact_holds(ex_bytes, strlen(ex_bytes), false),
+	   "the text: byte values as Elixir writes them");
 	redact_reset();
 	return done_testing();
 }
