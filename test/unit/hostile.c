@@ -72,7 +72,7 @@ static const char *atom_ref(const char *bytes, size_t n)
 
 int main(void)
 {
-	plan(36);
+	plan(44);
 
 	/* messages */
 	is(escaped("node \"a\x1b[31mb\" not found"),
@@ -85,6 +85,18 @@ int main(void)
 	   "plain UTF-8 stays");
 	is(escaped(escaped("a\x07" "b")), "a\\x{7}b", "escaping twice changes nothing");
 	is(escaped(""), "", "nothing to escape: an empty string, terminated");
+	/* what a terminal shows as nothing: format characters and the other
+	 * default-ignorable ones */
+	is(escaped("a\xe2\x80\x8b" "b"), "a\\x{200B}b", "a zero-width space is escaped");
+	is(escaped("\xef\xbb\xbf" "bom"), "\\x{FEFF}bom", "a byte order mark");
+	is(escaped("soft\xc2\xad" "hyphen"), "soft\\x{AD}hyphen", "a soft hyphen");
+	is(escaped("x\xe2\x80\x8d\xe2\x81\xa0\xe2\x81\xa4" "y"),
+	   "x\\x{200D}\\x{2060}\\x{2064}y", "a joiner, a word joiner, an invisible plus");
+	is(escaped("t\xf3\xa0\x81\x81" "g\xef\xb8\x8f" "v\xe3\x85\xa4" "f"),
+	   "t\\x{E0041}g\\x{FE0F}v\\x{3164}f", "a tag, a variation selector, a filler");
+	is(escaped("\xc2\xac\xc2\xae\xe2\x80\x90\xe6\xbc\xa2\xe5\xad\x97\xef\xbc\xa1"),
+	   "\xc2\xac\xc2\xae\xe2\x80\x90\xe6\xbc\xa2\xe5\xad\x97\xef\xbc\xa1",
+	   "their neighbours and wide characters stay");
 	ok(!esc_needed(text, strlen(text)), "escaped text needs nothing more");
 
 	/* JSON strings */
@@ -92,6 +104,10 @@ int main(void)
 	is(json("\xe2\x80\xa8\xe2\x80\xae"), "\"\\u2028\\u202e\"",
 	   "JSON: U+2028 and U+202E as \\u");
 	is(json("\xc3\xa9"), "\"\xc3\xa9\"", "JSON: other characters stay");
+	is(json("a\xe2\x80\x8b\xc2\xad\xef\xbb\xbf" "b"), "\"a\\u200b\\u00ad\\ufeffb\"",
+	   "JSON: zero-width space, soft hyphen and BOM as \\u");
+	is(json("\xf3\xa0\x81\x81"), "\"\\udb40\\udc41\"",
+	   "JSON: a tag past U+FFFF as a surrogate pair");
 
 	/* atoms */
 	bool cut;
