@@ -707,7 +707,11 @@ static ERL_NIF_TERM payload(ErlNifEnv *env, ERL_NIF_TERM t, size_t budget,
 			    bool *cut)
 {
 	size_t left = budget;
-	if (fits(env, t, 0, &left, false))
+	/* a bitstring that is not whole bytes alone: measured once, by the
+	 * cut, which keeps it whole when it fits */
+	bool bits = enif_term_type(env, t) == ERL_NIF_TERM_TYPE_BITSTRING &&
+		!enif_is_binary(env, t);
+	if (!bits && fits(env, t, 0, &left, false))
 		return t;
 	struct cutter c = { env, budget, false };
 	ERL_NIF_TERM r = cut_term(&c, t, 0, false);

@@ -16,14 +16,16 @@ NAME=a_registered_name_long_enough_to_fill_the_table
 node_eval "bs_churn:wrap(45000)." >/dev/null
 node_eval "bs_churn:named(\"$NAME\", 20)." >/dev/null
 
-# ui_cols COLS: the view in a terminal COLS wide, filtered to the 20
+# ui_cols COLS [PREFIX N]: the view in a terminal COLS wide, filtered to
+# the N processes registered as PREFIX... (the 20), each sent a message
 ui_cols() {
+	_prefix=${2:-$NAME} _n=${3:-20}
 	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
 	ui_session "$1" 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE'; sleep 600" &&
 	ui_wait "tracing [0-9]+ processes" 10 &&
-	node_eval "[P ! hi || N <- registered(), lists:prefix(\"$NAME\", atom_to_list(N)), P <- [whereis(N)]], ok." >/dev/null &&
-	ui_keys / "$NAME" Enter && ui_wait " [0-9]+/20 "
+	node_eval "[P ! hi || N <- registered(), lists:prefix(\"$_prefix\", atom_to_list(N)), P <- [whereis(N)]], ok." >/dev/null &&
+	ui_keys / "$_prefix" Enter && ui_wait " [0-9]+/$_n "
 }
 
 # the rows: a pid, whole, then a space
@@ -91,12 +93,7 @@ wide_cell() {
 # ui_wide COLS: the view COLS wide, the two bsw_ processes, each sent one
 # message
 ui_wide() {
-	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
-	ui_session "$1" 30 \
-		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE'; sleep 600" &&
-	ui_wait "tracing [0-9]+ processes" 10 &&
-	node_eval "[P ! hi || N <- registered(), lists:prefix(\"bsw_\", atom_to_list(N)), P <- [whereis(N)]], ok." >/dev/null &&
-	ui_keys / bsw_ Enter && ui_wait " [0-9]+/2 " 5 && ui_wait "^<0[.].* bsw_x" 5 &&
+	ui_cols "$1" bsw_ 2 && ui_wait "^<0[.].* bsw_x" 5 &&
 	ui_screen >"wide$1" && cat "wide$1"
 }
 
