@@ -43,8 +43,9 @@
 #define MAX_PAYLOAD (64u << 20)
 #define DEPTH_MAX 10
 /* whole bytes of a bitstring that is not whole bytes measured at most
- * (bits_measure); a longer one is cut there */
-#define BITS_MEASURE_MAX 256
+ * (bits_measure); a longer one is cut there.  64: their text fits the
+ * default payload budget, and measuring costs a few microseconds */
+#define BITS_MEASURE_MAX 64
 /* exit reasons are shown even with payloads off (PROTOCOL.md) */
 #define EXIT_BUDGET_OFF 64
 /* spawn fails with system_limit past this, so no spawn event has more */
@@ -341,21 +342,19 @@ static size_t scalar_cost(ErlNifEnv *env, ERL_NIF_TERM t, ErlNifTermType type,
  * (enif_inspect_binary refuses it), but enif_snprintf's %T prints it, as
  * "<<B1,...,Bn,Last:Bits>>", and its precision stops the printer after
  * that many bytes: every byte takes two characters at least, so the work
- * is O(max), and never more than BITS_MEASURE_MAX bytes.
+ * is O(max), and never more than BITS_MEASURE_MAX bytes (a few
+ * microseconds: README, Measurements).
  */
 static size_t bits_measure(ERL_NIF_TERM t, size_t max, size_t *whole)
 {
-	char small[128], *buf = small;
+	/* "255," a byte, and "<<", ",255:7>>" or the printer's "... " */
+	char buf[4 * BITS_MEASURE_MAX + 32];
 	size_t bytes = 0, len = 0;
 	size_t most = max / 2 < BITS_MEASURE_MAX ? max / 2 : BITS_MEASURE_MAX;
-	/* "255," a byte, and "<<", ",255:7>>" or the printer's "... " */
-	size_t size = 4 * most + 32;
 	*whole = 0;
-	if (size > sizeof(small) && !(buf = enif_alloc(size)))
-		return 0;
-	int n = enif_snprintf(buf, size, "%.*T", (int)most + 1, t);
-	buf[size - 1] = '\0';
-	if (n > 0 && (size_t)n < size && !strncmp(buf, "<<", 2)) {
+	int n = enif_snprintf(buf, sizeof(buf), "%.*T", (int)most + 1, t);
+	buf[sizeof(buf) - 1] = '\0';
+	if (n > 0 && (size_t)n < sizeof(buf) && !strncmp(buf, "<<", 2)) {
 		const char *p = buf + 2;
 		while (*p >= '0' && *p <= '9') {
 			while (*p >= '0' && *p <= '9')
@@ -377,8 +376,6 @@ static size_t bits_measure(ERL_NIF_TERM t, size_t max, size_t *whole)
 		}
 		*whole = bytes;
 	}
-	if (buf != small)
-		enif_free(buf);
 	return len <= max ? len : 0;
 }
 
