@@ -42,6 +42,10 @@
 #define RING_CELLS_MAX (1ULL << 20)
 #define MAX_PAYLOAD (64u << 20)
 #define DEPTH_MAX 10
+/* whole bytes of a bitstring that is not whole bytes measured at most
+ * (bits_measure); a longer one is cut there.  64: their text fits the
+ * default payload budget, and measuring costs a few microseconds */
+#define BITS_MEASURE_MAX 64
 /* exit reasons are shown even with payloads off (PROTOCOL.md) */
 #define EXIT_BUDGET_OFF 64
 /* spawn fails with system_limit past this, so no spawn event has more */
@@ -339,9 +343,55 @@ static size_t scalar_cost(ErlNifEnv *env, ERL_NIF_TERM t, ErlNifTermType type,
 }
 
 /*
+ * A bitstring that is not whole bytes, printed as the Erlang shell prints
+ * it, if its text has at most max bytes: the length of the text, or 0.
+ * *whole gets how many whole bytes it has, or, when the text is longer,
+ * how many it has at least (0 if that is not known).
+ *
+ * The NIF API has no call that tells the size of such a bitstring
+ * (enif_inspect_binary refuses it), but enif_snprintf's %T prints it, as
+ * "<<B1,...,Bn,Last:Bits>>", and its precision stops the printer after
+ * that many bytes: every byte takes two characters at least, so the work
+ * is O(max), and never more than BITS_MEASURE_MAX bytes (a few
+ * microseconds: README, Measurements).
+ */
+static size_t bits_measure(ERL_NIF_TERM t, size_t max, size_t *whole)
+{
+	/* "255," a byte, and "<<", ",255:7>>" or the printer's "... " */
+	char buf[4 * BITS_MEASURE_MAX + 32];
+	size_t bytes = 0, len = 0;
+	size_t most = max / 2 < BITS_MEASURE_MAX ? max / 2 : BITS_MEASURE_MAX;
+	*whole = 0;
+	int n = enif_snprintf(buf, sizeof(buf), "%.*T", (int)most + 1, t);
+	buf[sizeof(buf) - 1] = '\0';
+	if (n > 0 && (size_t)n < sizeof(buf) && !strncmp(buf, "<<", 2)) {
+		const char *p = buf + 2;
+		while (*p >= '0' && *p <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (*p == ',') {
+				bytes++;
+				p++;
+			} else if (*p == ':') {
+				p++;
+				while (*p >= '0' && *p <= '9')
+					p++;
+				if (!strncmp(p, ">>", 2))
+					len = (size_t)(p + 2 - buf);
+				break;
+			} else {   /* the printer stopped after this byte */
+				bytes++;
+				break;
+			}
+		}
+		*whole = bytes;
+	}
+	return len <= max ? len : 0;
+}
+
+/*
  * Does t fit in *left as it is?  Also false for what must be rebuilt
- * whatever its size: funs (their environment can be any size) and
- * bitstrings that are not whole bytes.
+ * whatever its size: funs (their environment can be any size).
  */
 static bool fits(ErlNifEnv *env, ERL_NIF_TERM t, int depth, size_t *left,
 		 bool in_list)
@@ -393,9 +443,12 @@ static bool fits(ErlNifEnv *env, ERL_NIF_TERM t, int depth, size_t *left,
 	}
 	case ERL_NIF_TERM_TYPE_BITSTRING: {
 		ErlNifBinary b;
-		if (!enif_inspect_binary(env, t, &b) || b.size > *left)
-			return false;
-		return spend(left, b.size + COST_BIN_OVERHEAD);
+		size_t whole, len;
+		if (enif_inspect_binary(env, t, &b))
+			return b.size <= *left &&
+				spend(left, b.size + COST_BIN_OVERHEAD);
+		len = bits_measure(t, *left, &whole);
+		return len && spend(left, len);
 	}
 	case ERL_NIF_TERM_TYPE_FUN:
 		return false;
@@ -598,16 +651,24 @@ static ERL_NIF_TERM cut_map(struct cutter *c, ERL_NIF_TERM t, int depth)
 static ERL_NIF_TERM cut_binary(struct cutter *c, ERL_NIF_TERM t)
 {
 	ErlNifBinary b;
-	/* false for a bitstring that is not whole bytes: nothing to show */
-	if (!enif_inspect_binary(c->env, t, &b))
-		return elide(c);
-	if (b.size + COST_BIN_OVERHEAD <= c->left) {
-		c->left -= b.size + COST_BIN_OVERHEAD;
+	size_t size, cost;
+	if (enif_inspect_binary(c->env, t, &b)) {
+		size = b.size;
+		cost = size + COST_BIN_OVERHEAD;
+	} else {   /* not whole bytes: its text, if it fits */
+		cost = bits_measure(t, c->left, &size);
+		if (!cost)
+			cost = SIZE_MAX;
+	}
+	if (cost <= c->left) {
+		c->left -= cost;
 		return t;
 	}
-	if (c->left <= COST_BIN_OVERHEAD)
+	if (c->left <= COST_BIN_OVERHEAD || !size)
 		return elide(c);
 	size_t keep = c->left - COST_BIN_OVERHEAD;
+	if (keep > size)
+		keep = size;
 	c->left = 0;
 	c->cut = true;
 	/* refers to the tracee's bytes: nothing is copied here */
@@ -653,7 +714,11 @@ static ERL_NIF_TERM payload(ErlNifEnv *env, ERL_NIF_TERM t, size_t budget,
 			    bool *cut)
 {
 	size_t left = budget;
-	if (fits(env, t, 0, &left, false))
+	/* a bitstring that is not whole bytes alone: measured once, by the
+	 * cut, which keeps it whole when it fits */
+	bool bits = enif_term_type(env, t) == ERL_NIF_TERM_TYPE_BITSTRING &&
+		!enif_is_binary(env, t);
+	if (!bits && fits(env, t, 0, &left, false))
 		return t;
 	struct cutter c = { env, budget, false };
 	ERL_NIF_TERM r = cut_term(&c, t, 0, false);

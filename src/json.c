@@ -24,12 +24,26 @@ static inline bool plain(unsigned char c)
 	return c < 64 ? (PLAIN_LO >> c) & 1 : c < 128 ? (PLAIN_HI >> (c - 64)) & 1 : 0;
 }
 
+/* \uXXXX at o, u below 0x10000; returns the end */
+static char *json_u(char *o, uint32_t u)
+{
+	static const char hex[] = "0123456789abcdef";
+	o[0] = '\\';
+	o[1] = 'u';
+	o[2] = hex[u >> 12];
+	o[3] = hex[(u >> 8) & 15];
+	o[4] = hex[(u >> 4) & 15];
+	o[5] = hex[u & 15];
+	return o + 6;
+}
+
 void json_string(struct sbuf *out, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len = strlen(str);
-	/* nothing takes more than 6 bytes a byte: \u00XX or \ufffd */
+	/* nothing takes more than 6 bytes a byte: \u00XX or \ufffd (a
+	 * hidden character of 2 to 4 bytes takes 6 or 12) */
 	if (out->len + 6 * len + 2 >= out->cap)
 		sbuf_grow(out, 6 * len + 2);
 	char *o = out->buf + out->len;
@@ -74,12 +88,13 @@ void json_string(struct sbuf *out, const char *str)
 			uint32_t cp = 0;
 			int n = utf8_decode(s, (size_t)(end - s), &cp);
 			if (n && utf8_hidden(cp)) {
-				memcpy(o, "\\u", 2);
-				o[2] = hex[cp >> 12];
-				o[3] = hex[(cp >> 8) & 15];
-				o[4] = hex[(cp >> 4) & 15];
-				o[5] = hex[cp & 15];
-				o += 6;
+				/* past U+FFFF: a surrogate pair */
+				if (cp > 0xFFFF) {
+					uint32_t v = cp - 0x10000;
+					o = json_u(o, 0xD800 | (v >> 10));
+					cp = 0xDC00 | (v & 0x3FF);
+				}
+				o = json_u(o, cp);
 				s += n;
 			} else if (n) {
 				memcpy(o, s, (size_t)n);

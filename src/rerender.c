@@ -83,6 +83,7 @@ static void event_again(struct store *st, struct sevent *e,
 		.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
 		.peer_name = e->peer_name, .mfa = e->mfa, .payload = e->payload,
 		.extra = e->extra, .from = e->from, .truncated = e->truncated,
+		.raw = e->raw, .raw_len = e->raw_len, .raw_part = e->raw_part,
 	};
 	struct event fresh;
 	sbuf_reset(sb);
@@ -261,8 +262,9 @@ static bool gc_text_again(void *arg, int node, enum gc_text what,
 	if (!t)
 		return false;
 	/* what held a cookie once holds it in any syntax */
-	sbuf_addstr(out, redact_holds(t, strlen(t), ev.truncated) ?
-		    REDACT_TEXT : t);
+	bool cookie = redact_holds(t, strlen(t), ev.truncated) ||
+		redact_holds_term(raw, len, ev.truncated, part & RAW_PAYLOAD);
+	sbuf_addstr(out, cookie ? REDACT_TEXT : t);
 	return true;
 }
 

@@ -45,20 +45,16 @@ static struct termios saved_tio;
 static bool have_tio;
 static bool screen_up;
 
+/* Async-signal-safe: the modes as they were, the main screen, the keypad
+ * out of application mode, the cursor shown, plain colours. */
 static void restore_terminal(void)
 {
-	static const char seq[] = "\033[?1049l\033[?25h\033[0m\r\n";
+	static const char seq[] =
+		"\033[?1049l\033[?1l\033>\033[?25h\033[0m\r\n";
 	if (have_tio)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
 	ssize_t r = write(STDOUT_FILENO, seq, sizeof(seq) - 1);
 	(void)r;
-}
-
-static void on_fatal(int sig)
-{
-	restore_terminal();
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 void app_msg(struct app *a, bool error, const char *fmt, ...)
@@ -814,10 +810,7 @@ int ui_run(const struct config *cfg)
 
 	if (tcgetattr(STDIN_FILENO, &saved_tio) == 0)
 		have_tio = true;
-	signal(SIGSEGV, on_fatal);
-	signal(SIGBUS, on_fatal);
-	signal(SIGFPE, on_fatal);
-	signal(SIGABRT, on_fatal);
+	sig_fatal(restore_terminal);   /* a crash gives the terminal back */
 	setlocale(LC_ALL, "");
 	a->ascii = cfg->ascii || !spark_utf8_terminal();
 	if (!getenv("ESCDELAY"))
@@ -857,6 +850,7 @@ int ui_run(const struct config *cfg)
 	endwin();
 	screen_up = false;
 	restore_terminal();
+	sig_fatal(NULL);
 	session_drain(&a->s);
 out:
 	if (json_sink_is_open(&a->rec))
