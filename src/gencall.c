@@ -563,8 +563,9 @@ static struct gc_call *early_take(struct gencalls *g, uint64_t tag)
 /* Early replies older than before have no call coming: unmatched. */
 static void early_expire(struct gencalls *g, int64_t before)
 {
-	struct gc_call *e;
-	while ((e = g->early_list.first) && e->ts < before) {
+	struct gc_call *e = g->early_list.first, *next;
+	for (; e && e->ts < before; e = next) {
+		next = e->all.next;
 		early_unlink(g, e);
 		g->unmatched++;
 		call_free(e);
@@ -742,8 +743,9 @@ static void on_proc_exit(struct gencalls *g, int node, const struct event *ev)
  * deaths came: the first that is not due ends the walk). */
 static void give_up_gone(struct gencalls *g, int64_t limit)
 {
-	struct gc_call *c;
-	while ((c = g->gone.first) && c->gone_ts < limit) {
+	struct gc_call *c = g->gone.first, *next;
+	for (; c && c->gone_ts < limit; c = next) {
+		next = c->gone.next;
 		unlink_call(g, c);
 		close_call(g, c, GC_ABANDONED, c->gone_ts);
 	}
