@@ -591,7 +591,8 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	if (!strcmp(type, "summary") || !strcmp(type, "node_summary"))
 		return take_summary(r, o, type, s, arg);
 	/* made again from the gen_call records when it is read */
-	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call"))
+	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call") ||
+	    !strcmp(type, "gen_call_totals"))
 		return NULL;
 	/* what a node said of itself: the view shows it live only */
 	if (!strcmp(type, "node_stats"))
