@@ -141,6 +141,22 @@
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
+%% dear process_info items (see Dear process_info items): what a queued
+%% message costs a walk at worst, in ns (measured 9 on an idle node, some
+%% 100 on a busy one), the longest walk of a queue ever asked for, the
+%% budget of a turn, in us, the share of a scheduler a process may take
+%% (one call per 100 times its cost), the calls remembered and for how
+%% long, and what a queued message takes at least, in words
+-define(MSG_NS, 100).
+-define(DEAR_MAX_US, 2000).
+-define(DEAR_BUDGET_US, 10000).
+-define(DEAR_SHARE, 100).
+-define(DEAR, '$beamscope_dear').
+-define(DEAR_KEEP, 4096).
+-define(DEAR_FORGET_MS, 60000).
+-define(MSG_MIN_WORDS, 4).
+%% a top look by memory this dear is remembered
+-define(DEAR_NOTE_US, 50).
 %% top-N: N at most, and the time a second the scan may take (its first
 %% looks; the second looks of reductions take about as much again)
 -define(TOP_MAX, 200).
@@ -622,7 +638,12 @@ harvest(#st{session = S, dest = Owner, cseq = Seq, active = Active} = St) ->
 
 %% process_info of the processes counted lately, the ones in focus and
 %% the ones the Owner shows; never `messages`, which would copy a mailbox.
-%% How many were asked is kept in the dictionary, for tests to read.
+%% What costs O(1) is asked of every one; memory and total_heap_size walk
+%% the message queue (and memory the links and monitors), so they are
+%% asked only as Dear processes below allows, and a process not asked
+%% says {at_least, Bytes} instead: its heap block, and for memory the
+%% smallest a queued message can take.  How many were asked is kept in
+%% the dictionary, for tests to read.
 sample(#st{dest = Owner, active = Active, focus = Focus,
            shown = Shown} = St0) ->
     erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
@@ -636,25 +657,146 @@ sample(#st{dest = Owner, active = Active, focus = Focus,
                          ?INFO_MAX),
     put('$beamscope_sampled', length(Pids)),
     Items = [registered_name, current_function, message_queue_len,
-             memory, reductions, total_heap_size],
+             reductions, heap_size],
+    Cheap = lists:foldl(
+              fun(P, Acc) ->
+                      case erlang:process_info(P, Items) of
+                          [{registered_name, N}, {current_function, F},
+                           {message_queue_len, Q}, {reductions, R},
+                           {heap_size, H}] ->
+                              [{P, N, F, Q, R, H} | Acc];
+                          _ ->
+                              Acc
+                      end
+              end, [], Pids),
+    Sizes = dear_sizes([{P, Q} || {P, _, _, Q, _, _} <- Cheap]),
     W = erlang:system_info(wordsize),
-    Info = lists:foldl(
-             fun(P, Acc) ->
-                     case erlang:process_info(P, Items) of
-                         [{registered_name, N}, {current_function, F},
-                          {message_queue_len, Q}, {memory, M},
-                          {reductions, R}, {total_heap_size, H}] ->
-                             Fn = case F of {_, _, _} -> F; _ -> [] end,
-                             [{P, N, Fn, Q, M, R, H * W} | Acc];
-                         _ ->
-                             Acc
-                     end
-             end, [], Pids),
+    Info = [begin
+                Fn = case F of {_, _, _} -> F; _ -> [] end,
+                {M, Hb} = case Sizes of
+                              #{P := {M0, H0}} -> {M0, H0 * W};
+                              _ -> {{at_least, at_least(Q, H, W)},
+                                    {at_least, H * W}}
+                          end,
+                {P, N, Fn, Q, M, R, Hb}
+            end || {P, N, F, Q, R, H} <- Cheap],
     case Info of
         [] -> ok;
         _ -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%% What memory is at least, from what costs O(1): the heap block (heap
+%% and stack) and the queue's messages, each at least ?MSG_MIN_WORDS.
+at_least(Q, HeapWords, W) ->
+    (HeapWords + Q * ?MSG_MIN_WORDS) * W.
+
+%% memory and total_heap_size of the processes that Dear allows, the ones
+%% asked least lately first: #{Pid => {MemoryBytes, HeapWords}}
+dear_sizes(Cands) ->
+    Now = erlang:monotonic_time(millisecond),
+    D0 = dear_get(),
+    Order = lists:sort([{dear_at(D0, {mem, P}), P, Q} || {P, Q} <- Cands]),
+    {Got, D, _} =
+        lists:foldl(
+          fun({_, P, Q}, {Acc, D1, Spent}) ->
+                  Key = {mem, P},
+                  case dear_ask(Q, maps:get(Key, D1, none), Now,
+                                ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
+                      false ->
+                          {Acc, D1, Spent};
+                      true ->
+                          {R, Us} = timed(P, [memory, total_heap_size]),
+                          D2 = D1#{Key => {Us, Q, Now}},
+                          case R of
+                              [{memory, M}, {total_heap_size, H}] ->
+                                  {Acc#{P => {M, H}}, D2, Spent + Us};
+                              _ ->
+                                  {Acc, D2, Spent + Us}
+                          end
+                  end
+          end, {#{}, D0, 0}, Order),
+    dear_put(D, Now),
+    Got.
+
+%%% Dear process_info items ---------------------------------------------------
+%%
+%% A process_info item that walks a list of the process (memory and
+%% total_heap_size walk its message queue, memory its links and monitors
+%% too, links its links) is done by the VM in one go: on OTP 25 to 29 the
+%% request is a signal the process handles itself, on its scheduler, and
+%% nothing else runs there meanwhile (5 000 000 queued messages: 45 ms on
+%% an idle node, over 0.1 s on a busy one).  A call cannot be cut short,
+%% so its cost is predicted before it is made: the queue's length (which
+%% costs O(1) to ask) times what a message costs at worst, and what the
+%% last call on that process took (its links and monitors), kept in the
+%% dictionary (?DEAR, bounded).  A call is made only
+%%  * when the queue alone would take at most ?DEAR_MAX_US: never on a
+%%    process with a queue of some 20 000 messages or more;
+%%  * at most once per ?DEAR_SHARE times its cost: 1% of a scheduler on
+%%    any process (a call of 20 ms every 2 s);
+%%  * within a budget a turn, ?DEAR_BUDGET_US (the first call of a turn
+%%    may go beyond it, so that a dear process is still asked, rarely).
+
+dear_get() ->
+    case get(?DEAR) of
+        D when is_map(D) -> D;
+        _ -> #{}
+    end.
+
+%% kept: what was asked in the last ?DEAR_FORGET_MS, ?DEAR_KEEP at most
+dear_put(D, _Now) when map_size(D) =< ?DEAR_KEEP ->
+    put(?DEAR, D);
+dear_put(D, Now) ->
+    Recent = maps:filter(fun(_, {_, _, At}) -> Now - At < ?DEAR_FORGET_MS end,
+                         D),
+    Kept = case map_size(Recent) =< ?DEAR_KEEP of
+               true ->
+                   Recent;
+               false ->
+                   Newest = lists:sublist(
+                              lists:reverse(lists:keysort(2, [{K, At} || {K, {_, _, At}}
+                                                                 <- maps:to_list(Recent)])),
+                              ?DEAR_KEEP div 2),
+                   maps:with([K || {K, _} <- Newest], Recent)
+           end,
+    put(?DEAR, Kept).
+
+dear_at(D, Key) ->
+    case D of
+        #{Key := {_, _, At}} -> At;
+        _ -> 0
+    end.
+
+%% Q: the queue's length now; Rec: {CostUs, QueueThen, AtMs} of the last
+%% call, or none; Left: what is left of the turn's budget, in us; First:
+%% no call was made this turn yet
+dear_ask(Q, Rec, NowMs, Left, First) ->
+    Walk = Q * ?MSG_NS div 1000,
+    Pred = case Rec of
+               none -> Walk;
+               {Cost, Q0, _} -> max(Walk, Cost + max(0, Q - Q0) * ?MSG_NS div 1000)
+           end,
+    Walk =< ?DEAR_MAX_US andalso
+        (First orelse Pred =< Left) andalso
+        case Rec of
+            none -> true;
+            {_, _, At} -> NowMs - At >= Pred * ?DEAR_SHARE div 1000
+        end.
+
+%% process_info(P, Items) and the microseconds it took
+timed(P, Items) ->
+    T0 = erlang:monotonic_time(microsecond),
+    R = erlang:process_info(P, Items),
+    {R, erlang:monotonic_time(microsecond) - T0}.
+
+%% Whether P's message queue is short enough to walk (total_heap_size),
+%% where no cost was measured: at most ?DEAR_MAX_US at the worst rate.
+walkable(P) ->
+    case erlang:process_info(P, message_queue_len) of
+        {message_queue_len, Q} -> Q * ?MSG_NS div 1000 =< ?DEAR_MAX_US;
+        undefined -> false
+    end.
 
 %%% Top-N -----------------------------------------------------------------
 %%
@@ -709,10 +851,12 @@ top_pass(#top{started = S} = T, Ours, NowUs) ->
           passes = T#top.passes + case S of none -> 0; _ -> 1 end,
           pass_ms = case S of none -> 0; _ -> Ms - S end}.
 
-%% First looks until the deadline (checked every 32 looks).
+%% First looks until the deadline (checked every 32 looks, and every look
+%% by memory, whose looks may be dear).
 top_looks(_, [], _, Acc, N) ->
     {Acc, [], N};
-top_looks(Metric, Todo, Deadline, Acc, N) when N band 31 =:= 0, N > 0 ->
+top_looks(Metric, Todo, Deadline, Acc, N)
+  when N band 31 =:= 0, N > 0; Metric =:= memory, N > 0 ->
     case erlang:monotonic_time(microsecond) >= Deadline of
         true -> {Acc, Todo, N};
         false -> top_looks1(Metric, Todo, Deadline, Acc, N)
@@ -720,12 +864,49 @@ top_looks(Metric, Todo, Deadline, Acc, N) when N band 31 =:= 0, N > 0 ->
 top_looks(Metric, Todo, Deadline, Acc, N) ->
     top_looks1(Metric, Todo, Deadline, Acc, N).
 
+top_looks1(memory, [P | Todo], Deadline, Acc, N) ->
+    Acc1 = case top_memory(P, Deadline, N =:= 0) of
+               undefined -> Acc;
+               V -> [{V, P} | Acc]
+           end,
+    top_looks(memory, Todo, Deadline, Acc1, N + 1);
 top_looks1(Metric, [P | Todo], Deadline, Acc, N) ->
     Acc1 = case erlang:process_info(P, Metric) of
                {_, V} -> [{V, P} | Acc];
                undefined -> Acc
            end,
     top_looks(Metric, Todo, Deadline, Acc1, N + 1).
+
+%% A look by memory: the queue's length first, then memory where Dear
+%% process_info items allows it, else what memory is at least (so that a
+%% process whose queue is too long to walk still ranks, by its queue).
+%% A look that took ?DEAR_NOTE_US or more is remembered.
+top_memory(P, Deadline, First) ->
+    case erlang:process_info(P, [message_queue_len, heap_size]) of
+        [{_, Q}, {_, H}] ->
+            D = dear_get(),
+            Key = {mem, P},
+            Rec = maps:get(Key, D, none),
+            Now = erlang:monotonic_time(),
+            Left = Deadline - erlang:convert_time_unit(Now, native, microsecond),
+            NowMs = erlang:convert_time_unit(Now, native, millisecond),
+            case dear_ask(Q, Rec, NowMs, Left, First) of
+                true ->
+                    case timed(P, memory) of
+                        {{memory, M}, Us} when Us >= ?DEAR_NOTE_US ->
+                            dear_put(D#{Key => {Us, Q, NowMs}}, NowMs),
+                            M;
+                        {{memory, M}, _} ->
+                            M;
+                        {undefined, _} ->
+                            undefined
+                    end;
+                false ->
+                    at_least(Q, H, erlang:system_info(wordsize))
+            end;
+        undefined ->
+            undefined
+    end.
 
 %% Reductions: the slice looked at a second ago, again; its rate a second.
 top_second_looks(#top{metric = reductions, prev = Prev, prev_us = T0} = T,
@@ -877,20 +1058,34 @@ initial_call(P, true) ->
     end;
 initial_call(P, false) ->
     %% only proc_lib keeps one: the others are not worth a copy
-    case erlang:process_info(P, [initial_call, total_heap_size]) of
-        [{initial_call, {proc_lib, init_p, _}}, {total_heap_size, W}]
-          when W =< ?DICT_WORDS ->
-            case erlang:process_info(P, dictionary) of
-                {dictionary, D} ->
-                    case lists:keyfind('$initial_call', 1, D) of
-                        {_, MFA} -> MFA;
-                        false -> undefined
-                    end;
-                _ ->
-                    undefined
+    case erlang:process_info(P, initial_call) of
+        {initial_call, {proc_lib, init_p, _}} ->
+            case dictionary_key(P, '$initial_call') of
+                {ok, MFA} -> MFA;
+                _ -> undefined
             end;
         _ ->
             undefined
+    end.
+
+%% OTP 25: the dictionary is copied whole to read one key, and only where
+%% the heap is small (the dictionary is on it): total_heap_size walks the
+%% message queue, so it is asked only of a short one.  {ok, Value},
+%% missing, or unknown when it was not read.
+dictionary_key(P, Key) ->
+    case walkable(P) andalso erlang:process_info(P, total_heap_size) of
+        {total_heap_size, W} when W =< ?DICT_WORDS ->
+            case erlang:process_info(P, dictionary) of
+                {dictionary, D} ->
+                    case lists:keyfind(Key, 1, D) of
+                        {_, V} -> {ok, V};
+                        false -> missing
+                    end;
+                _ ->
+                    unknown
+            end;
+        _ ->
+            unknown
     end.
 
 text(Chars) ->
@@ -929,12 +1124,37 @@ relations(#st{dest = Owner, focus = Focus} = St) ->
                                 N when is_integer(N) -> N + 1;
                                 _ -> 1
                             end),
-            OneKey = one_key_dictionary(),
-            Rel = [R || P <- lists:sublist(Focus, ?REL_MAX),
-                        R <- [relations_of(P, OneKey)], R =/= none],
+            Rel = relations_dear(lists:sublist(Focus, ?REL_MAX),
+                                 one_key_dictionary()),
             _ = Rel =:= [] orelse send(Owner, {beamscope_relations, Rel}),
             St
     end.
+
+%% The relations of the processes that Dear process_info items allows (a
+%% supervisor's links are a walk), the ones asked least lately first; the
+%% Owner keeps saying what it was told last of the others.
+relations_dear(Pids, OneKey) ->
+    Now = erlang:monotonic_time(millisecond),
+    D0 = dear_get(),
+    Order = lists:sort([{dear_at(D0, {rel, P}), P} || P <- Pids]),
+    {Rel, D, _} =
+        lists:foldl(
+          fun({_, P}, {Acc, D1, Spent}) ->
+                  Key = {rel, P},
+                  case dear_ask(0, maps:get(Key, D1, none), Now,
+                                ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
+                      false ->
+                          {Acc, D1, Spent};
+                      true ->
+                          T0 = erlang:monotonic_time(microsecond),
+                          R = relations_of(P, OneKey),
+                          Us = erlang:monotonic_time(microsecond) - T0,
+                          {[R || R =/= none] ++ Acc,
+                           D1#{Key => {Us, 0, Now}}, Spent + Us}
+                  end
+          end, {[], D0, 0}, Order),
+    dear_put(D, Now),
+    Rel.
 
 relations_of(P, OneKey) ->
     case erlang:process_info(P, [links, monitors, monitored_by]) of
@@ -956,19 +1176,10 @@ ancestors(P, true) ->
         _ -> unknown
     end;
 ancestors(P, false) ->
-    case erlang:process_info(P, total_heap_size) of
-        {total_heap_size, W} when W =< ?DICT_WORDS ->
-            case erlang:process_info(P, dictionary) of
-                {dictionary, D} ->
-                    case lists:keyfind('$ancestors', 1, D) of
-                        {_, V} -> ancestors_first(V, ?REL_FIRST);
-                        false -> []
-                    end;
-                _ ->
-                    unknown
-            end;
-        _ ->
-            unknown
+    case dictionary_key(P, '$ancestors') of
+        {ok, V} -> ancestors_first(V, ?REL_FIRST);
+        missing -> [];
+        unknown -> unknown
     end.
 
 %% proc_lib keeps pids and registered names there; anything else anyone
