@@ -35,8 +35,9 @@
 -export([start/4]).
 %% entry points of the processes we spawn
 -export([agent/5, worker/5]).
-%% the top-N scan, a step at a time (scripts/bench-ui top runs it)
--export([top_new/2, top_step/3, top_passed/1]).
+%% the top-N scan, a step at a time (scripts/bench-ui top runs it), and
+%% the table's samples (scripts/bench-ui procinfo)
+-export([top_new/2, top_step/3, top_passed/1, sample_rows/1]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -656,68 +657,85 @@ sample(#st{dest = Owner, active = Active, focus = Focus,
                                         not is_map_key(P, Firsts)],
                          ?INFO_MAX),
     put('$beamscope_sampled', length(Pids)),
-    Items = [registered_name, current_function, message_queue_len,
-             reductions, heap_size],
-    Cheap = lists:foldl(
-              fun(P, Acc) ->
-                      case erlang:process_info(P, Items) of
-                          [{registered_name, N}, {current_function, F},
-                           {message_queue_len, Q}, {reductions, R},
-                           {heap_size, H}] ->
-                              [{P, N, F, Q, R, H} | Acc];
-                          _ ->
-                              Acc
-                      end
-              end, [], Pids),
-    Sizes = dear_sizes([{P, Q} || {P, _, _, Q, _, _} <- Cheap]),
-    W = erlang:system_info(wordsize),
-    Info = [begin
-                Fn = case F of {_, _, _} -> F; _ -> [] end,
-                {M, Hb} = case Sizes of
-                              #{P := {M0, H0}} -> {M0, H0 * W};
-                              _ -> {{at_least, at_least(Q, H, W)},
-                                    {at_least, H * W}}
-                          end,
-                {P, N, Fn, Q, M, R, Hb}
-            end || {P, N, F, Q, R, H} <- Cheap],
-    case Info of
+    case sample_rows(Pids) of
         [] -> ok;
-        _ -> send(Owner, {beamscope_info, Info})
+        Info -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%% The samples of Pids, as beamscope_info carries them (scripts/bench-ui
+%% procinfo times this).
+sample_rows(Pids) ->
+    W = erlang:system_info(wordsize),
+    Now = erlang:monotonic_time(millisecond),
+    {Info, D, _} =
+        lists:foldl(
+          fun(P, {Acc, D0, Spent}) ->
+                  %% items the VM reads without the process's help
+                  case erlang:process_info(P, [registered_name,
+                                               message_queue_len,
+                                               reductions, heap_size]) of
+                      [{registered_name, N}, {message_queue_len, Q},
+                       {reductions, R}, {heap_size, H}] ->
+                          {Row, D1, Spent1} =
+                              sample_row(P, N, Q, R, H, W, Now, D0, Spent),
+                          {Row ++ Acc, D1, Spent1};
+                      _ ->
+                          {Acc, D0, Spent}
+                  end
+          end, {[], dear_get(), 0}, rotate(Pids, Now div ?INFO_MS)),
+    dear_put(D, Now),
+    Info.
+
+%% A list begun at its Kth element, so that when the budget runs short
+%% it is not always the same processes that go without
+rotate([], _) ->
+    [];
+rotate(L, K) ->
+    N = length(L),
+    {A, B} = lists:split((K rem N + N) rem N, L),
+    B ++ A.
+
+%% Then current_function, which the process answers itself (a signal it
+%% handles, O(1)), with memory and total_heap_size where Dear process_info
+%% items allows them, else what they are at least.  The cost of a call
+%% that took ?DEAR_NOTE_US or more is remembered.  [] when P is gone.
+sample_row(P, N, Q, R, H, W, Now, D, Spent) ->
+    Key = {mem, P},
+    Rec = maps:get(Key, D, none),
+    Bound = {{at_least, at_least(Q, H, W)}, {at_least, H * W}},
+    case dear_ask(Q, Rec, Now, ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
+        false ->
+            case erlang:process_info(P, current_function) of
+                {current_function, F} ->
+                    {[row(P, N, F, Q, Bound, R)], D, Spent};
+                undefined ->
+                    {[], D, Spent}
+            end;
+        true ->
+            case timed(P, [current_function, memory, total_heap_size]) of
+                {[{current_function, F}, {memory, M}, {total_heap_size, T}],
+                 Us} ->
+                    {[row(P, N, F, Q, {M, T * W}, R)],
+                     remember(Key, Rec, Us, Q, Now, D), Spent + Us};
+                {_, Us} ->
+                    {[], D, Spent + Us}
+            end
+    end.
+
+row(P, N, F, Q, {M, Hb}, R) ->
+    Fn = case F of {_, _, _} -> F; _ -> [] end,
+    {P, N, Fn, Q, M, R, Hb}.
+
+remember(Key, Rec, Us, Q, Now, D) when Us >= ?DEAR_NOTE_US; Rec =/= none ->
+    D#{Key => {Us, Q, Now}};
+remember(_, _, _, _, _, D) ->
+    D.
 
 %% What memory is at least, from what costs O(1): the heap block (heap
 %% and stack) and the queue's messages, each at least ?MSG_MIN_WORDS.
 at_least(Q, HeapWords, W) ->
     (HeapWords + Q * ?MSG_MIN_WORDS) * W.
-
-%% memory and total_heap_size of the processes that Dear allows, the ones
-%% asked least lately first: #{Pid => {MemoryBytes, HeapWords}}
-dear_sizes(Cands) ->
-    Now = erlang:monotonic_time(millisecond),
-    D0 = dear_get(),
-    Order = lists:sort([{dear_at(D0, {mem, P}), P, Q} || {P, Q} <- Cands]),
-    {Got, D, _} =
-        lists:foldl(
-          fun({_, P, Q}, {Acc, D1, Spent}) ->
-                  Key = {mem, P},
-                  case dear_ask(Q, maps:get(Key, D1, none), Now,
-                                ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
-                      false ->
-                          {Acc, D1, Spent};
-                      true ->
-                          {R, Us} = timed(P, [memory, total_heap_size]),
-                          D2 = D1#{Key => {Us, Q, Now}},
-                          case R of
-                              [{memory, M}, {total_heap_size, H}] ->
-                                  {Acc#{P => {M, H}}, D2, Spent + Us};
-                              _ ->
-                                  {Acc, D2, Spent + Us}
-                          end
-                  end
-          end, {#{}, D0, 0}, Order),
-    dear_put(D, Now),
-    Got.
 
 %%% Dear process_info items ---------------------------------------------------
 %%
