@@ -68,7 +68,12 @@ test_expect_success 'its MEM and HEAP are lower bounds; a small process has its 
 	s=$(ui_cell MEM bs_bigmq_small) && echo "bs_bigmq_small MEM $s" &&
 	echo "$s" | grep -E "^[0-9]+[kM]?$" &&
 	node_eval "{memory, M} = erlang:process_info(whereis(bs_bigmq_small), memory), M." >pim &&
-	echo "process_info $(cat pim)" && within "$(bytes "$s")" "$(cat pim)"
+	echo "process_info $(cat pim)" && within "$(bytes "$s")" "$(cat pim)" &&
+	ui_keys "?" && ui_wait "help: q closes" 5 && ui_keys G &&
+	ui_wait "^Marks in the process table" 5 &&
+	ui_wait "^  >160M +MEM, HEAP: at least that much" 5 &&
+	ui_wait "^  ~6400k +MEM, HEAP: measured more than 2.5 s ago" 5 &&
+	ui_keys q && ui_wait "filter .bs_bigmq_." 5
 '
 
 test_expect_success 'its log header says what memory and heap are at least' '
