@@ -4,7 +4,8 @@
 # host, held by a lock while a beamscope runs, so that two at once differ),
 # and Erlang-form --call and --match patterns naming atoms or variables
 # the node does not have make none: unknown atoms are refused, named,
-# and variables of any name still work.
+# and variables of any name still work; the agent reads patterns as
+# erl_scan does.
 . "$(dirname "$0")/lib.sh"
 
 start_node bsatoms -eval "code:ensure_loaded(bs_calls)" || exit 1
@@ -130,6 +131,15 @@ x
 \"\"\", _)" &&
 	grep -q "line 1, column 14: a triple-quoted string is not read in a pattern" err &&
 	target_clean 2
+'
+
+# the agent's own reading of patterns against erl_scan, off any node
+test_expect_success 'patterns are read as erl_scan reads them, and names that exist nowhere make no atom' '
+	mkdir -p oracle &&
+	erlc +export_all -o oracle "$TOP/nif/beamscope_agent.erl" \
+		"$TOP/test/erl/bs_scan_oracle.erl" 2>/dev/null &&
+	erl -noshell -pa oracle -eval "bs_scan_oracle:run(50000, 1), halt()." | tee res &&
+	[ "$(tail -1 res)" = "50000 0 0" ]
 '
 
 test_done
