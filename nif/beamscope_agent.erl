@@ -16,7 +16,11 @@
 %%  * a session never takes more memory than the cap the tracer enforces;
 %%  * call patterns carry only actions that end with the session;
 %%  * a head in Elixir form is parsed by the node's Elixir, never evaluated,
-%%    and makes no atom and no output on the node;
+%%    and makes no atom and no output on the node; a pattern in Erlang
+%%    form makes no atom either (Reading a pattern without making atoms);
+%%  * no process_info item that walks a list of a process (its message
+%%    queue, its links) is asked where its predicted cost is high (Dear
+%%    process_info items);
 %%  * the agent and its workers are never traced, and the agent spawns no
 %%    process while new_processes may be traced (it would be traced);
 %%  * only flags whose tracer is beamscope_tracer are ever cleared: another
@@ -35,8 +39,9 @@
 -export([start/4]).
 %% entry points of the processes we spawn
 -export([agent/5, worker/5]).
-%% the top-N scan, a step at a time (scripts/bench-ui top runs it)
--export([top_new/2, top_step/3, top_passed/1]).
+%% the top-N scan, a step at a time (scripts/bench-ui top runs it), and
+%% the table's samples (scripts/bench-ui procinfo)
+-export([top_new/2, top_step/3, top_passed/1, sample_rows/1]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -146,6 +151,46 @@
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
+%% dear process_info items (see Dear process_info items): what a queued
+%% message costs a walk at worst, in ns (measured 9 on an idle node, some
+%% 100 on a busy one), the longest walk of a queue ever asked for, the
+%% budget of a turn, in us, the share of a scheduler a process may take
+%% (one call per 100 times its cost), the calls remembered and for how
+%% long, and what a queued message takes at least, in words
+-define(MSG_NS, 100).
+-define(DEAR_MAX_US, 2000).
+-define(DEAR_BUDGET_US, 10000).
+-define(DEAR_SHARE, 100).
+-define(DEAR, '$beamscope_dear').
+-define(DEAR_KEEP, 4096).
+-define(DEAR_FORGET_MS, 60000).
+-define(MSG_MIN_WORDS, 4).
+%% a top look by memory this dear is remembered
+-define(DEAR_NOTE_US, 50).
+%% reading a pattern without making atoms (see there): the names a
+%% variable may take, and a name the node has no atom for (this module's
+%% atoms, so they exist while it is loaded); what erl_scan takes for a
+%% name
+-define(VARS, {'BsVar01', 'BsVar02', 'BsVar03', 'BsVar04', 'BsVar05',
+               'BsVar06', 'BsVar07', 'BsVar08', 'BsVar09', 'BsVar10',
+               'BsVar11', 'BsVar12', 'BsVar13', 'BsVar14', 'BsVar15',
+               'BsVar16', 'BsVar17', 'BsVar18', 'BsVar19', 'BsVar20',
+               'BsVar21', 'BsVar22', 'BsVar23', 'BsVar24', 'BsVar25',
+               'BsVar26', 'BsVar27', 'BsVar28', 'BsVar29', 'BsVar30',
+               'BsVar31', 'BsVar32'}).
+-define(NO_ATOMS, {bs_no_atom_01, bs_no_atom_02, bs_no_atom_03, bs_no_atom_04,
+                   bs_no_atom_05, bs_no_atom_06, bs_no_atom_07, bs_no_atom_08,
+                   bs_no_atom_09, bs_no_atom_10, bs_no_atom_11, bs_no_atom_12,
+                   bs_no_atom_13, bs_no_atom_14, bs_no_atom_15, bs_no_atom_16}).
+
+-define(DIGIT(C), (C >= $0 andalso C =< $9)).
+-define(UPPER(C), ((C >= $A andalso C =< $Z) orelse
+                   (C >= 16#C0 andalso C =< 16#DE andalso C =/= 16#D7))).
+-define(LOWER(C), ((C >= $a andalso C =< $z) orelse
+                   (C >= 16#DF andalso C =< 16#FF andalso C =/= 16#F7))).
+-define(NAMECHAR(C), (?DIGIT(C) orelse ?UPPER(C) orelse ?LOWER(C) orelse
+                      C =:= $_ orelse C =:= $@)).
+
 %% top-N: N at most, and the time a second the scan may take (its first
 %% looks; the second looks of reductions take about as much again)
 -define(TOP_MAX, 200).
@@ -627,7 +672,12 @@ harvest(#st{session = S, dest = Owner, cseq = Seq, active = Active} = St) ->
 
 %% process_info of the processes counted lately, the ones in focus and
 %% the ones the Owner shows; never `messages`, which would copy a mailbox.
-%% How many were asked is kept in the dictionary, for tests to read.
+%% What costs O(1) is asked of every one; memory and total_heap_size walk
+%% the message queue (and memory the links and monitors), so they are
+%% asked only as Dear processes below allows, and a process not asked
+%% says {at_least, Bytes} instead: its heap block, and for memory the
+%% smallest a queued message can take.  How many were asked is kept in
+%% the dictionary, for tests to read.
 sample(#st{dest = Owner, active = Active, focus = Focus,
            shown = Shown} = St0) ->
     erlang:send_after(?INFO_MS, self(), '$beamscope_info'),
@@ -640,26 +690,164 @@ sample(#st{dest = Owner, active = Active, focus = Focus,
                                         not is_map_key(P, Firsts)],
                          ?INFO_MAX),
     put('$beamscope_sampled', length(Pids)),
-    Items = [registered_name, current_function, message_queue_len,
-             memory, reductions, total_heap_size],
-    W = erlang:system_info(wordsize),
-    Info = lists:foldl(
-             fun(P, Acc) ->
-                     case erlang:process_info(P, Items) of
-                         [{registered_name, N}, {current_function, F},
-                          {message_queue_len, Q}, {memory, M},
-                          {reductions, R}, {total_heap_size, H}] ->
-                             Fn = case F of {_, _, _} -> F; _ -> [] end,
-                             [{P, N, Fn, Q, M, R, H * W} | Acc];
-                         _ ->
-                             Acc
-                     end
-             end, [], Pids),
-    case Info of
+    case sample_rows(Pids) of
         [] -> ok;
-        _ -> send(Owner, {beamscope_info, Info})
+        Info -> send(Owner, {beamscope_info, Info})
     end,
     St#st{active = #{}}.
+
+%% The samples of Pids, as beamscope_info carries them (scripts/bench-ui
+%% procinfo times this).
+sample_rows(Pids) ->
+    W = erlang:system_info(wordsize),
+    Now = erlang:monotonic_time(millisecond),
+    {Info, D, _} =
+        lists:foldl(
+          fun(P, {Acc, D0, Spent}) ->
+                  %% items the VM reads without the process's help
+                  case erlang:process_info(P, [registered_name,
+                                               message_queue_len,
+                                               reductions, heap_size]) of
+                      [{registered_name, N}, {message_queue_len, Q},
+                       {reductions, R}, {heap_size, H}] ->
+                          {Row, D1, Spent1} =
+                              sample_row(P, N, Q, R, H, W, Now, D0, Spent),
+                          {Row ++ Acc, D1, Spent1};
+                      _ ->
+                          {Acc, D0, Spent}
+                  end
+          end, {[], dear_get(), 0}, rotate(Pids, Now div ?INFO_MS)),
+    dear_put(D, Now),
+    Info.
+
+%% A list begun at its Kth element, so that when the budget runs short
+%% it is not always the same processes that go without
+rotate([], _) ->
+    [];
+rotate(L, K) ->
+    N = length(L),
+    {A, B} = lists:split((K rem N + N) rem N, L),
+    B ++ A.
+
+%% Then current_function, which the process answers itself (a signal it
+%% handles, O(1)), with memory and total_heap_size where Dear process_info
+%% items allows them, else what they are at least.  The cost of a call
+%% that took ?DEAR_NOTE_US or more is remembered.  [] when P is gone.
+sample_row(P, N, Q, R, H, W, Now, D, Spent) ->
+    Key = {mem, P},
+    Rec = maps:get(Key, D, none),
+    Bound = {{at_least, at_least(Q, H, W)}, {at_least, H * W}},
+    case dear_ask(Q, Rec, Now, ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
+        false ->
+            case erlang:process_info(P, current_function) of
+                {current_function, F} ->
+                    {[row(P, N, F, Q, Bound, R)], D, Spent};
+                undefined ->
+                    {[], D, Spent}
+            end;
+        true ->
+            case timed(P, [current_function, memory, total_heap_size]) of
+                {[{current_function, F}, {memory, M}, {total_heap_size, T}],
+                 Us} ->
+                    {[row(P, N, F, Q, {M, T * W}, R)],
+                     remember(Key, Rec, Us, Q, Now, D), Spent + Us};
+                {_, Us} ->
+                    {[], D, Spent + Us}
+            end
+    end.
+
+row(P, N, F, Q, {M, Hb}, R) ->
+    Fn = case F of {_, _, _} -> F; _ -> [] end,
+    {P, N, Fn, Q, M, R, Hb}.
+
+remember(Key, Rec, Us, Q, Now, D) when Us >= ?DEAR_NOTE_US; Rec =/= none ->
+    D#{Key => {Us, Q, Now}};
+remember(_, _, _, _, _, D) ->
+    D.
+
+%% What memory is at least, from what costs O(1): the heap block (heap
+%% and stack) and the queue's messages, each at least ?MSG_MIN_WORDS.
+at_least(Q, HeapWords, W) ->
+    (HeapWords + Q * ?MSG_MIN_WORDS) * W.
+
+%%% Dear process_info items ---------------------------------------------------
+%%
+%% A process_info item that walks a list of the process (memory and
+%% total_heap_size walk its message queue, memory its links and monitors
+%% too, links its links) is done by the VM in one go: on OTP 25 to 29 the
+%% request is a signal the process handles itself, on its scheduler, and
+%% nothing else runs there meanwhile (5 000 000 queued messages: 45 ms on
+%% an idle node, over 0.1 s on a busy one).  A call cannot be cut short,
+%% so its cost is predicted before it is made: the queue's length (which
+%% costs O(1) to ask) times what a message costs at worst, and what the
+%% last call on that process took (its links and monitors), kept in the
+%% dictionary (?DEAR, bounded).  A call is made only
+%%  * when the queue alone would take at most ?DEAR_MAX_US: never on a
+%%    process with a queue of some 20 000 messages or more;
+%%  * at most once per ?DEAR_SHARE times its cost: 1% of a scheduler on
+%%    any process (a call of 20 ms every 2 s);
+%%  * within a budget a turn, ?DEAR_BUDGET_US (the first call of a turn
+%%    may go beyond it, so that a dear process is still asked, rarely).
+
+dear_get() ->
+    case get(?DEAR) of
+        D when is_map(D) -> D;
+        _ -> #{}
+    end.
+
+%% kept: what was asked in the last ?DEAR_FORGET_MS, ?DEAR_KEEP at most
+dear_put(D, _Now) when map_size(D) =< ?DEAR_KEEP ->
+    put(?DEAR, D);
+dear_put(D, Now) ->
+    Recent = maps:filter(fun(_, {_, _, At}) -> Now - At < ?DEAR_FORGET_MS end,
+                         D),
+    Kept = case map_size(Recent) =< ?DEAR_KEEP of
+               true ->
+                   Recent;
+               false ->
+                   Newest = lists:sublist(
+                              lists:reverse(lists:keysort(2, [{K, At} || {K, {_, _, At}}
+                                                                 <- maps:to_list(Recent)])),
+                              ?DEAR_KEEP div 2),
+                   maps:with([K || {K, _} <- Newest], Recent)
+           end,
+    put(?DEAR, Kept).
+
+dear_at(D, Key) ->
+    case D of
+        #{Key := {_, _, At}} -> At;
+        _ -> 0
+    end.
+
+%% Q: the queue's length now; Rec: {CostUs, QueueThen, AtMs} of the last
+%% call, or none; Left: what is left of the turn's budget, in us; First:
+%% no call was made this turn yet
+dear_ask(Q, Rec, NowMs, Left, First) ->
+    Walk = Q * ?MSG_NS div 1000,
+    Pred = case Rec of
+               none -> Walk;
+               {Cost, Q0, _} -> max(Walk, Cost + max(0, Q - Q0) * ?MSG_NS div 1000)
+           end,
+    Walk =< ?DEAR_MAX_US andalso
+        (First orelse Pred =< Left) andalso
+        case Rec of
+            none -> true;
+            {_, _, At} -> NowMs - At >= Pred * ?DEAR_SHARE div 1000
+        end.
+
+%% process_info(P, Items) and the microseconds it took
+timed(P, Items) ->
+    T0 = erlang:monotonic_time(microsecond),
+    R = erlang:process_info(P, Items),
+    {R, erlang:monotonic_time(microsecond) - T0}.
+
+%% Whether P's message queue is short enough to walk (total_heap_size),
+%% where no cost was measured: at most ?DEAR_MAX_US at the worst rate.
+walkable(P) ->
+    case erlang:process_info(P, message_queue_len) of
+        {message_queue_len, Q} -> Q * ?MSG_NS div 1000 =< ?DEAR_MAX_US;
+        undefined -> false
+    end.
 
 %%% Top-N -----------------------------------------------------------------
 %%
@@ -714,10 +902,12 @@ top_pass(#top{started = S} = T, Ours, NowUs) ->
           passes = T#top.passes + case S of none -> 0; _ -> 1 end,
           pass_ms = case S of none -> 0; _ -> Ms - S end}.
 
-%% First looks until the deadline (checked every 32 looks).
+%% First looks until the deadline (checked every 32 looks, and every look
+%% by memory, whose looks may be dear).
 top_looks(_, [], _, Acc, N) ->
     {Acc, [], N};
-top_looks(Metric, Todo, Deadline, Acc, N) when N band 31 =:= 0, N > 0 ->
+top_looks(Metric, Todo, Deadline, Acc, N)
+  when N band 31 =:= 0, N > 0; Metric =:= memory, N > 0 ->
     case erlang:monotonic_time(microsecond) >= Deadline of
         true -> {Acc, Todo, N};
         false -> top_looks1(Metric, Todo, Deadline, Acc, N)
@@ -725,12 +915,49 @@ top_looks(Metric, Todo, Deadline, Acc, N) when N band 31 =:= 0, N > 0 ->
 top_looks(Metric, Todo, Deadline, Acc, N) ->
     top_looks1(Metric, Todo, Deadline, Acc, N).
 
+top_looks1(memory, [P | Todo], Deadline, Acc, N) ->
+    Acc1 = case top_memory(P, Deadline, N =:= 0) of
+               undefined -> Acc;
+               V -> [{V, P} | Acc]
+           end,
+    top_looks(memory, Todo, Deadline, Acc1, N + 1);
 top_looks1(Metric, [P | Todo], Deadline, Acc, N) ->
     Acc1 = case erlang:process_info(P, Metric) of
                {_, V} -> [{V, P} | Acc];
                undefined -> Acc
            end,
     top_looks(Metric, Todo, Deadline, Acc1, N + 1).
+
+%% A look by memory: the queue's length first, then memory where Dear
+%% process_info items allows it, else what memory is at least (so that a
+%% process whose queue is too long to walk still ranks, by its queue).
+%% A look that took ?DEAR_NOTE_US or more is remembered.
+top_memory(P, Deadline, First) ->
+    case erlang:process_info(P, [message_queue_len, heap_size]) of
+        [{_, Q}, {_, H}] ->
+            D = dear_get(),
+            Key = {mem, P},
+            Rec = maps:get(Key, D, none),
+            Now = erlang:monotonic_time(),
+            Left = Deadline - erlang:convert_time_unit(Now, native, microsecond),
+            NowMs = erlang:convert_time_unit(Now, native, millisecond),
+            case dear_ask(Q, Rec, NowMs, Left, First) of
+                true ->
+                    case timed(P, memory) of
+                        {{memory, M}, Us} when Us >= ?DEAR_NOTE_US ->
+                            dear_put(D#{Key => {Us, Q, NowMs}}, NowMs),
+                            M;
+                        {{memory, M}, _} ->
+                            M;
+                        {undefined, _} ->
+                            undefined
+                    end;
+                false ->
+                    at_least(Q, H, erlang:system_info(wordsize))
+            end;
+        undefined ->
+            undefined
+    end.
 
 %% Reductions: the slice looked at a second ago, again; its rate a second.
 top_second_looks(#top{metric = reductions, prev = Prev, prev_us = T0} = T,
@@ -882,20 +1109,34 @@ initial_call(P, true) ->
     end;
 initial_call(P, false) ->
     %% only proc_lib keeps one: the others are not worth a copy
-    case erlang:process_info(P, [initial_call, total_heap_size]) of
-        [{initial_call, {proc_lib, init_p, _}}, {total_heap_size, W}]
-          when W =< ?DICT_WORDS ->
-            case erlang:process_info(P, dictionary) of
-                {dictionary, D} ->
-                    case lists:keyfind('$initial_call', 1, D) of
-                        {_, MFA} -> MFA;
-                        false -> undefined
-                    end;
-                _ ->
-                    undefined
+    case erlang:process_info(P, initial_call) of
+        {initial_call, {proc_lib, init_p, _}} ->
+            case dictionary_key(P, '$initial_call') of
+                {ok, MFA} -> MFA;
+                _ -> undefined
             end;
         _ ->
             undefined
+    end.
+
+%% OTP 25: the dictionary is copied whole to read one key, and only where
+%% the heap is small (the dictionary is on it): total_heap_size walks the
+%% message queue, so it is asked only of a short one.  {ok, Value},
+%% missing, or unknown when it was not read.
+dictionary_key(P, Key) ->
+    case walkable(P) andalso erlang:process_info(P, total_heap_size) of
+        {total_heap_size, W} when W =< ?DICT_WORDS ->
+            case erlang:process_info(P, dictionary) of
+                {dictionary, D} ->
+                    case lists:keyfind(Key, 1, D) of
+                        {_, V} -> {ok, V};
+                        false -> missing
+                    end;
+                _ ->
+                    unknown
+            end;
+        _ ->
+            unknown
     end.
 
 text(Chars) ->
@@ -934,12 +1175,37 @@ relations(#st{dest = Owner, focus = Focus} = St) ->
                                 N when is_integer(N) -> N + 1;
                                 _ -> 1
                             end),
-            OneKey = one_key_dictionary(),
-            Rel = [R || P <- lists:sublist(Focus, ?REL_MAX),
-                        R <- [relations_of(P, OneKey)], R =/= none],
+            Rel = relations_dear(lists:sublist(Focus, ?REL_MAX),
+                                 one_key_dictionary()),
             _ = Rel =:= [] orelse send(Owner, {beamscope_relations, Rel}),
             St
     end.
+
+%% The relations of the processes that Dear process_info items allows (a
+%% supervisor's links are a walk), the ones asked least lately first; the
+%% Owner keeps saying what it was told last of the others.
+relations_dear(Pids, OneKey) ->
+    Now = erlang:monotonic_time(millisecond),
+    D0 = dear_get(),
+    Order = lists:sort([{dear_at(D0, {rel, P}), P} || P <- Pids]),
+    {Rel, D, _} =
+        lists:foldl(
+          fun({_, P}, {Acc, D1, Spent}) ->
+                  Key = {rel, P},
+                  case dear_ask(0, maps:get(Key, D1, none), Now,
+                                ?DEAR_BUDGET_US - Spent, Spent =:= 0) of
+                      false ->
+                          {Acc, D1, Spent};
+                      true ->
+                          T0 = erlang:monotonic_time(microsecond),
+                          R = relations_of(P, OneKey),
+                          Us = erlang:monotonic_time(microsecond) - T0,
+                          {[R || R =/= none] ++ Acc,
+                           D1#{Key => {Us, 0, Now}}, Spent + Us}
+                  end
+          end, {[], D0, 0}, Order),
+    dear_put(D, Now),
+    Rel.
 
 relations_of(P, OneKey) ->
     case erlang:process_info(P, [links, monitors, monitored_by]) of
@@ -961,19 +1227,10 @@ ancestors(P, true) ->
         _ -> unknown
     end;
 ancestors(P, false) ->
-    case erlang:process_info(P, total_heap_size) of
-        {total_heap_size, W} when W =< ?DICT_WORDS ->
-            case erlang:process_info(P, dictionary) of
-                {dictionary, D} ->
-                    case lists:keyfind('$ancestors', 1, D) of
-                        {_, V} -> ancestors_first(V, ?REL_FIRST);
-                        false -> []
-                    end;
-                _ ->
-                    unknown
-            end;
-        _ ->
-            unknown
+    case dictionary_key(P, '$ancestors') of
+        {ok, V} -> ancestors_first(V, ?REL_FIRST);
+        missing -> [];
+        unknown -> unknown
     end.
 
 %% proc_lib keeps pids and registered names there; anything else anyone
@@ -1071,6 +1328,8 @@ calls([Call | Rest], Acc) ->
                 {ok, MFAs} -> calls(Rest, [{Text, MFAs, MS} | Acc]);
                 {error, Why} -> {error, {bad_call, Text, Why}}
             end;
+        {error, {bad_call, Why}} ->
+            {error, {bad_call, Text, Why}};
         {error, {Line, Col, Msg}} ->
             {error, {bad_pattern, Text, Line, Col, Msg}}
     end.
@@ -1082,11 +1341,21 @@ call_text(Text) -> Text.
 compile_call({elixir, Text}) when is_list(Text) ->
     elixir_call(Text);
 compile_call(Text) when is_list(Text) ->
-    case erl_scan:string(Text, {1, 1}) of
-        {ok, Tokens, End} ->
-            head(Tokens, End);
-        {error, {Loc, Mod, Desc}, _} ->
-            {error, located(Loc, Mod:format_error(Desc))}
+    case scan(Text) of
+        {ok, Tokens, End, Renamed} ->
+            case head(Tokens, End, Renamed) of
+                {ok, _, _, _, MS} = Ok ->
+                    case no_atom(MS, Renamed, "call") of
+                        ok -> Ok;
+                        {error, _} = E -> E
+                    end;
+                {error, {L, C, Msg}} ->
+                    {error, {L, C, typed_names(Msg, Renamed)}};
+                {error, _} = E ->
+                    E
+            end;
+        {error, _} = E ->
+            E
     end;
 compile_call(_) ->
     {error, {1, 1, "a pattern is text, like mod:fun/2"}}.
@@ -1101,15 +1370,24 @@ loc(Token) ->
     end.
 
 %% mod : fun ...  (End: where the text ends; the tokens added to what
-%% was typed sit there, so that an error there reads as an early end)
-head([{atom, _, M}, {':', _}, {Kind, _, F} | Rest], End)
+%% was typed sit there, so that an error there reads as an early end).
+%% A name the node has no atom for is no module it has loaded, and no
+%% function of one.
+head([{atom, _, M}, {':', _}, {Kind, _, F} | Rest], End, Renamed)
   when Kind =:= atom; Kind =:= var, F =:= '_' ->
-    arity(M, F, Rest, End);
-head([{var, L, '_'} | _], _) ->
+    case {typed_name(M, Renamed), typed_name(F, Renamed)} of
+        {false, false} -> arity(M, F, Rest, End);
+        {false, Fun} -> {error, {bad_call, {no_function, M, Fun, '_'}}};
+        {Mod, _} -> {error, {bad_call, {not_loaded, Mod}}}
+    end;
+head(Tokens, _, _) ->
+    head_error(Tokens).
+
+head_error([{var, L, '_'} | _]) ->
     {error, located(L, "the module cannot be a wildcard; name it")};
-head([T | _], _) ->
+head_error([T | _]) ->
     {error, located(loc(T), "expected mod:fun, mod:fun/arity or mod:fun(Args)")};
-head([], _) ->
+head_error([]) ->
     {error, {1, 1, "empty pattern"}}.
 
 arity(M, F, [], _) ->
@@ -1296,6 +1574,346 @@ actions([{atom, L, true} | Rest], Acc) ->
 actions([Other | _], _) ->
     Loc = case element(2, Other) of {_, _} = LC -> LC; N when is_integer(N) -> {N, 1}; _ -> {1, 1} end,
     {error, Loc, "an action is return or stack"}.
+
+%%% Reading a pattern without making atoms ----------------------------------
+%%
+%% erl_scan makes an atom of every name it reads, atoms and variables
+%% alike, and the node never frees one: a pattern of unknown names would
+%% leave them on the node for good.  So names and quoted atoms are read
+%% here, and erl_scan reads only the text between them (numbers, strings,
+%% characters, operators), which makes no atom:
+%%  * a name the node has an atom for is that atom (a reserved word is
+%%    its keyword, as erl_scan makes it);
+%%  * a name it has none for cannot be in any term on the node, so no
+%%    call or message can carry it: it stands in as one of ?NO_ATOMS
+%%    while the pattern is read (so that what is wrong with its form is
+%%    said first), and a pattern that still holds one once compiled is
+%%    refused, naming it; in the module's place it is a module that is
+%%    not loaded, in the function's a function that is not there;
+%%  * a variable whose name is no atom of the node takes one of ?VARS
+%%    instead.
+%% Messages say the names as they were typed.
+%% What is text and what is a name is told as erl_scan tells it (OTP 25
+%% to 29); a sigil or a triple-quoted string, whose insides are not, is
+%% refused.
+
+%% {ok, Tokens, End, Renamed} as erl_scan:string(Text, {1, 1}) gives,
+%% Renamed the names that stand in: [{Given, Typed, var | atom, Loc}]
+%% (where the name was first typed); or {error, {L, C, Msg}}
+scan(Text) ->
+    try
+        Spans = spans(Text, {1, 1}, []),
+        Names = [{var, N, L} || {var, N, L} <- Spans, N =/= "_"] ++
+            [{atom, N, L} || {name, N, L} <- Spans] ++
+            [{atom, quoted_name(B, L), L} || {quoted, B, L} <- Spans],
+        Typed = [N || {_, N, _} <- Names],
+        Renamed = rename([{K, N, L} || {K, N, L} <- Names, not exists(N)],
+                         [V || V <- tuple_to_list(?VARS),
+                               not lists:member(atom_to_list(V), Typed)],
+                         [A || A <- tuple_to_list(?NO_ATOMS),
+                               not lists:member(atom_to_list(A), Typed)],
+                         []),
+        {Tokens, End} = tokens(Spans, Renamed, [], {1, 1}),
+        {ok, Tokens, End, Renamed}
+    catch
+        throw:{scan, Loc, Msg} -> {error, located(Loc, Msg)}
+    end.
+
+exists(Name) ->
+    try list_to_existing_atom(Name) of
+        _ -> true
+    catch
+        error:badarg -> false
+    end.
+
+%% each distinct name the node has no atom for, a stand-in of its kind
+rename([], _, _, Acc) ->
+    lists:reverse(Acc);
+rename([{K, N, L} | Rest], Vs, As, Acc) ->
+    case lists:keymember(N, 2, [R || {_, _, K1, _} = R <- Acc, K1 =:= K]) of
+        true ->
+            rename(Rest, Vs, As, Acc);
+        false ->
+            case {K, Vs, As} of
+                {var, [V | Vs1], _} -> rename(Rest, Vs1, As, [{V, N, K, L} | Acc]);
+                {atom, _, [A | As1]} -> rename(Rest, Vs, As1, [{A, N, K, L} | Acc]);
+                _ -> throw({scan, L, io_lib:format(
+                                       "too many names the node has no atom "
+                                       "for; a pattern takes ~b variables and ~b "
+                                       "such names", [tuple_size(?VARS),
+                                                      tuple_size(?NO_ATOMS)])})
+            end
+    end.
+
+stand_in(K, Name, Renamed) ->
+    case [G || {G, N, K1, _} <- Renamed, K1 =:= K, N =:= Name] of
+        [G | _] -> G;
+        [] -> list_to_existing_atom(Name)
+    end.
+
+%% The text cut into spans: {text, Chars, Loc} for erl_scan,
+%% {var, Name, Loc}, {name, Name, Loc} and {quoted, Body, Loc}, in order
+spans([], _, Acc) ->
+    lists:reverse(Acc);
+spans([C | _] = Cs, Loc, Acc) when ?LOWER(C); ?UPPER(C); C =:= $_ ->
+    {Name, Rest} = lists:splitwith(fun(X) -> ?NAMECHAR(X) end, Cs),
+    Kind = case ?LOWER(C) of true -> name; false -> var end,
+    spans(Rest, advance(Name, Loc), [{Kind, Name, Loc} | Acc]);
+spans([$' | Cs], Loc, Acc) ->
+    {Body, Rest} = quoted(Cs, $', Loc),
+    spans(Rest, advance([$' | Body] ++ "'", Loc), [{quoted, Body, Loc} | Acc]);
+spans(Cs, Loc, Acc) ->
+    {Text, Rest} = text(Cs, Loc, []),
+    spans(Rest, advance(Text, Loc), [{text, Text, Loc} | Acc]).
+
+%% text up to the next name or quoted atom: what erl_scan reads of it
+%% (a number's letters, a character, a string, a comment) is kept whole
+text([], _, Acc) ->
+    {lists:reverse(Acc), []};
+text([C | _] = Cs, _, Acc) when ?LOWER(C); ?UPPER(C); C =:= $_; C =:= $' ->
+    {lists:reverse(Acc), Cs};
+text([$", $", $" | _], Loc, Acc) ->
+    throw({scan, advance(lists:reverse(Acc), Loc),
+           "a triple-quoted string is not read in a pattern; write it "
+           "plainly, \"...\""});
+text([$" | Cs], Loc, Acc) ->
+    {Body, Rest} = quoted(Cs, $", advance(lists:reverse(Acc), Loc)),
+    text(Rest, Loc, lists:reverse([$" | Body] ++ "\"", Acc));
+text([$~ | _], Loc, Acc) ->
+    throw({scan, advance(lists:reverse(Acc), Loc),
+           "a sigil is not read in a pattern; write the string plainly, "
+           "\"...\""});
+text([$% | Cs], Loc, Acc) ->
+    {Comment, Rest} = lists:splitwith(fun(X) -> X =/= $\n end, Cs),
+    text(Rest, Loc, lists:reverse([$% | Comment], Acc));
+text([$$, $\\ | Cs], Loc, Acc) ->
+    {Esc, Rest} = escape(Cs),
+    text(Rest, Loc, lists:reverse([$$, $\\ | Esc], Acc));
+text([$$, C | Cs], Loc, Acc) ->
+    text(Cs, Loc, [C, $$ | Acc]);
+text([C | _] = Cs, Loc, Acc) when ?DIGIT(C) ->
+    case number(Cs) of
+        {Num, Rest} ->
+            text(Rest, Loc, lists:reverse(Num, Acc));
+        illegal_float ->
+            throw({scan, advance(lists:reverse(Acc), Loc), "illegal float"})
+    end;
+text([C | Cs], Loc, Acc) ->
+    text(Cs, Loc, [C | Acc]).
+
+%% up to the closing quote Q, escapes skipped; {Body, after the quote}
+quoted(Cs, Q, Loc) ->
+    quoted(Cs, Q, Loc, []).
+
+quoted([], Q, Loc, _) ->
+    throw({scan, Loc, case Q of
+                          $' -> "unterminated atom starting with '";
+                          $" -> "unterminated string starting with \""
+                      end});
+quoted([Q | Cs], Q, _, Acc) ->
+    {lists:reverse(Acc), Cs};
+quoted([$\\, C | Cs], Q, Loc, Acc) ->
+    quoted(Cs, Q, Loc, [C, $\\ | Acc]);
+quoted([C | Cs], Q, Loc, Acc) ->
+    quoted(Cs, Q, Loc, [C | Acc]).
+
+%% after $\ of a character: octal digits (3 at most), x{...}, xHH, ^C or
+%% one character
+escape([$x, ${ | Cs]) ->
+    {Hex, Rest} = lists:splitwith(fun(X) -> X =/= $} end, Cs),
+    case Rest of
+        [$} | Rest1] -> {[$x, ${ | Hex] ++ "}", Rest1};
+        [] -> {[$x, ${ | Hex], []}
+    end;
+escape([$x | Cs]) ->
+    {Hex, Rest} = take(fun is_hex/1, Cs, 2),
+    {[$x | Hex], Rest};
+escape([C | _] = Cs) when C >= $0, C =< $7 ->
+    take(fun(X) -> X >= $0 andalso X =< $7 end, Cs, 3);
+escape([$^, C | Cs]) ->
+    {[$^, C], Cs};
+escape([C | Cs]) ->
+    {[C], Cs};
+escape([]) ->
+    {[], []}.
+
+take(F, Cs, N) ->
+    take(F, Cs, N, []).
+
+take(F, [C | Cs], N, Acc) when N > 0 ->
+    case F(C) of
+        true -> take(F, Cs, N - 1, [C | Acc]);
+        false -> {lists:reverse(Acc), [C | Cs]}
+    end;
+take(_, Cs, _, Acc) ->
+    {lists:reverse(Acc), Cs}.
+
+is_hex(C) -> digit_value(C) < 16.
+
+digit_value(C) when ?DIGIT(C) -> C - $0;
+digit_value(C) when C >= $a, C =< $z -> C - $a + 10;
+digit_value(C) when C >= $A, C =< $Z -> C - $A + 10;
+digit_value(_) -> 99.
+
+%% A number, as much of it as erl_scan reads: digits (_ between two),
+%% Base#digits of that base, or a float with its exponent; never a
+%% letter that erl_scan would read as a name.  illegal_float where
+%% erl_scan says so (an e after a fraction, without an exponent).
+number(Cs) ->
+    {Int, Rest} = digits(Cs, 10),
+    case Rest of
+        [$# | Rest1] ->
+            case list_to_integer([D || D <- Int, D =/= $_]) of
+                B when B >= 2, B =< 36 ->
+                    {Based, Rest2} = digits(Rest1, B),
+                    {Int ++ [$# | Based], Rest2};
+                _ ->
+                    {Int, Rest}
+            end;
+        [$., D | _] when ?DIGIT(D) ->
+            {Frac, Rest2} = digits(tl(Rest), 10),
+            case exponent(Rest2) of
+                {Exp, Rest3} -> {Int ++ [$. | Frac] ++ Exp, Rest3};
+                illegal_float -> illegal_float
+            end;
+        _ ->
+            {Int, Rest}
+    end.
+
+%% digits of base B, a _ only between two of them
+digits(Cs, B) ->
+    digits(Cs, B, []).
+
+digits([C | Cs], B, Acc) ->
+    case digit_value(C) < B of
+        true -> digits(Cs, B, [C | Acc]);
+        false -> digits_sep([C | Cs], B, Acc)
+    end;
+digits([], _, Acc) ->
+    {lists:reverse(Acc), []}.
+
+digits_sep([$_, C | Cs], B, Acc) when Acc =/= [] ->
+    case digit_value(C) < B of
+        true -> digits(Cs, B, [C, $_ | Acc]);
+        false -> {lists:reverse(Acc), [$_, C | Cs]}
+    end;
+digits_sep(Cs, _, Acc) ->
+    {lists:reverse(Acc), Cs}.
+
+exponent([E, S, D | Cs]) when (E =:= $e orelse E =:= $E),
+                              (S =:= $+ orelse S =:= $-), ?DIGIT(D) ->
+    {Ds, Rest} = digits([D | Cs], 10),
+    {[E, S | Ds], Rest};
+exponent([E, D | Cs]) when (E =:= $e orelse E =:= $E), ?DIGIT(D) ->
+    {Ds, Rest} = digits([D | Cs], 10),
+    {[E | Ds], Rest};
+exponent([E | _]) when E =:= $e; E =:= $E ->
+    illegal_float;
+exponent(Cs) ->
+    {[], Cs}.
+
+%% where the text after Chars starts, Chars starting at {L, C}
+advance([], Loc) -> Loc;
+advance([$\n | Cs], {L, _}) -> advance(Cs, {L + 1, 1});
+advance([_ | Cs], {L, C}) -> advance(Cs, {L, C + 1}).
+
+%% The spans as tokens
+tokens([], _, Acc, End) ->
+    {lists:reverse(Acc), End};
+tokens([{text, Text, Loc} | Rest], Renamed, Acc, _) ->
+    case erl_scan:string(Text, Loc) of
+        {ok, Toks, End} ->
+            %% a dot at the end of the text, with a name right after it,
+            %% is the '.' of a record field, as erl_scan reads it whole
+            Toks1 = case {Rest, lists:last(Text), lists:reverse(Toks)} of
+                        {[_ | _], $., [{dot, A} | T]} -> lists:reverse([{'.', A} | T]);
+                        _ -> Toks
+                    end,
+            tokens(Rest, Renamed, lists:reverse(Toks1, Acc), End);
+        {error, {ELoc, Mod, Desc}, _} ->
+            throw({scan, ELoc, Mod:format_error(Desc)})
+    end;
+tokens([{var, "_", Loc} | Rest], Renamed, Acc, _) ->
+    tokens(Rest, Renamed, [{var, Loc, '_'} | Acc], advance("_", Loc));
+tokens([{var, Name, Loc} | Rest], Renamed, Acc, _) ->
+    tokens(Rest, Renamed, [{var, Loc, stand_in(var, Name, Renamed)} | Acc],
+           advance(Name, Loc));
+tokens([{name, Name, Loc} | Rest], Renamed, Acc, _) ->
+    A = stand_in(atom, Name, Renamed),
+    Tok = case erl_scan:reserved_word(A) of
+              true -> {A, Loc};
+              false -> {atom, Loc, A}
+          end,
+    tokens(Rest, Renamed, [Tok | Acc], advance(Name, Loc));
+tokens([{quoted, Body, Loc} | Rest], Renamed, Acc, _) ->
+    A = stand_in(atom, quoted_name(Body, Loc), Renamed),
+    tokens(Rest, Renamed, [{atom, Loc, A} | Acc],
+           advance([$' | Body] ++ "'", Loc)).
+
+%% what a quoted atom names, read as erl_scan reads a string
+quoted_name(Body, Loc) ->
+    case erl_scan:string([$" | dq(Body)] ++ "\"", Loc) of
+        {ok, [{string, _, S}], _} -> S;
+        {error, {ELoc, Mod, Desc}, _} -> throw({scan, ELoc, Mod:format_error(Desc)})
+    end.
+
+%% a quoted atom's body as a string's: its escapes as they are, a bare "
+%% escaped
+dq([$\\, C | Cs]) -> [$\\, C | dq(Cs)];
+dq([$" | Cs]) -> [$\\, $" | dq(Cs)];
+dq([C | Cs]) -> [C | dq(Cs)];
+dq([]) -> [].
+
+%% A compiled pattern (any term) that holds a name the node has no atom
+%% for, refused where that name was typed first: no What (a call, a
+%% message) can carry it.
+no_atom(Term, Renamed, What) ->
+    case lists:keysort(4, [R || {G, _, atom, _} = R <- Renamed, holds(Term, G)]) of
+        [] ->
+            ok;
+        [{_, Name, _, Loc} | _] ->
+            {error, located(Loc, io_lib:format(
+                                   "the atom ~ts does not exist on the node, "
+                                   "so no ~s can carry it; check its spelling",
+                                   [atom_text(Name), What]))}
+    end.
+
+holds(A, A) -> true;
+holds(T, A) when is_tuple(T) -> holds(tuple_to_list(T), A);
+holds([H | T], A) -> holds(H, A) orelse holds(T, A);
+holds(M, A) when is_map(M) -> holds(maps:to_list(M), A);
+holds(_, _) -> false.
+
+%% the name a stand-in atom takes the place of, or false
+typed_name(A, Renamed) ->
+    case lists:keyfind(A, 1, Renamed) of
+        {_, Name, atom, _} -> unicode:characters_to_binary(Name);
+        _ -> false
+    end.
+
+%% a name as erl_scan would want it written: quoted where it must be
+atom_text(Name) ->
+    case Name of
+        [C | _] when ?LOWER(C) ->
+            case lists:all(fun(X) -> ?NAMECHAR(X) end, Name) of
+                true -> Name;
+                false -> io_lib:write_string(Name, $')
+            end;
+        _ ->
+            io_lib:write_string(Name, $')
+    end.
+
+%% a message with the names as they were typed in place of the stand-ins
+typed_names(Msg, Renamed) ->
+    lists:foldl(fun({G, Name, K, _}, M) ->
+                        Given = atom_to_list(G),
+                        Typed = case K of
+                                    var -> Name;
+                                    atom -> lists:flatten(atom_text(Name))
+                                end,
+                        M1 = string:replace(M, [$' | Given] ++ "'", Typed, all),
+                        lists:flatten(string:replace(M1, Given, Typed, all))
+                end, lists:flatten(Msg), Renamed).
 
 %%% Call patterns in Elixir form -----------------------------------------------
 %%
@@ -2443,13 +3061,21 @@ match_ms(Clauses, Gen, CountTier) ->
 %% Pattern [when Guard], compiled as a call pattern's head is: as the one
 %% argument of a fun, by ms_transform; guards only, no actions.
 compile_match(Text) when is_list(Text) ->
-    case erl_scan:string(Text, {1, 1}) of
-        {ok, [], _} ->
+    case scan(Text) of
+        {ok, [], _, _} ->
             {error, {1, 1, "empty pattern; give one, like {get, _}"}};
-        {ok, Tokens, End} ->
-            match_clause(Tokens, End);
-        {error, {Loc, Mod, Desc}, _} ->
-            {error, located(Loc, Mod:format_error(Desc))}
+        {ok, Tokens, End, Renamed} ->
+            case match_clause(Tokens, End) of
+                {ok, Clauses} = Ok ->
+                    case no_atom(Clauses, Renamed, "message") of
+                        ok -> Ok;
+                        {error, _} = E -> E
+                    end;
+                {error, {L, C, Msg}} ->
+                    {error, {L, C, typed_names(Msg, Renamed)}}
+            end;
+        {error, _} = E ->
+            E
     end;
 compile_match(_) ->
     {error, {1, 1, "a pattern is text, like {get, _}"}}.

@@ -586,7 +586,8 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 				goto out;
 			}
 		} else if (!strcmp(tag, "bad_call") && arity == 3) {
-			/* {bad_call, Text, {not_loaded, M} | {no_function, M, F, A}} */
+			/* {bad_call, Text, {not_loaded, M | NameBin} |
+			 * {no_function, M, F | NameBin, A}} */
 			char text[1024], why[MAXATOMLEN_UTF8];
 			int a2;
 			idx = save;
@@ -596,8 +597,22 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 			    ei_decode_tuple_header(buf, &idx, &a2) == 0 &&
 			    ei_decode_atom(buf, &idx, why) == 0) {
 				struct sbuf t = SBUF_INIT;
+				int type, size;
+				char name[MAXATOMLEN_UTF8];
+				long len;
 				if (!strcmp(why, "not_loaded")) {
-					term_render(buf, &idx, a->node, &t, 200, NULL);
+					/* the module, or the name the node has no
+					 * atom for, as a binary */
+					if (ei_get_type(buf, &idx, &type, &size) == 0 &&
+					    type == ERL_BINARY_EXT &&
+					    size < (int)sizeof(name) &&
+					    ei_decode_binary(buf, &idx, name, &len) == 0) {
+						name[len] = '\0';
+						term_atom_text(&t, TERM_ERLANG, name);
+					} else {
+						term_render(buf, &idx, a->node, &t,
+							    200, NULL);
+					}
 					sbuf_addf(err, "--call \"%s\": module %s is not "
 						  "loaded on \"%s\"; beamscope never loads "
 						  "code, so nothing was traced", text,

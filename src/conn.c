@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "redact.h"
+#include "selfname.h"
 
 void conn_init(struct conn *c)
 {
@@ -43,7 +44,7 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 		sbuf_addf(err, "cannot find this host's name: %s", strerror(errno));
 		return CONN_UNREACHABLE;
 	}
-	snprintf(alive, sizeof(alive), "beamscope_%ld", (long)getpid());
+	selfname_alive(alive, sizeof(alive));
 	snprintf(c->self_name, sizeof(c->self_name), "%s@%s", alive, host);
 	snprintf(c->target, sizeof(c->target), "%s", target->full);
 	inet_aton("127.0.0.1", &ip);

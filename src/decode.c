@@ -784,7 +784,25 @@ struct info_ctx {
 	void *arg;
 };
 
-/* {Pid, Name | [], {M, F, A} | [], MessageQueueLen} */
+/* Bytes, or {at_least, Bytes} where the agent did not measure them */
+static int get_psize(const char *buf, int *idx, struct psize *out)
+{
+	char tag[MAXATOMLEN_UTF8];
+	int arity, save = *idx;
+	out->at_least = false;
+	if (ei_decode_long(buf, idx, &out->bytes) == 0)
+		return 0;
+	*idx = save;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	    decode_atom(buf, idx, tag, sizeof(tag)) < 0 ||
+	    strcmp(tag, "at_least") || ei_decode_long(buf, idx, &out->bytes) < 0)
+		return -1;
+	out->at_least = true;
+	return 0;
+}
+
+/* {Pid, Name | [], {M, F, A} | [], MessageQueueLen}, and from agents that
+ * sample sizes Memory, Reductions, HeapBytes after it */
 static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 {
 	struct info_ctx *c = ctx;
@@ -828,11 +846,13 @@ static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
 	}
 	if (ei_decode_long(buf, idx, &mq) < 0)
 		return -1;
-	long mem = -1, reds = -1, heap = -1;
+	struct psize mem = { -1, false }, heap = { -1, false };
+	long reds = -1;
 	if (arity == 7 &&
-	    (ei_decode_long(buf, idx, &mem) < 0 ||
+	    (get_psize(buf, idx, &mem) < 0 ||
 	     ei_decode_long(buf, idx, &reds) < 0 ||
-	     ei_decode_long(buf, idx, &heap) < 0))
+	     get_psize(buf, idx, &heap) < 0 ||
+	     mem.bytes < 0 || heap.bytes < 0))
 		return -1;
 	if (has_name && d->syn == TERM_ELIXIR) {
 		struct sbuf n = SBUF_INIT;

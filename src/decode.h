@@ -116,9 +116,18 @@ typedef void (*count_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 typedef void (*info_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 			const char *name, const char *current, long mqlen);
 
-/* memory, reductions and heap bytes of a sample, -1 when not sampled */
-typedef void (*pinfo_fn)(void *arg, struct bs_pid pid, long memory,
-			 long reductions, long heap);
+/* A sample's memory or heap, in bytes: measured, or what it is at least
+ * where measuring it would have cost the target too much (a long message
+ * queue: nif/beamscope_agent.erl, Dear process_info items); bytes is -1
+ * when not sampled. */
+struct psize {
+	long bytes;
+	bool at_least;
+};
+
+/* memory, reductions and heap of a sample; reductions -1 when not sampled */
+typedef void (*pinfo_fn)(void *arg, struct bs_pid pid, struct psize memory,
+			 long reductions, struct psize heap);
 
 /* bytes of a process's label at most, as the agent cuts it */
 #define LABEL_MAX 120

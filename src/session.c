@@ -448,8 +448,8 @@ static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
 				current, mqlen);
 }
 
-static void sizes_one(void *arg, struct bs_pid pid, long memory,
-		      long reductions, long heap)
+static void sizes_one(void *arg, struct bs_pid pid, struct psize memory,
+		      long reductions, struct psize heap)
 {
 	struct snode *n = arg;
 	pid.node = (uint32_t)n->idx;

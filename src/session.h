@@ -175,10 +175,10 @@ struct session_sink {
 	void (*info)(void *arg, int node, struct bs_pid pid,
 		     const char *pid_text, const char *name,
 		     const char *current, long mqlen);
-	/* a sample's memory, reductions and heap, in bytes; NULL: not
-	 * wanted */
-	void (*sizes)(void *arg, int node, struct bs_pid pid, long memory,
-		      long reductions, long heap);
+	/* a sample's memory and heap, in bytes (measured, or at least),
+	 * and reductions; NULL: not wanted */
+	void (*sizes)(void *arg, int node, struct bs_pid pid,
+		      struct psize memory, long reductions, struct psize heap);
 	/* what a process is, beyond its initial call: a proc_lib process's
 	 * '$initial_call' or its label, asked of the agent once */
 	void (*label)(void *arg, int node, struct bs_pid pid,

@@ -169,7 +169,7 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	p->pid = pid;
 	snprintf(p->pid_text, sizeof(p->pid_text), "%s", pid_text);
 	p->mqlen = -1;
-	p->memory = p->heap = p->reds = p->rreds = -1;
+	p->memory.bytes = p->heap.bytes = p->reds = p->rreds = -1;
 	p->in_ts = -1;
 	touch(st, p);
 	st->procs[st->nprocs] = p;
@@ -607,8 +607,27 @@ void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		st->generation++;
 }
 
+bool store_size_stale(const struct proc_size *z, int64_t now_ms)
+{
+	return z->bytes >= 0 && !z->at_least && now_ms - z->ms > STORE_STALE_MS;
+}
+
+/* A lower bound says less than a measured value that is recent, or still
+ * larger: that one stays. */
+static void set_size(struct proc_size *z, long bytes, bool at_least,
+		     int64_t now_ms)
+{
+	if (at_least && z->bytes >= 0 && !z->at_least &&
+	    (!store_size_stale(z, now_ms) || z->bytes >= bytes))
+		return;
+	z->bytes = bytes;
+	z->at_least = at_least;
+	z->ms = now_ms;
+}
+
 void store_set_sizes(struct store *st, struct bs_pid pid, long memory,
-		     long reductions, long heap, int64_t now_ms)
+		     bool memory_at_least, long reductions, long heap,
+		     bool heap_at_least, int64_t now_ms)
 {
 	struct proc *p = store_proc(st, pid);
 	if (!p)
@@ -618,8 +637,8 @@ void store_set_sizes(struct store *st, struct bs_pid pid, long memory,
 				  (now_ms - p->reds_ms));
 	p->reds = reductions;
 	p->reds_ms = now_ms;
-	p->memory = memory;
-	p->heap = heap;
+	set_size(&p->memory, memory, memory_at_least, now_ms);
+	set_size(&p->heap, heap, heap_at_least, now_ms);
 	st->generation++;
 }
 

@@ -79,6 +79,21 @@ struct proc_history {
 	unsigned long sum_sends, sum_receives;
 };
 
+/*
+ * A sampled size, in bytes; -1 until sampled.  The agent measures it when
+ * that is cheap enough for the target, else says what it is at least: a
+ * lower bound replaces a measured value only once that is older than
+ * STORE_STALE_MS and smaller than the bound.
+ */
+struct proc_size {
+	long bytes;
+	bool at_least;       /* a lower bound, not measured */
+	int64_t ms;          /* when it was said (clock_mono_ms) */
+};
+
+/* a measured size older than this is shown as old */
+#define STORE_STALE_MS 2500
+
 struct proc {
 	struct bs_pid pid;
 	char pid_text[48];
@@ -95,7 +110,7 @@ struct proc {
 	struct proc_history *hist;   /* NULL: quiet the last STORE_HISTORY
 				      * seconds */
 	long mqlen;          /* -1: not sampled */
-	long memory, heap;   /* bytes; -1: not sampled */
+	struct proc_size memory, heap;
 	long reds;           /* reductions; -1: not sampled */
 	long rreds;          /* reductions a second between the last two
 			      * samples; -1: fewer than two */
@@ -163,10 +178,13 @@ void store_add_counts(struct store *st, struct bs_pid pid, const char *pid_text,
 		      unsigned long sends, unsigned long receives,
 		      unsigned long spawns);
 /* A sample of process_info for one process. */
-/* A sample's sizes and reductions taken at now_ms; reductions a second
- * come from two samples in a row. */
+/* A sample's sizes (bytes, or at least that many) and reductions taken
+ * at now_ms; reductions a second come from two samples in a row. */
 void store_set_sizes(struct store *st, struct bs_pid pid, long memory,
-		     long reductions, long heap, int64_t now_ms);
+		     bool memory_at_least, long reductions, long heap,
+		     bool heap_at_least, int64_t now_ms);
+/* Whether a measured size is older than STORE_STALE_MS at now_ms. */
+bool store_size_stale(const struct proc_size *z, int64_t now_ms);
 void store_set_info(struct store *st, struct bs_pid pid, const char *pid_text,
 		    const char *name, const char *current, long mqlen);
 /* What the agent said a process is; a process not kept is left alone. */

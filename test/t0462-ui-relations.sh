@@ -102,6 +102,34 @@ test_expect_success '10000 links: the count, and the first few' '
 		header | grep -qE "monitored by 0  ancestors unknown *$"; }
 '
 
+# what the agent remembers of the last look at the relations of NAME:
+# "CostUs AtMs", or nothing
+last_look() {
+	node_eval "P = whereis($1), {dictionary, D} = erlang:process_info(whereis(beamscope_agent), dictionary), case maps:get({rel, P}, proplists:get_value('\$beamscope_dear', D, #{}), none) of {C, _, At} -> io_lib:format(\"~b ~b\", [C, At]); none -> \"\" end." |
+		tr -d '"'
+}
+
+# a look at 200 000 links takes some 30 ms of the target's scheduler (a
+# copy of the list, in one go): at most one in 100 times that, and the
+# header says how old what it shows is
+test_expect_success '200000 links: looked at rarely, and the header says when' '
+	node_eval "bs_rel:big(bs_rel_huge, 200000)." | grep -x ok &&
+	ui_keys ":focus bs_rel_huge" Enter &&
+	ui_wait "^ <0[.][0-9]+[.]0> bs_rel_huge" 10 &&
+	ui_wait "links 200000 " 10 &&
+	: >looks && t0=$(date +%s%N) &&
+	for _ in $(seq 1 40); do
+		last_look bs_rel_huge >>looks
+		header | grep -qE "[(][0-9]+ s ago[)] links 200000" && echo old >>seen
+		sleep 0.25
+	done &&
+	t1=$(date +%s%N) && ms=$(( (t1 - t0) / 1000000 )) &&
+	n=$(sort -u looks | grep -c .) && c=$(tail -1 looks | cut -d" " -f1) &&
+	echo "$n looks in $ms ms, the last took $c us" &&
+	[ "$c" -gt 0 ] && [ $((n * c)) -le $((ms * 10 + 2 * c)) ] &&
+	header && { [ -s seen ] || { echo "never said how old"; false; }; }
+'
+
 test_expect_success 'switching logs: the relations are the new process'"'"'s' '
 	ui_keys ":focus bs_rel_a" Enter &&
 	ui_wait "^ <0[.][0-9]+[.]0> bs_rel_a " 5 &&

@@ -79,6 +79,7 @@ struct procs_table {
 	int built_top, built_top_n;
 	int wmax[COL__COUNT];   /* the widest text each column has shown */
 	uint64_t frozen_ticks;  /* paused: the store's ticks then */
+	long long frozen_ms;    /* ... and the clock then */
 	bool have_sel;
 	struct bs_pid sel_pid;  /* keeps the selection on its process */
 	struct bs_pid *shown;   /* the rows on screen at the last draw */
@@ -196,6 +197,7 @@ struct app {
 	 * have_rel: said since the log opened */
 	struct relations rel;
 	bool have_rel;
+	long long rel_ms;       /* when rel was said */
 
 	/* status */
 	long long start_ms;

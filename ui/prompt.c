@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -17,6 +16,7 @@
 #include "app.h"
 #include "cmd.h"
 #include "prompt.h"
+#include "statedir.h"
 
 static struct app *app;
 static int pending = EOF;
@@ -106,23 +106,10 @@ static void on_line(char *line)
 
 static void history_init(void)
 {
-	const char *state = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME");
 	char dir[4096];
-	if (state && *state)
-		snprintf(dir, sizeof(dir), "%s/beamscope", state);
-	else if (home && *home)
-		snprintf(dir, sizeof(dir), "%s/.local/state/beamscope", home);
-	else
+	/* quietly: history is a convenience */
+	if (statedir_path(dir, sizeof(dir)) < 0)
 		return;
-	/* mkdir -p, quietly: history is a convenience */
-	for (char *p = dir + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(dir, 0700);
-			*p = '/';
-		}
-	mkdir(dir, 0700);
 	snprintf(history_path, sizeof(history_path), "%s/history", dir);
 	using_history();
 	stifle_history(1000);

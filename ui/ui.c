@@ -250,13 +250,13 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 		json_sink_name(&a->rec, pid, pid_text, name);
 }
 
-static void on_sizes(void *arg, int node, struct bs_pid pid, long memory,
-		     long reductions, long heap)
+static void on_sizes(void *arg, int node, struct bs_pid pid,
+		     struct psize memory, long reductions, struct psize heap)
 {
 	struct app *a = arg;
 	(void)node;
-	store_set_sizes(&a->store, pid, memory, reductions, heap,
-			clock_mono_ms());
+	store_set_sizes(&a->store, pid, memory.bytes, memory.at_least,
+			reductions, heap.bytes, heap.at_least, clock_mono_ms());
 	if (!a->paused)
 		a->dirty = true;
 }
@@ -304,6 +304,7 @@ static void on_relations(void *arg, int node, const struct relations *r)
 		return;
 	a->rel = *r;
 	a->have_rel = true;
+	a->rel_ms = clock_mono_ms();
 	if (!a->paused)
 		a->dirty = true;
 }

@@ -11,8 +11,26 @@
 #include "cmd.h"
 #include "keys.h"
 
-/* the rows: a title, the keys, a blank, a title, the commands */
-enum { HELP_KEYS = REQ__COUNT - 1, HELP_ROWS = 3 + HELP_KEYS + CMD__COUNT };
+/* What a cell of the process table may hold beside a number. */
+static const struct {
+	const char *mark, *help;
+} marks[] = {
+	{ "-", "not sampled yet" },
+	{ ">160M", "MEM, HEAP: at least that much; measuring it would hold up the "
+	  "target (a long message queue), so the agent did not" },
+	{ "~6400k", "MEM, HEAP: measured more than 2.5 s ago (the agent asks a "
+	  "dear process rarely)" },
+};
+enum { HELP_MARKS = sizeof(marks) / sizeof(marks[0]) };
+
+/* the rows: a title, the keys, a blank, a title, the commands, a blank,
+ * a title, the marks */
+enum {
+	HELP_KEYS = REQ__COUNT - 1,
+	HELP_CMDS = HELP_KEYS + 3,   /* the first command's row */
+	HELP_MARKS_AT = HELP_CMDS + CMD__COUNT + 2,
+	HELP_ROWS = HELP_MARKS_AT + HELP_MARKS
+};
 
 /* The width of the left column: the longest key list or command with its
  * arguments, so that every help text starts in one column, after a gap. */
@@ -47,11 +65,19 @@ static void help_line(int i, char *line, size_t n, int *attr)
 	} else if (i == HELP_KEYS + 2) {
 		snprintf(line, n, "Commands (type : first)");
 		*attr = A_BOLD;
-	} else {
-		const struct cmd_info *c = &cmd_table[i - HELP_KEYS - 3];
+	} else if (i < HELP_CMDS + CMD__COUNT) {
+		const struct cmd_info *c = &cmd_table[i - HELP_CMDS];
 		char left[64];
 		snprintf(left, sizeof(left), "%s %s", c->name, c->args);
 		snprintf(line, n, "  %-*s  %s", w, left, c->help);
+	} else if (i == HELP_MARKS_AT - 2) {
+		line[0] = '\0';
+	} else if (i == HELP_MARKS_AT - 1) {
+		snprintf(line, n, "Marks in the process table");
+		*attr = A_BOLD;
+	} else {
+		snprintf(line, n, "  %-*s  %s", w, marks[i - HELP_MARKS_AT].mark,
+			 marks[i - HELP_MARKS_AT].help);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "clock.h"
 #include "pidtext.h"
 #include "term.h"
 #include "xalloc.h"
@@ -163,15 +164,32 @@ static uint64_t log_end(const struct app *a)
 	return a->paused ? a->pause_seq : a->store.next_seq;
 }
 
+/* "mem 6400", "mem at least 5000000" (not measured: too dear for the
+ * target), "mem 6400 (12 s ago)" */
+static void size_words(const char *what, const struct proc_size *z,
+		       long long now, char *out, size_t n)
+{
+	if (z->at_least)
+		snprintf(out, n, "%s at least %ld", what, z->bytes);
+	else if (store_size_stale(z, now))
+		snprintf(out, n, "%s %ld (%lld s ago)", what, z->bytes,
+			 (now - z->ms) / 1000);
+	else
+		snprintf(out, n, "%s %ld", what, z->bytes);
+}
+
 /* What the last sample said of the process in focus (it is sampled every
  * second while its log is open), after the counts: "" until sampled. */
 static void proc_sizes(const struct proc *p, char *out, size_t n)
 {
 	*out = '\0';
-	if (!p || p->exited || p->memory < 0)
+	if (!p || p->exited || p->memory.bytes < 0)
 		return;
-	int k = snprintf(out, n, "  mem %ld  heap %ld  reds %ld", p->memory,
-			 p->heap, p->reds);
+	char mem[64], heap[64];
+	long long now = clock_mono_ms();
+	size_words("mem", &p->memory, now, mem, sizeof(mem));
+	size_words("heap", &p->heap, now, heap, sizeof(heap));
+	int k = snprintf(out, n, "  %s  %s  reds %ld", mem, heap, p->reds);
 	if (k > 0 && (size_t)k < n && p->rreds >= 0)
 		k += snprintf(out + k, n - (size_t)k, " (%ld/s)", p->rreds);
 	if (k > 0 && (size_t)k < n && p->mqlen >= 0)
@@ -182,7 +200,10 @@ static void proc_sizes(const struct proc *p, char *out, size_t n)
  * What its agent said last of the process's links, monitors and
  * ancestors ("" until said, and once it exited), with less of the lists
  * at each detail: 0 all, 1 the parent alone of the ancestors, 2 no
- * monitors listed, 3 no links listed, REL_COUNTS the counts alone.
+ * monitors listed, 3 no links listed, REL_COUNTS the counts alone.  The
+ * agent looks at a process with many links rarely (its links are a walk
+ * the target pays for): what was said STORE_STALE_MS ago or more starts
+ * with how long ago.
  */
 #define REL_COUNTS 4
 static void proc_relations(const struct app *a, const struct proc *p,
@@ -192,6 +213,9 @@ static void proc_relations(const struct app *a, const struct proc *p,
 	sbuf_reset(out);
 	if (!a->have_rel || !bs_pid_eq(r->pid, a->focus) || (p && p->exited))
 		return;
+	long long age = clock_mono_ms() - a->rel_ms;
+	if (age > STORE_STALE_MS)
+		sbuf_addf(out, "(%lld s ago) ", age / 1000);
 	sbuf_addf(out, "links %ld", r->links);
 	if (detail < 3 && r->link_list[0])
 		sbuf_addf(out, " %s", r->link_list);
@@ -250,7 +274,7 @@ static void proc_draw(struct app *a, int y, int h)
 		 p && p->name && p->label ? " (" : "",
 		 p && p->name && p->label ? p->label : "",
 		 p && p->name && p->label ? ")" : "");
-	char sizes[160];
+	char sizes[256];
 	proc_sizes(p, sizes, sizeof(sizes));
 	snprintf(title, sizeof(title), " %s %s  sent %lu  received %lu  spawned %lu%s%s%s",
 		 a->focus_text, what,

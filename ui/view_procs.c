@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "clock.h"
 #include "sbuf.h"
 #include "spark.h"
 #include "xalloc.h"
@@ -71,6 +72,12 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 static uint64_t table_ticks(const struct app *a)
 {
 	return a->table.is_frozen ? a->table.frozen_ticks : a->store.ticks;
+}
+
+/* The clock as the table sees it, likewise: how old a size is. */
+static long long table_ms(const struct app *a)
+{
+	return a->table.is_frozen ? a->table.frozen_ms : clock_mono_ms();
 }
 
 static bool exited_hidden(const struct app *a, const struct proc *p)
@@ -114,10 +121,10 @@ static int cmp_rows(const void *pa, const void *pb)
 	case COL_RPS: c = cmp_ul(x->rreceives, y->rreceives); break;
 	case COL_SPAWNS: c = cmp_ul(x->spawns, y->spawns); break;
 	case COL_MQ: c = x->mqlen < y->mqlen ? -1 : x->mqlen > y->mqlen; break;
-	case COL_MEM: c = cmp_l(x->memory, y->memory); break;
+	case COL_MEM: c = cmp_l(x->memory.bytes, y->memory.bytes); break;
 	case COL_REDS: c = cmp_l(x->reds, y->reds); break;
 	case COL_REDSPS: c = cmp_l(x->rreds, y->rreds); break;
-	case COL_HEAP: c = cmp_l(x->heap, y->heap); break;
+	case COL_HEAP: c = cmp_l(x->heap.bytes, y->heap.bytes); break;
 	case COL_SENT30:
 		c = cmp_ul(x->hist ? x->hist->sum_sends : 0,
 			   y->hist ? y->hist->sum_sends : 0);
@@ -181,6 +188,7 @@ void procs_freeze(struct app *a, bool on)
 	}
 	t->nfrozen = st->nprocs;
 	t->frozen_ticks = st->ticks;
+	t->frozen_ms = clock_mono_ms();
 	t->is_frozen = true;
 }
 
@@ -303,6 +311,22 @@ static void fmt_num(char *out, size_t n, unsigned long v)
 		snprintf(out, n, "%luM", v / 1000000);
 }
 
+/* A size as the table writes it: "-" until sampled, ">5000k" for what
+ * it is at least (the agent did not measure it: too dear for the
+ * target), "~6400k" for a measured value STORE_STALE_MS old or more. */
+static void size_text(const struct app *a, const struct proc_size *z,
+		      char *out, size_t n)
+{
+	if (z->bytes < 0) {
+		snprintf(out, n, "-");
+		return;
+	}
+	char v[16];   /* "9223372036854M" at most */
+	fmt_num(v, sizeof(v), (unsigned long)z->bytes);
+	snprintf(out, n, "%s%s", z->at_least ? ">" :
+		 store_size_stale(z, table_ms(a)) ? "~" : "", v);
+}
+
 /* The texts of a row, column by column. */
 static void row_texts(const struct app *a, const struct proc *p,
 		      char num[COL__COUNT][24], const char *text[COL__COUNT])
@@ -327,17 +351,20 @@ static void row_texts(const struct app *a, const struct proc *p,
 		strcpy(num[COL_MQ], "-");
 	text[COL_MQ] = num[COL_MQ];
 	/* bytes in k and M like the counts; "-" until sampled */
-	static const enum proc_col sized[] = { COL_MEM, COL_REDS, COL_REDSPS,
-					       COL_HEAP };
-	long sv[] = { p->memory, p->reds, p->rreds, p->heap };
-	for (size_t i = 0; i < sizeof(sized) / sizeof(sized[0]); i++) {
+	static const enum proc_col sampled[] = { COL_REDS, COL_REDSPS };
+	long sv[] = { p->reds, p->rreds };
+	for (size_t i = 0; i < sizeof(sampled) / sizeof(sampled[0]); i++) {
 		if (sv[i] >= 0)
-			fmt_num(num[sized[i]], sizeof(num[0]),
+			fmt_num(num[sampled[i]], sizeof(num[0]),
 				(unsigned long)sv[i]);
 		else
-			strcpy(num[sized[i]], "-");
-		text[sized[i]] = num[sized[i]];
+			strcpy(num[sampled[i]], "-");
+		text[sampled[i]] = num[sampled[i]];
 	}
+	size_text(a, &p->memory, num[COL_MEM], sizeof(num[0]));
+	size_text(a, &p->heap, num[COL_HEAP], sizeof(num[0]));
+	text[COL_MEM] = num[COL_MEM];
+	text[COL_HEAP] = num[COL_HEAP];
 	/* the sparklines are drawn to their width (spark_row) */
 	text[COL_SENT30] = text[COL_RECV30] = "";
 }

@@ -3,7 +3,7 @@
 -module(bs_rel).
 -behaviour(supervisor).
 -export([start/0, init/1, start_worker/0, worker/1, link_more/0,
-         big/1, idle/0, stop/0]).
+         big/1, big/2, idle/0, stop/0]).
 
 %% bs_rel_sup, a supervisor kept by bs_rel_holder, starts bs_rel_worker
 %% with proc_lib: its '$ancestors' are [bs_rel_sup, the holder].  The
@@ -56,15 +56,19 @@ link_more() ->
 
 %% bs_rel_big, linked to N idle processes
 big(N) ->
+    big(bs_rel_big, N).
+
+%% Name, linked to N idle processes
+big(Name, N) ->
     Self = self(),
     spawn(fun() ->
-                  register(bs_rel_big, self()),
+                  register(Name, self()),
                   [spawn_link(fun idle/0) || _ <- lists:seq(1, N)],
                   Self ! big,
                   receive stop -> ok end
           end),
     receive big -> ok after 30000 -> error(not_started) end,
-    bs_rel_big ! hi,
+    Name ! hi,
     ok.
 
 idle() ->
@@ -75,6 +79,6 @@ idle() ->
     end.
 
 stop() ->
-    [exit(whereis(N), kill) || N <- [bs_rel_holder, bs_rel_sup, bs_rel_big],
+    [exit(whereis(N), kill) || N <- [bs_rel_holder, bs_rel_sup, bs_rel_big, bs_rel_huge],
                                whereis(N) =/= undefined],
     ok.

@@ -65,6 +65,14 @@ static void on_info(void *arg, struct bs_pid pid, const char *text,
 		json_string(&out, current);
 }
 
+static void on_sizes(void *arg, struct bs_pid pid, struct psize memory,
+		     long reductions, struct psize heap)
+{
+	(void)arg; (void)pid;
+	sbuf_addf(&out, "%s%ld %ld %s%ld", memory.at_least ? ">" : "",
+		  memory.bytes, reductions, heap.at_least ? ">" : "", heap.bytes);
+}
+
 static void on_relations(void *arg, const struct relations *r)
 {
 	(void)arg;
@@ -98,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case WIRE_INFO:
 			idx = m.body;
-			decode_info(&d, buf, &idx, on_info, NULL);
+			decode_info_sizes(&d, buf, &idx, on_info, on_sizes, NULL);
 			break;
 		case WIRE_RELATIONS:
 			idx = m.body;

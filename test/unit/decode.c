@@ -35,6 +35,63 @@ static void label_got(void *arg, struct bs_pid p, const char *text,
 			 label ? label : "-");
 }
 
+static char infos[4][128];
+static int ninfos;
+
+static void info_got(void *arg, struct bs_pid p, const char *text,
+		     const char *name, const char *current, long mqlen)
+{
+	(void)arg;
+	(void)text;
+	if (ninfos < 4)
+		snprintf(infos[ninfos++], sizeof(infos[0]), "%u %s %s %ld",
+			 p.num, name ? name : "-", current ? current : "-",
+			 mqlen);
+}
+
+static char sizes[4][128];
+static int nsizes;
+
+static void sizes_got(void *arg, struct bs_pid p, struct psize memory,
+		      long reductions, struct psize heap)
+{
+	(void)arg;
+	if (nsizes < 4)
+		snprintf(sizes[nsizes++], sizeof(sizes[0]), "%u %s%ld %ld %s%ld",
+			 p.num, memory.at_least ? ">" : "", memory.bytes,
+			 reductions, heap.at_least ? ">" : "", heap.bytes);
+}
+
+/* {Pid, Name, {M, F, A}, Mq} and, with Mem set, Mem, Reds, Heap after
+ * it: a size is a number, or {at_least, N} when at_least */
+static void info_entry(ei_x_buff *x, unsigned num, const char *name, long mq,
+		       long mem, bool mem_at_least, long reds, long heap,
+		       bool heap_at_least)
+{
+	erlang_pid p = pid(num);
+	ei_x_encode_tuple_header(x, mem < 0 ? 4 : 7);
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, name);
+	ei_x_encode_tuple_header(x, 3);
+	ei_x_encode_atom(x, "m");
+	ei_x_encode_atom(x, "f");
+	ei_x_encode_long(x, 1);
+	ei_x_encode_long(x, mq);
+	if (mem < 0)
+		return;
+	long v[] = { mem, heap };
+	bool lb[] = { mem_at_least, heap_at_least };
+	for (int i = 0; i < 2; i++) {
+		if (lb[i]) {
+			ei_x_encode_tuple_header(x, 2);
+			ei_x_encode_atom(x, "at_least");
+		}
+		ei_x_encode_long(x, v[i]);
+		if (i == 0)
+			ei_x_encode_long(x, reds);
+	}
+}
+
 static struct relations rels[4];
 static int nrels;
 
@@ -91,7 +148,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(46);
+	plan(51);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -272,6 +329,39 @@ int main(void)
 	ok(nlabels == 2 && !strcmp(labels[0], "40 my_server:init/1"),
 	   "a label with its pid");
 	ok(nlabels == 2 && !strcmp(labels[1], "41 -"), "nothing to say: NULL");
+	ei_x_free(&x);
+
+	/* process samples: an older agent's 4-tuple, sizes measured, sizes
+	 * that are lower bounds, and a size that is neither */
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_info");
+	ei_x_encode_list_header(&x, 4);
+	info_entry(&x, 60, "old", 2, -1, false, 0, 0, false);
+	info_entry(&x, 61, "small", 3, 6400, false, 1000, 4000, false);
+	info_entry(&x, 62, "big", 5000000, 160000000, true, 77, 1864, true);
+	erlang_pid b63 = pid(63);
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_pid(&x, &b63);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "at_most");
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_empty_list(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_INFO, "samples recognised");
+	idx = m.body;
+	n = decode_info_sizes(&d, x.buff, &idx, info_got, sizes_got, NULL);
+	is_num(n, 3, "three samples; a size neither a number nor at_least skipped");
+	ok(ninfos == 3 && !strcmp(infos[0], "60 old m:f/1 2") &&
+	   !strcmp(infos[2], "62 big m:f/1 5000000"), "names, functions, queues");
+	ok(nsizes == 2 && !strcmp(sizes[0], "61 6400 1000 4000"),
+	   "measured sizes; none from the 4-tuple");
+	ok(nsizes == 2 && !strcmp(sizes[1], "62 >160000000 77 >1864"),
+	   "sizes the agent did not measure are lower bounds");
 	ei_x_free(&x);
 
 	/* relations: links with a port and a pid of another node, monitors

@@ -271,7 +271,7 @@ static void tree_links(void)
 int main(void)
 {
 	struct store st;
-	plan(72);
+	plan(76);
 	quiet_ticks();
 
 	store_init(&st, 4);
@@ -331,14 +331,35 @@ int main(void)
 		       "gen_server:loop/7", 12);
 	ok(!strcmp(r->name, "logger") && !strcmp(r->current, "gen_server:loop/7") &&
 	   r->mqlen == 12, "process_info sample kept");
-	ok(r->memory == -1 && r->reds == -1 && r->rreds == -1 && r->heap == -1,
-	   "sizes unknown until sampled");
-	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, 1000, 4000, 5000);
-	ok(r->memory == 6400 && r->heap == 4000 && r->reds == 1000 &&
+	ok(r->memory.bytes == -1 && r->reds == -1 && r->rreds == -1 &&
+	   r->heap.bytes == -1, "sizes unknown until sampled");
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, false, 1000,
+			4000, false, 5000);
+	ok(r->memory.bytes == 6400 && r->heap.bytes == 4000 && r->reds == 1000 &&
 	   r->rreds == -1, "one sample: no reductions a second yet");
-	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, 4000, 4000, 7000);
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6400, false, 4000,
+			4000, false, 7000);
 	is_num(r->rreds, 1500, "reductions a second from two samples");
-	store_set_sizes(&st, (struct bs_pid){ 9999, 0, 0 }, 1, 1, 1, 7000);
+	/* lower bounds: a measured value that is recent, or larger, stays */
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 9000, true, 4000,
+			100, true, 8000);
+	ok(r->memory.bytes == 6400 && !r->memory.at_least &&
+	   r->heap.bytes == 4000 && !r->heap.at_least,
+	   "a lower bound does not replace a recent measure");
+	ok(!store_size_stale(&r->memory, 7000 + STORE_STALE_MS) &&
+	   store_size_stale(&r->memory, 7001 + STORE_STALE_MS),
+	   "a measure is old after STORE_STALE_MS");
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 9000, true, 4000,
+			100, true, 7001 + STORE_STALE_MS);
+	ok(r->memory.bytes == 9000 && r->memory.at_least &&
+	   !store_size_stale(&r->memory, 99999) && r->heap.bytes == 4000 &&
+	   !r->heap.at_least, "an old measure gives way to a larger bound only");
+	store_set_sizes(&st, (struct bs_pid){ 7, 0, 0 }, 6000, false, 4000,
+			4100, false, 20000);
+	ok(r->memory.bytes == 6000 && !r->memory.at_least &&
+	   r->heap.bytes == 4100, "a measure replaces a bound");
+	store_set_sizes(&st, (struct bs_pid){ 9999, 0, 0 }, 1, false, 1, 1,
+			false, 7000);
 	ok(!store_proc(&st, (struct bs_pid){ 9999, 0, 0 }),
 	   "sizes never make a process up");
 
