@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "event.h"
+#include "outfile.h"
 #include "sbuf.h"
 #include "store.h"
 
@@ -30,8 +31,11 @@ struct session;
 struct json_sink {
 	const struct session *s;
 	struct sbuf out;         /* whole lines waiting to be written */
-	int fd;                  /* -1: not open */
+	struct outfile file;
+	int fd;                  /* file.fd; -1: not open */
 	bool own_fd;
+	bool discarded;          /* a replaced file's temporary was removed
+				  * on an error: the file is as it was */
 	char *name;              /* for messages: the file, or "standard output" */
 	bool regular;            /* a file: writes never wait for a reader */
 	bool socket;
@@ -52,10 +56,16 @@ struct json_sink {
 
 void json_sink_init(struct json_sink *js, const struct session *s,
 		    bool counts_mode, long long interval_ms);
-/* Open path for writing ("-" or NULL: standard output).  0, or -1 with err. */
-int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err);
+/* Open path for writing ("-" or NULL: standard output) through outfile:
+ * OUTFILE_STREAM for a capture (read as it grows), OUTFILE_REPLACE for a
+ * recording written again; input_fd is the file read, or -1.  0, or -1
+ * with err. */
+int json_sink_open(struct json_sink *js, const char *path,
+		   enum outfile_mode mode, int input_fd, struct sbuf *err);
 /* Write what is waiting (json_sink_tick(js, true) first for the last
- * counts lines), then close; the sink can be opened again. */
+ * counts lines), then close; the sink can be opened again.  A replaced
+ * file is put in place, or, after a write error, left as it was
+ * (discarded); an error putting it in place is a write error. */
 void json_sink_close(struct json_sink *js);
 void json_sink_release(struct json_sink *js);
 static inline bool json_sink_is_open(const struct json_sink *js)

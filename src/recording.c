@@ -637,16 +637,19 @@ static void take_line(struct recording *r, char *p, size_t n, bool last,
 		cJSON_Delete(o);
 }
 
-/* 1: read some; 0: the end; 2: not now; -1: error. */
+/* 1: read some; 0: the end; 2: not now (a quiet pipe: starved, or a
+ * signal to see to); -1: error. */
 static int fill(struct recording *r)
 {
-	ssize_t k;
 	r->rpos = r->rlen = 0;
-	do {
-		k = read(r->fd, r->rbuf, RBUF_SIZE);
-	} while (k < 0 && errno == EINTR);
-	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	ssize_t k = read(r->fd, r->rbuf, RBUF_SIZE);
+	if (k < 0 && errno == EINTR)
 		return 2;
+	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		r->starved = true;
+		return 2;
+	}
+	r->starved = false;
 	if (k < 0) {
 		sbuf_reset(&r->error);
 		sbuf_addf(&r->error, "cannot read \"%s\": %s", r->path,
@@ -853,19 +856,21 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 			  HOW_TO_RECORD, name);
 		goto fail;
 	}
+	/* a file's size says how far loading is; 0 (a pipe, or a file of
+	 * /proc, whose size says nothing) is not known: it is read to tell */
 	if (S_ISREG(st.st_mode))
 		r->stats.size = (uint64_t)st.st_size;
-	if (S_ISREG(st.st_mode) && st.st_size == 0) {
-		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
-		goto fail;
-	}
 
-	/* the first line, or as much of it as the buffer holds */
+	/* the first line, or as much of it as the buffer holds; a signal
+	 * while a pipe is quiet ends the wait */
 	size_t got = 0;
 	while (got < RBUF_SIZE && !first_line_end(r->rbuf, got)) {
 		ssize_t k = read(fd, r->rbuf + got, RBUF_SIZE - got);
-		if (k < 0 && errno == EINTR)
-			continue;
+		if (k < 0 && errno == EINTR) {
+			sbuf_addf(err, "interrupted while waiting for \"%s\"",
+				  name);
+			goto fail;
+		}
 		if (k < 0) {
 			sbuf_addf(err, "cannot read \"%s\": %s", name,
 				  strerror(errno));
@@ -879,6 +884,14 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 		r->stats.bytes += (uint64_t)k;
 	}
 	r->rlen = got;
+	if (!got) {
+		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
+		goto fail;
+	}
+	/* from now on a quiet pipe is waited for in the caller's loop, never
+	 * in a read */
+	if (S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 
 	unsigned long lineno;
 	const unsigned char *u = (const unsigned char *)r->rbuf;

@@ -114,7 +114,8 @@ struct recording_stats {
 	unsigned long too_long;    /* of the malformed, lines over line_max */
 	bool truncated;            /* the last line was cut short: ignored */
 	uint64_t bytes;            /* read so far */
-	uint64_t size;             /* of the file; 0 for a pipe */
+	uint64_t size;             /* of the file; 0 when not known (a pipe,
+				    * a file of /proc) */
 	bool has_ts;               /* an event was read: first_ts, last_ts */
 	int64_t first_ts, last_ts; /* earliest and latest event ts */
 	/* an export: when it was written, and the events the ring had lost */
@@ -138,6 +139,8 @@ struct recording {
 	char *rbuf;                /* bytes read, not yet taken */
 	size_t rpos, rlen;
 	bool eof;
+	bool starved;              /* a pipe had nothing the last time: wait
+				    * for it to be readable (poll) */
 	struct sbuf line;          /* a line that spans reads */
 	bool skipping;             /* inside a line over line_max */
 	struct recording_export *export; /* an export being delivered */
@@ -147,7 +150,10 @@ struct recording {
 /*
  * Open path: a regular file or a pipe, not empty, that looks like a
  * recording (its first line is JSON, no binary data).  0, or -1 with one
- * line in err saying what is wrong and what to do.
+ * line in err saying what is wrong and what to do.  A pipe is waited for
+ * until its first line (a signal ends the wait: "interrupted"); after
+ * that it is read without blocking: recording_read returns 1 with
+ * starved set when it has nothing yet, for the caller to poll r->fd.
  */
 int recording_open(struct recording *r, const char *path, struct sbuf *err);
 /* The same for fd, already open; it is the reader's and closed by

@@ -51,6 +51,11 @@ bool session_is_recording(const struct session *s)
 	return s->rec != NULL;
 }
 
+int session_recording_fd(const struct session *s)
+{
+	return s->rec ? s->rec->fd : -1;
+}
+
 void session_replay_release(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
@@ -352,27 +357,38 @@ static void replay_done(struct session *s)
 			  st->malformed == 1 ? "" : "s", st->first_malformed,
 			  st->first_malformed_why ? st->first_malformed_why :
 			  "not a beamscope line");
-	if (st->truncated)
+	if (s->over_limit)
+		sbuf_addf(&t, "stopped at --max-events %lu, the rest was not "
+			  "read; ", s->spec.max_events);
+	else if (st->truncated)
 		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
 	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
 		  st->events, s->nnodes, s->nnodes == 1 ? "" : "s");
 	snprintf(s->rec_summary, sizeof(s->rec_summary), "%s", t.buf);
 	sbuf_release(&t);
 	s->rec_done = true;
-	session_notice(s, st->malformed ? SESSION_WARN : SESSION_NOTE, "%s",
-	       s->rec_summary);
+	session_notice(s, st->malformed || s->over_limit ? SESSION_WARN :
+		       SESSION_NOTE, "%s", s->rec_summary);
 }
 
 bool session_replay(struct session *s, int max_items)
 {
 	if (!s->rec || s->rec_done)
 		return false;
+	if (s->rec->starved)   /* until poll says the pipe has more */
+		return true;
 	static const struct recording_sink sink = {
 		.node = rec_node, .event = rec_event, .counts = rec_counts,
 		.proc = rec_proc,
 	};
+	/* near the limit, a line at a time: the first event over it ends
+	 * the replay, and the rest is not read (replay_done says so) */
+	if (s->spec.max_events && s->events + (unsigned long)max_items >
+	    s->spec.max_events)
+		max_items = s->events < s->spec.max_events ?
+			(int)(s->spec.max_events - s->events) : 1;
 	int r = recording_read(s->rec, max_items, &sink, s);
-	if (r > 0)
+	if (r > 0 && !s->over_limit)
 		return true;
 	if (r < 0)
 		session_notice(s, SESSION_ERROR, "%s", sbuf_str(&s->rec->error));
@@ -382,7 +398,11 @@ bool session_replay(struct session *s, int max_items)
 
 int session_replay_percent(const struct session *s)
 {
-	if (!s->rec || s->rec_done || !s->rec->stats.size)
+	if (!s->rec || s->rec_done)
 		return 100;
-	return (int)(s->rec->stats.bytes * 100 / s->rec->stats.size);
+	const struct recording_stats *st = &s->rec->stats;
+	if (!st->size)
+		return -1;
+	/* a file that grows while it is read is not done at its size */
+	return st->bytes >= st->size ? 99 : (int)(st->bytes * 100 / st->size);
 }

@@ -30,6 +30,7 @@
 #include "pidsel.h"
 #include "pidtext.h"
 #include "redact.h"
+#include "recording.h"
 #include "replay.h"
 #include "retext.h"
 #include "sig.h"
@@ -329,6 +330,7 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	if (s->spec.max_events && s->events >= s->spec.max_events) {
 		if (st)
 			st->over_limit++;
+		s->over_limit++;
 		s->limit_hit = true;
 		return;
 	}
@@ -1287,6 +1289,7 @@ void session_start(struct session *s)
 	s->start_error[0] = '\0';
 	s->events = 0;
 	s->limit_hit = false;
+	s->over_limit = 0;
 	s->trace_start_ms = clock_mono_ms();
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
@@ -1424,6 +1427,12 @@ int session_unfollow(struct session *s)
 int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 {
 	int np = 0;
+	if (s->rec && !s->rec_done && s->rec->starved && max > 0) {
+		pfd[np].fd = s->rec->fd;
+		pfd[np].events = POLLIN;
+		pfd[np].revents = 0;
+		np++;
+	}
 	for (int i = 0; i < s->nnodes && np < max; i++) {
 		struct snode *n = &s->nodes[i];
 		if (n->state == SN_CONNECTING) {
@@ -1458,6 +1467,10 @@ void session_poll_done(struct session *s, const struct pollfd *pfd, int n,
 	for (int k = 0; k < n; k++) {
 		if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
+		if (s->rec && pfd[k].fd == s->rec->fd) {
+			s->rec->starved = false;   /* session_replay reads it */
+			continue;
+		}
 		struct snode *nd = node_of_fd(s, pfd[k].fd);
 		if (nd && agent_read(&nd->agent, budget) == PUMP_LOST)
 			node_lost(nd);
@@ -1603,6 +1616,10 @@ int session_wait_ms(const struct session *s, int wanted)
 {
 	long long now = clock_mono_ms();
 	long long w = wanted;
+	/* a recording has no node to ping nor timeline to merge: only more
+	 * of the file (its pipe is polled while it has nothing) */
+	if (s->rec)
+		return s->rec_done || s->rec->starved ? (wanted < 0 ? 0 : wanted) : 0;
 	if (s->next_ping_ms - now < w)
 		w = s->next_ping_ms - now;
 	if (s->multi && w > 50)
@@ -1610,8 +1627,6 @@ int session_wait_ms(const struct session *s, int wanted)
 	for (int i = 0; i < s->nnodes; i++)
 		if (busy(&s->nodes[i]) && w > 20)
 			w = 20;   /* deadlines and pauses of requests */
-	if (s->rec && !s->rec_done)
-		w = 0;
 	return w < 0 ? 0 : (int)w;
 }
 

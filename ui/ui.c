@@ -497,7 +497,8 @@ int app_record(struct app *a, const char *path)
 	}
 	if (!app_live(a, ":record"))
 		return ACT_REDRAW;
-	if (json_sink_open(&a->rec, path, &err) < 0)
+	if (json_sink_open(&a->rec, path, OUTFILE_STREAM,
+			   session_recording_fd(&a->s), &err) < 0)
 		app_msg(a, true, "%s; choose another file", err.buf);
 	else
 		app_msg(a, false, "recording to %s; :record alone stops", path);
@@ -634,8 +635,12 @@ static int loop(struct app *a)
 		session_poll_done(&a->s, pfd + 2, r > 0 ? np - 2 : 0,
 				  SESSION_READ_VIEW);
 		if (session_is_recording(&a->s) && !a->s.rec_done) {
+			/* a quiet pipe is not read until poll says so: the
+			 * view stays idle meanwhile */
+			uint64_t was = a->s.rec->stats.bytes;
 			session_replay(&a->s, SESSION_REPLAY_SLICE);
-			a->dirty = true;
+			if (a->s.rec->stats.bytes != was || a->s.rec_done)
+				a->dirty = true;
 			if (a->s.rec_done)
 				app_msg(a, a->s.rec->stats.malformed > 0, "%s",
 					a->s.rec_summary);
@@ -786,7 +791,7 @@ int ui_run(const struct config *cfg)
 	if (cfg->open) {
 		if (session_open_recording(&a->s, cfg->open, &err) < 0) {
 			esc_print(stderr, "beamscope: %s", err.buf);
-			rc = EXIT_USAGE;
+			rc = sig_count() ? EXIT_OK : EXIT_USAGE;
 			goto out;
 		}
 		/* the recording says how many nodes it has */
@@ -797,7 +802,9 @@ int ui_run(const struct config *cfg)
 		session_drain(&a->s);
 		goto out;
 	}
-	if (cfg->record && json_sink_open(&a->rec, cfg->record, &err) < 0) {
+	if (cfg->record && json_sink_open(&a->rec, cfg->record, OUTFILE_STREAM,
+					  session_recording_fd(&a->s),
+					  &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another --record FILE",
 			err.buf);
 		session_drain(&a->s);
