@@ -7,6 +7,11 @@
  *
  * --pids by name: a process is known by its name only from the lines that
  * carry it, so a file is read once for names before it is replayed.
+ *
+ * Memory: nothing is kept for each process of a recording but what the
+ * spec needs: the processes --pids keeps (the ones it names, and what
+ * --follow adds), the totals of "counts" lines (to turn them into
+ * deltas), and an export's process table until its events are in.
  */
 #include "replay.h"
 
@@ -29,7 +34,6 @@ struct rec_proc_copy {
 };
 
 struct rec_state {
-	struct names names[BS_MAX_NODES]; /* names seen, per node */
 	struct names keep;      /* --pids: processes kept (and followers) */
 	struct names totals_seen; /* counts lines: pids seen */
 	struct rec_total {
@@ -60,8 +64,6 @@ void session_replay_release(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
 	if (rs) {
-		for (int i = 0; i < BS_MAX_NODES; i++)
-			names_release(&rs->names[i]);
 		names_release(&rs->keep);
 		names_release(&rs->totals_seen);
 		free(rs->totals);
@@ -96,22 +98,20 @@ static void rec_node(void *arg, int idx, const char *name)
 		s->sink.node_state(s->sink.arg, n->idx);
 }
 
-/* Is this event's process one the spec asks for? */
-static bool rec_wanted(struct session *s, const struct event *ev)
+/* Is this process one the spec asks for?  name: what the line says it
+ * is registered as, or NULL.  A process named once is kept from then on. */
+static bool rec_wanted(struct session *s, struct bs_pid pid, const char *name)
 {
 	struct rec_state *rs = rec_state(s);
 	if (s->rec_sel.mode != SEL_LIST)
 		return true;
-	if (names_get(&rs->keep, ev->pid))
+	if (names_get(&rs->keep, pid))
 		return true;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	const char *name = names_get(&rs->names[ev->pid.node], local);
 	for (int i = 0; i < s->rec_sel.n; i++) {
 		const struct pidsel_item *it = &s->rec_sel.items[i];
-		if (it->is_pid ? it->num == ev->pid.num &&
-		    it->serial == ev->pid.serial :
+		if (it->is_pid ? it->num == pid.num && it->serial == pid.serial :
 		    name && !strcmp(name, it->name)) {
-			names_set(&rs->keep, ev->pid, "");
+			names_set(&rs->keep, pid, "");
 			return true;
 		}
 	}
@@ -148,12 +148,7 @@ static void rec_event(void *arg, int node, const struct event *ev)
 	int pn = (int)ev->pid.node;
 	if (node < 0 || node >= s->nnodes || pn < 0 || pn >= s->nnodes)
 		return;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	if (ev->type == EV_UNREGISTER)
-		names_unset(&rs->names[pn], local);
-	else if (ev->name)
-		names_set(&rs->names[pn], local, ev->name);
-	if (!rec_wanted(s, ev))
+	if (!rec_wanted(s, ev->pid, ev->name))
 		return;
 	struct event e = *ev;
 	if (s->spec.follow && e.type == EV_SPAWN) {
@@ -172,11 +167,7 @@ static void rec_counts(void *arg, int node, const struct recording_counts *c)
 	(void)node;
 	if (pn < 0 || pn >= s->nnodes)
 		return;
-	struct event probe = { .pid = c->pid };
-	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
-	if (c->name)
-		names_set(&rs->names[pn], local, c->name);
-	if (!rec_wanted(s, &probe))
+	if (!rec_wanted(s, c->pid, c->name))
 		return;
 	/* counts lines carry totals; the sink wants what is new */
 	struct rec_total *t = NULL;
@@ -248,18 +239,13 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 	c->p.current_function = dup_into(&at, p->current_function);
 	c->p.parent_text = dup_into(&at, p->parent_text);
 	c->p.reason = dup_into(&at, p->reason);
-	if (p->name) {
-		struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
-		names_set(&rs->names[p->pid.node], local, p->name);
-	}
 }
 
-/* The prescan's sink: names only. */
-static void scan_name(struct rec_state *rs, struct bs_pid pid, const char *name)
+/* The prescan's sink: the processes named by --pids, kept. */
+static void scan_name(struct session *s, struct bs_pid pid, const char *name)
 {
-	struct bs_pid local = { pid.num, pid.serial, 0 };
-	if (name && pid.node < BS_MAX_NODES)
-		names_set(&rs->names[pid.node], local, name);
+	if (name)
+		rec_wanted(s, pid, name);
 }
 
 static void scan_event(void *arg, int node, const struct event *ev)
@@ -301,7 +287,7 @@ static void prescan_names(struct session *s, const char *path)
 			.event = scan_event, .counts = scan_counts,
 			.proc = scan_proc,
 		};
-		while (recording_read(&scan, 100000, &sink, rec_state(s)) > 0)
+		while (recording_read(&scan, 100000, &sink, s) > 0)
 			;
 		recording_release(&scan);
 	}
@@ -321,8 +307,6 @@ int session_open_recording(struct session *s, const char *path,
 	s->multi = false;
 	s->replay = (struct replay *)xcalloc(1, sizeof(struct rec_state));
 	struct rec_state *rs = rec_state(s);
-	for (int i = 0; i < BS_MAX_NODES; i++)
-		names_init(&rs->names[i]);
 	names_init(&rs->keep);
 	names_init(&rs->totals_seen);
 	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &s->rec_sel,
@@ -345,8 +329,7 @@ static void replay_done(struct session *s)
 	/* an export's process table, now that its events are counted */
 	for (size_t i = 0; i < rs->nprocs; i++) {
 		struct rec_proc_copy *c = &rs->procs[i];
-		struct event probe = { .pid = c->p.pid };
-		if (rec_wanted(s, &probe) && s->sink.proc)
+		if (rec_wanted(s, c->p.pid, c->p.name) && s->sink.proc)
 			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
 	}
 	struct sbuf t = SBUF_INIT;
