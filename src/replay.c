@@ -26,6 +26,10 @@
 #include "session.h"
 #include "xalloc.h"
 
+/* An export's process entries kept until its events are in, at most: as
+ * many as the view's table holds by default */
+#define REPLAY_PROCS_MAX 200000
+
 /* An export's process entry, kept until the events are in. */
 struct rec_proc_copy {
 	struct recording_proc p;
@@ -43,6 +47,7 @@ struct rec_state {
 	size_t ntotals, totals_cap;
 	struct rec_proc_copy *procs;
 	size_t nprocs, procs_cap;
+	unsigned long procs_left_out; /* past REPLAY_PROCS_MAX */
 };
 
 static struct rec_state *rec_state(struct session *s)
@@ -217,9 +222,13 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 {
 	struct session *s = arg;
 	struct rec_state *rs = rec_state(s);
-	if ((int)p->pid.node >= s->nnodes)
+	if ((int)p->pid.node >= s->nnodes || !s->sink.proc)
 		return;
-	const char *strs[] = { p->pid_text, p->name, p->initial_call,
+	if (rs->nprocs == REPLAY_PROCS_MAX) {
+		rs->procs_left_out++;
+		return;
+	}
+	const char *strs[] = { p->pid_text, p->name, p->label, p->initial_call,
 			       p->current_function, p->parent_text, p->reason };
 	size_t total = 1;
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -235,6 +244,7 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 	char *at = c->strs;
 	c->p.pid_text = dup_into(&at, p->pid_text);
 	c->p.name = dup_into(&at, p->name);
+	c->p.label = dup_into(&at, p->label);
 	c->p.initial_call = dup_into(&at, p->initial_call);
 	c->p.current_function = dup_into(&at, p->current_function);
 	c->p.parent_text = dup_into(&at, p->parent_text);
@@ -340,9 +350,15 @@ static void replay_done(struct session *s)
 			  st->malformed == 1 ? "" : "s", st->first_malformed,
 			  st->first_malformed_why ? st->first_malformed_why :
 			  "not a beamscope line");
+	if (rs->procs_left_out)
+		sbuf_addf(&t, "%lu process entries past the first %d left "
+			  "out; ", rs->procs_left_out, REPLAY_PROCS_MAX);
 	if (s->over_limit)
 		sbuf_addf(&t, "stopped at --max-events %lu, the rest was not "
 			  "read; ", s->spec.max_events);
+	else if (st->export_cut)
+		sbuf_addstr(&t, "the export was cut short; what it held up to "
+			    "there is read; ");
 	else if (st->truncated)
 		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
 	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
