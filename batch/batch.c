@@ -63,6 +63,13 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 	json_sink_counts(&r->js, node, pid, pid_text, sends, receives, spawns);
 }
 
+/* a recording's counts lines, an interval at a time, with their times */
+static void on_counts_at(void *arg, int64_t ts)
+{
+	struct run *r = arg;
+	json_sink_counts_at(&r->js, ts);
+}
+
 static void on_info(void *arg, int node, struct bs_pid pid,
 		    const char *pid_text, const char *name, const char *current,
 		    long mqlen)
@@ -369,7 +376,8 @@ int batch_run(const struct config *cfg)
 	r.chart_out.fd = -1;
 	batch_spec(cfg, &spec);
 	struct session_sink sink = {
-		.event = on_event, .counts = on_counts, .info = on_info,
+		.event = on_event, .counts = on_counts,
+		.counts_at = on_counts_at, .info = on_info,
 		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
 	};
 	session_init(&r.s, cfg, &spec, &sink);

@@ -49,6 +49,7 @@ int json_sink_open(struct json_sink *js, const char *path,
 	js->write_errno = 0;
 	js->events = 0;
 	js->count_lines = 0;
+	js->stamped = false;
 	if (outfile_open(&js->file, path, mode, input_fd, err) < 0)
 		return -1;
 	js->fd = js->file.fd;
@@ -251,10 +252,9 @@ void json_sink_name(struct json_sink *js, struct bs_pid pid,
 }
 
 /* A counts line for every process with activity (counts mode), or whose
- * totals changed since the last line. */
-static void write_counts(struct json_sink *js)
+ * totals changed since the last line, stamped ts. */
+static void write_counts(struct json_sink *js, int64_t ts)
 {
-	int64_t ts = clock_wall_us();
 	const struct store *st = &js->counts;
 	if (js->nsent < st->nprocs) {
 		js->sent_sum = xrealloc(js->sent_sum, st->nprocs *
@@ -285,10 +285,20 @@ void json_sink_tick(struct json_sink *js, bool force)
 	if (js->fd < 0)
 		return;
 	long long now = clock_mono_ms();
-	if (force || now >= js->next_counts_ms) {
+	if (!js->stamped && (force || now >= js->next_counts_ms)) {
 		if (!js->write_errno)
-			write_counts(js);
+			write_counts(js, clock_wall_us());
 		js->next_counts_ms = now + js->interval_ms;
 	}
+	json_sink_flush(js);
+}
+
+void json_sink_counts_at(struct json_sink *js, int64_t ts)
+{
+	if (js->fd < 0)
+		return;
+	js->stamped = true;
+	if (!js->write_errno)
+		write_counts(js, ts);
 	json_sink_flush(js);
 }

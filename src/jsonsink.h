@@ -51,6 +51,7 @@ struct json_sink {
 	size_t nsent;
 	long long interval_ms, next_counts_ms;
 	unsigned long count_lines;
+	bool stamped;            /* counts lines have a recording's times */
 	unsigned long events;    /* event lines written */
 };
 
@@ -83,6 +84,9 @@ void json_sink_name(struct json_sink *js, struct bs_pid pid,
 struct sbuf *json_sink_buf(struct json_sink *js);
 /* Counts lines when the interval has passed (or force), then write. */
 void json_sink_tick(struct json_sink *js, bool force);
+/* Counts lines stamped ts (a recording's interval), then write; from then
+ * on the sink writes counts lines only so (stamped). */
+void json_sink_counts_at(struct json_sink *js, int64_t ts);
 /*
  * Write what is waiting, as far as the reader takes it: never blocks for
  * long, so that signals and limits keep working whatever the reader does.

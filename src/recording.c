@@ -183,8 +183,10 @@ static int node_index(struct recording *r, const char *name, size_t len)
 	for (i = 0; i < r->nnodes; i++)
 		if (strlen(r->nodes[i]) == len && !memcmp(r->nodes[i], name, len))
 			return r->last_node = i;
-	if (r->nnodes >= RECORDING_NODES_MAX)
+	if (r->nnodes >= RECORDING_NODES_MAX) {
+		r->over_nodes = true;   /* the line is malformed for this */
 		return -1;
+	}
 	r->nodes = xrealloc(r->nodes, (size_t)(r->nnodes + 1) * sizeof(*r->nodes));
 	r->nodes[r->nnodes] = xstrndup(name, len);
 	return r->last_node = r->nnodes++;
@@ -251,6 +253,9 @@ static bool nodes_array(struct recording *r, const cJSON *o)
 
 static void malformed(struct recording *r, unsigned long line, const char *why)
 {
+	if (r->over_nodes)
+		why = "more than " BS_STR(RECORDING_NODES_MAX) " nodes";
+	r->over_nodes = false;
 	if (!r->stats.malformed++) {
 		r->stats.first_malformed = line;
 		r->stats.first_malformed_why = why;

@@ -47,6 +47,8 @@
 #define RECORDING_LINE_MAX ((size_t)64 << 20)
 /* distinct nodes in one recording; a line naming one more is malformed */
 #define RECORDING_NODES_MAX 1024
+#define BS_STR(x) BS_STR_(x)
+#define BS_STR_(x) #x
 
 /* A "counts" line: one process's totals so far (the last line of a pid
  * holds its totals for the run). */
@@ -175,6 +177,8 @@ struct recording {
 	int nnodes;
 	int told;                  /* nodes the sink has been told of */
 	int last_node;             /* the last one looked up, tried first */
+	bool over_nodes;           /* the line being read named one node too
+				    * many */
 
 	char *rbuf;                /* bytes read, not yet taken */
 	size_t rpos, rlen;

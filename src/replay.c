@@ -48,11 +48,24 @@ struct rec_state {
 	struct rec_proc_copy *procs;
 	size_t nprocs, procs_cap;
 	unsigned long procs_left_out; /* past REPLAY_PROCS_MAX */
+	int64_t counts_ts;      /* the interval of the counts lines read */
+	bool counts_open;       /* ... and some are not told as of it yet */
 };
+
 
 static struct rec_state *rec_state(struct session *s)
 {
 	return (struct rec_state *)s->replay;
+}
+
+/* The counts lines of an interval are all in: the sink hears when they
+ * were written. */
+static void counts_interval_done(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	if (rs->counts_open && s->sink.counts_at)
+		s->sink.counts_at(s->sink.arg, rs->counts_ts);
+	rs->counts_open = false;
 }
 
 bool session_is_recording(const struct session *s)
@@ -93,9 +106,10 @@ void session_replay_release(struct session *s)
 static void rec_node(void *arg, int idx, const char *name)
 {
 	struct session *s = arg;
-	if (idx != s->nnodes || s->nnodes == BS_MAX_NODES)
-		return;   /* past BS_MAX_NODES: its events are left out */
-	struct snode *n = session_add_node(s, name, false);
+	struct snode *n = idx == s->nnodes ? session_add_node(s, name, false) :
+		NULL;
+	if (!n)
+		return;   /* the reader bounds them: never */
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->state = SN_RECORDED;
 	s->multi = s->nnodes > 1;
@@ -174,6 +188,11 @@ static void rec_counts(void *arg, int node, const struct recording_counts *c)
 		return;
 	if (!rec_wanted(s, c->pid, c->name))
 		return;
+	/* the lines of one interval share their time */
+	if (rs->counts_open && c->ts != rs->counts_ts)
+		counts_interval_done(s);
+	rs->counts_ts = c->ts;
+	rs->counts_open = true;
 	/* counts lines carry totals; the sink wants what is new */
 	struct rec_total *t = NULL;
 	const char *slot = names_get(&rs->totals_seen, c->pid);
@@ -307,6 +326,14 @@ static void prescan_names(struct session *s, const char *path)
 int session_open_recording(struct session *s, const char *path,
 			   struct sbuf *err)
 {
+	/* a recording may name more nodes than one attaches to: as many as
+	 * the reader takes (no node is attached yet, nothing points into the
+	 * slots) */
+	if (!s->nnodes && s->nodes_max < RECORDING_NODES_MAX) {
+		free(s->nodes);
+		s->nodes = xcalloc(RECORDING_NODES_MAX, sizeof(*s->nodes));
+		s->nodes_max = RECORDING_NODES_MAX;
+	}
 	s->rec = xcalloc(1, sizeof(*s->rec));
 	if (recording_open(s->rec, path, err) < 0) {
 		free(s->rec);
@@ -336,6 +363,7 @@ static void replay_done(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
 	const struct recording_stats *st = &s->rec->stats;
+	counts_interval_done(s);
 	/* an export's process table, now that its events are counted */
 	for (size_t i = 0; i < rs->nprocs; i++) {
 		struct rec_proc_copy *c = &rs->procs[i];

@@ -543,6 +543,7 @@ void session_init(struct session *s, const struct config *cfg,
 	s->multi = cfg->nnodes > 1 || cfg->cluster;
 	/* allocated once: agents, decoders and streams point into it */
 	s->nodes = xcalloc(BS_MAX_NODES, sizeof(*s->nodes));
+	s->nodes_max = BS_MAX_NODES;
 	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
 	callstacks_init(&s->calls);
 	gencall_init(&s->gcalls);
@@ -589,7 +590,7 @@ void session_release(struct session *s)
 struct snode *session_add_node(struct session *s, const char *name,
 			       bool required)
 {
-	if (s->nnodes == BS_MAX_NODES)
+	if (s->nnodes == s->nodes_max)
 		return NULL;
 	struct snode *n = &s->nodes[s->nnodes];
 	memset(n, 0, sizeof(*n));

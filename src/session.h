@@ -170,6 +170,10 @@ struct session_sink {
 	void (*counts)(void *arg, int node, struct bs_pid pid,
 		       const char *pid_text, unsigned long sends,
 		       unsigned long receives, unsigned long spawns);
+	/* a recording: the counts handed over so far are as of ts, when its
+	 * counts lines were written (one call per interval it has, so that
+	 * a series stays a series) */
+	void (*counts_at)(void *arg, int64_t ts);
 	/* what is known of a process: a sample from the target, a name from
 	 * a registration, an entry of an export; NULL/-1: not known */
 	void (*info)(void *arg, int node, struct bs_pid pid,
@@ -228,8 +232,9 @@ struct session {
 	struct session_sink sink;
 	struct session_spec spec;
 	bool multi;             /* several nodes: merged timeline */
-	struct snode *nodes;    /* BS_MAX_NODES slots, never moved */
-	int nnodes;
+	struct snode *nodes;    /* nodes_max slots, never moved */
+	int nnodes, nodes_max;  /* BS_MAX_NODES, or a recording's
+				 * RECORDING_NODES_MAX */
 	struct merge merge;
 	struct callstacks calls;
 	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */

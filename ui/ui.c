@@ -236,6 +236,14 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 		a->dirty = true;
 }
 
+/* :record of a recording: its counts lines keep their times */
+static void on_counts_at(void *arg, int64_t ts)
+{
+	struct app *a = arg;
+	if (json_sink_is_open(&a->rec))
+		json_sink_counts_at(&a->rec, ts);
+}
+
 static void on_info(void *arg, int node, struct bs_pid pid,
 		    const char *pid_text, const char *name, const char *current,
 		    long mqlen)
@@ -322,6 +330,10 @@ static void on_node_state(void *arg, int node)
 	struct app *a = arg;
 	const struct snode *n = &a->s.nodes[node];
 	a->multi = a->s.multi;   /* a recording finds its nodes as it loads */
+	if (n->state == SN_RECORDED) {   /* never traced */
+		a->dirty = true;
+		return;
+	}
 	/* a node traced afresh (again, or attached later): the process in
 	 * focus there is in focus again */
 	if (n->state == SN_TRACING && !a->refocused[node]) {
@@ -744,8 +756,8 @@ int ui_run(const struct config *cfg)
 	if (cfg->match)
 		snprintf(spec.match, sizeof(spec.match), "%s", cfg->match);
 	struct session_sink sink = {
-		.event = on_event, .counts = on_counts, .info = on_info,
-		.sizes = on_sizes,
+		.event = on_event, .counts = on_counts,
+		.counts_at = on_counts_at, .info = on_info, .sizes = on_sizes,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .relations = on_relations,
