@@ -1807,6 +1807,8 @@ void session_discover(struct session *s)
 
 void session_drain(struct session *s)
 {
+	if (s->rec)   /* nothing attached: nothing to stop or wait for */
+		return;
 	s->closing = true;
 	session_stop(s, "quit");
 	/* each stopping node gives up by itself (node_step) */
