@@ -32,6 +32,7 @@
 #include "json.h"
 #include "jsonsink.h"
 #include "outfile.h"
+#include "recording.h"
 #include "session.h"
 #include "sig.h"
 #include "xalloc.h"
@@ -298,10 +299,33 @@ static int write_chart(struct run *r)
 	return bad ? EXIT_FAIL : EXIT_OK;
 }
 
+/* A replay's last line: how it ended, what it wrote, what it skipped. */
+static void replay_summary(struct run *r, const char *ended, int64_t started,
+			   long long duration_ms)
+{
+	struct session *s = &r->s;
+	const struct recording_stats *st = &s->rec->stats;
+	const char **names = xmalloc((size_t)(s->nnodes ? s->nnodes : 1) *
+				     sizeof(*names));
+	for (int i = 0; i < s->nnodes; i++)
+		names[i] = session_node_name(s, i);
+	struct replay_summary rs = {
+		.nodes = names, .nnodes = s->nnodes, .file = r->cfg->open,
+		.ended = ended, .started_us = started,
+		.duration_ms = duration_ms, .events = r->js.events,
+		.limit_events = s->spec.max_events, .over_limit = s->over_limit,
+		.malformed = st->malformed, .truncated = st->truncated,
+	};
+	if (json_sink_is_open(&r->js) && !r->js.write_errno)
+		json_replay_summary(json_sink_buf(&r->js), &rs);
+	free(names);
+}
+
 /*
  * A recording in, NDJSON out: the same filters as a live run.  It is
  * replayed whole unless --max-events says otherwise, and a cut is said
- * whatever --quiet says (--exact: exit 7).  A pipe that goes quiet is
+ * whatever --quiet says (--exact: exit 7) and in the summary line that
+ * ends the output.  A pipe that goes quiet is
  * waited for in poll, with the signals, never in a read.
  */
 static int replay(struct run *r)
@@ -309,13 +333,16 @@ static int replay(struct run *r)
 	struct session *s = &r->s;
 	const struct config *cfg = r->cfg;
 	int rc = EXIT_OK, nsig = sig_count();
+	long long t0 = clock_mono_ms();
+	int64_t started = clock_wall_us();
+	const char *ended = "end_of_recording";
 	bool interrupted = false;
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = sig_fd(), .events = POLLIN } };
 		int np = 1 + session_pollfds(s, pfd + 1, 1);
 		int pr = poll(pfd, (nfds_t)np, session_wait_ms(s, 1000));
 		if (sig_count() != nsig) {
-			sig_take();
+			ended = sig_take() == SIGINT ? "interrupted" : "terminated";
 			interrupted = true;
 			break;
 		}
@@ -329,6 +356,9 @@ static int replay(struct run *r)
 	}
 	json_sink_tick(&r->js, true);
 	gensum_tick(&r->gs, true);
+	if (s->over_limit)
+		ended = "max_events";
+	replay_summary(r, ended, started, clock_mono_ms() - t0);
 	json_sink_finish(&r->js, FINISH_MS);
 	json_sink_close(&r->js);   /* the output in place, whole */
 	if (r->js.stalled) {

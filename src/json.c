@@ -444,6 +444,35 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 	cJSON_Delete(o);
 }
 
+void json_replay_summary(struct sbuf *out, const struct replay_summary *rs)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_str(o, "type", "summary");
+	if (rs->nnodes == 1) {
+		add_str(o, "node", rs->nodes[0]);
+	} else {
+		cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
+		for (int i = 0; i < rs->nnodes; i++)
+			cJSON_AddItemToArray(ns, str_item(rs->nodes[i]));
+	}
+	add_str(o, "replayed", rs->file);
+	add_str(o, "ended", rs->ended);
+	add_int(o, "started_ts", (long long)rs->started_us);
+	add_int(o, "duration_ms", (long long)rs->duration_ms);
+	add_int(o, "events", (long long)rs->events);
+	add_int(o, "over_limit", (long long)rs->over_limit);
+	cJSON *lim = cJSON_AddObjectToObject(o, "limits");
+	add_int(lim, "max_events", (long long)rs->limit_events);
+	add_int(o, "malformed", (long long)rs->malformed);
+	cJSON_AddBoolToObject(o, "truncated", rs->truncated);
+
+	char *text = cJSON_PrintUnformatted(o);
+	sbuf_addstr(out, text);
+	sbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
 /* "<name@host.N.S>": its node into out (empty if there is none). */
 static void pid_node(const char *pid, char *out, size_t outsz)
 {

@@ -64,13 +64,13 @@ test_expect_success '--open --batch --pids NAME writes exactly that process'"'"'
 	cat err &&
 	sink=$(jq -r "select(.name == \"bs_sink\") | .pid" rec.ndjson | head -n 1) &&
 	jq -c "select(.pid == \"$sink\" and .type != \"summary\")" rec.ndjson >want &&
-	jq -c . cut.ndjson >got &&
+	jq -c "select(.type != \"summary\")" cut.ndjson >got &&
 	[ "$(wc -l <want)" -gt 1000 ] && diff want got
 '
 
 test_expect_success '--open --batch --events spawn keeps only spawns' '
 	"$BEAMSCOPE" --open rec.ndjson --batch --events spawn 2>err |
-		jq -r .type | sort -u >types && cat types &&
+		jq -r "select(.type != \"summary\") | .type" | sort -u >types && cat types &&
 	[ "$(cat types)" = "$(printf "spawn\nspawned")" ]
 '
 
@@ -139,7 +139,8 @@ test_expect_success 'malformed lines are skipped and counted, a cut last line ig
 	sed -n "21,40p" rec.ndjson >>bad.ndjson &&
 	printf "%s" "{\"type\":\"send\",\"ts\":1" >>bad.ndjson &&
 	"$BEAMSCOPE" --open bad.ndjson --batch -o out.ndjson 2>err && cat err &&
-	[ "$(wc -l <out.ndjson)" -eq 40 ] &&
+	[ "$(grep -vc "\"type\":\"summary\"" out.ndjson)" -eq 40 ] &&
+	tail -n 1 out.ndjson | jq -e ".type == \"summary\" and .malformed == 1 and .truncated" &&
 	grep -q "1 malformed line skipped, the first at line 21" err &&
 	grep -q "the last line was cut short" err
 '
@@ -193,14 +194,18 @@ test_expect_success 'a replay runs whole: 150000 events in, 150000 out' '
 	sends 150000 >many.ndjson &&
 	"$BEAMSCOPE" --open many.ndjson --batch -o all.ndjson --exact 2>err; rc=$?
 	cat err && [ $rc -eq 0 ] &&
-	[ "$(wc -l <all.ndjson)" -eq 150000 ] &&
-	grep -q "150000 events written" err
+	[ "$(grep -c "\"type\":\"send\"" all.ndjson)" -eq 150000 ] &&
+	grep -q "150000 events written" err &&
+	tail -n 1 all.ndjson | jq -e ".type == \"summary\" and .ended == \"end_of_recording\" and
+		.events == 150000 and .over_limit == 0 and .replayed == \"many.ndjson\""
 '
 
 test_expect_success 'a replay cut by --max-events says so, even with -q; --exact fails' '
 	"$BEAMSCOPE" --open many.ndjson --batch -o cut.ndjson -n 1000 -q --exact 2>err; rc=$?
 	cat err && [ $rc -eq 7 ] &&
-	[ "$(wc -l <cut.ndjson)" -eq 1000 ] &&
+	[ "$(grep -c "\"type\":\"send\"" cut.ndjson)" -eq 1000 ] &&
+	tail -n 1 cut.ndjson | jq -e ".type == \"summary\" and .ended == \"max_events\" and
+		.events == 1000 and .over_limit > 0 and .limits.max_events == 1000" &&
 	grep -q "stopped at --max-events 1000, the rest was not read" err &&
 	grep -q "1000 events written from \"many.ndjson\", cut at --max-events 1000 (--exact: exit 7)" err &&
 	"$BEAMSCOPE" --open many.ndjson --batch -o cut.ndjson -n 150000 --exact 2>err &&
@@ -215,18 +220,20 @@ test_expect_success 'counts lines replayed keep their series and their times' '
 	done >counts.ndjson &&
 	"$BEAMSCOPE" --open counts.ndjson --batch -o series.ndjson --counts 2>err && cat err &&
 	jq -c "[.ts, .pid, .sends, .receives]" counts.ndjson >want &&
-	jq -c "[.ts, .pid, .sends, .receives]" series.ndjson >got &&
+	jq -c "select(.type == \"counts\") | [.ts, .pid, .sends, .receives]" series.ndjson >got &&
 	diff want got &&
 	"$BEAMSCOPE" --open counts.ndjson --batch -o series.ndjson 2>err &&
-	jq -c "[.ts, .pid, .sends, .receives]" series.ndjson >got && diff want got
+	jq -c "select(.type == \"counts\") | [.ts, .pid, .sends, .receives]" series.ndjson >got &&
+	diff want got
 '
 
 test_expect_success 'a recording of 40 nodes: every event, from 40 nodes' '
 	awk "BEGIN { for (i = 0; i < 40; i++)
 		printf \"{\\\"type\\\":\\\"send\\\",\\\"ts\\\":%d,\\\"node\\\":\\\"n%d@h\\\",\\\"pid\\\":\\\"<0.85.0>\\\",\\\"payload\\\":\\\"x\\\",\\\"truncated\\\":false}\\n\", 1000 + i, i }" >nodes40.ndjson &&
 	"$BEAMSCOPE" --open nodes40.ndjson --batch -o n40.ndjson 2>err && cat err &&
-	grep -q "40 events from 40 nodes" err && [ "$(wc -l <n40.ndjson)" -eq 40 ] &&
-	[ "$(jq -r .node n40.ndjson | sort -u | wc -l)" -eq 40 ] &&
+	grep -q "40 events from 40 nodes" err &&
+	[ "$(jq -r "select(.type == \"send\") | .node" n40.ndjson | sort -u | wc -l)" -eq 40 ] &&
+	tail -n 1 n40.ndjson | jq -e ".type == \"summary\" and (.nodes | length) == 40" &&
 	ui_open "$TRASH/nodes40.ndjson" && ui_wait "opened .*: 40 events from 40 nodes" &&
 	ui_keys ":node n39@h" Enter && ui_wait "showing the processes of n39@h" &&
 	ui_keys q && [ "$(ui_exit_status)" = 0 ]
@@ -276,7 +283,8 @@ test_expect_success 'a pipe that goes quiet: batch mode ends on SIGINT with what
 	wait $bs; rc=$?
 	kill "$(cat writer.pid)" 2>/dev/null
 	cat err && [ $gone -eq 0 ] && [ $rc -eq 0 ] &&
-	[ "$(wc -l <piped.ndjson)" -eq 5 ] &&
+	[ "$(grep -c "\"type\":\"summary\"" piped.ndjson)" -eq 1 ] &&
+	tail -n 1 piped.ndjson | jq -e ".ended == \"interrupted\" and .events == 5" &&
 	grep -q "interrupted: 5 events written from \"quiet.fifo\"" err
 '
 
