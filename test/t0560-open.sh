@@ -85,6 +85,13 @@ test_expect_success 'an :export file reopens with the same counts' '
 	ui_keys Q && [ "$(ui_exit_status)" = 0 ]
 '
 
+test_expect_success 'an export reopened keeps its processes'"'"' labels (read after its events)' '
+	printf "%s\n" "{\"type\":\"export\",\"node\":\"n@h\",\"exported_ts\":1,\"evicted_events\":0,\"processes\":[{\"pid\":\"<0.85.0>\",\"label\":\"my_server:init/1\",\"sends\":1,\"receives\":0,\"spawns\":0}],\"events\":[{\"type\":\"send\",\"ts\":5,\"node\":\"n@h\",\"pid\":\"<0.85.0>\",\"to\":\"<0.1.0>\",\"payload\":\"x\",\"truncated\":false}]}" >label.json &&
+	ui_open "$TRASH/label.json" && ui_wait "opened .*label.json" &&
+	ui_wait "^<0[.]85[.]0> +my_server:init/1 " &&
+	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+'
+
 test_expect_success ':record during a flood writes valid NDJSON that reopens' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":record $TRASH/live.ndjson" Enter && ui_wait "recording to" &&
