@@ -8,7 +8,9 @@
  * file is cut back to the end of the last whole line.  The first write
  * error stops writing and is kept for the caller to report.  A pipe or a
  * terminal is written only as fast as its reader reads, without ever
- * blocking: a reader that stops is given up, never waited for.
+ * blocking: a reader that stops is given up, never waited for.  The file
+ * is opened through outfile: a capture in place, read as it grows; a
+ * replay's output beside it, put in place once whole.
  *
  * In counts mode (batch --counts) no event is written: spawns are counted
  * from their events, sends and receives from the count tier, and every

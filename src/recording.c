@@ -36,6 +36,9 @@
 /* a line buffer grown beyond this is freed, not kept for the next line */
 #define LINE_KEEP (1 << 20)
 
+#define STR(x) STR_(x)
+#define STR_(x) #x
+
 #define HOW_TO_RECORD "record one with beamscope --batch -o FILE or :record FILE"
 
 /* an export being handed out */
@@ -254,7 +257,7 @@ static bool nodes_array(struct recording *r, const cJSON *o)
 static void malformed(struct recording *r, unsigned long line, const char *why)
 {
 	if (r->over_nodes)
-		why = "more than " BS_STR(RECORDING_NODES_MAX) " nodes";
+		why = "more than " STR(RECORDING_NODES_MAX) " nodes";
 	r->over_nodes = false;
 	if (!r->stats.malformed++) {
 		r->stats.first_malformed = line;

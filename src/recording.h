@@ -21,14 +21,16 @@
  * Lines are read through a bounded buffer.  A line may be up to line_max
  * bytes (RECORDING_LINE_MAX unless the caller lowers it after opening); a
  * longer one is skipped as it is read, never held whole, and counted as
- * malformed.  An export is read an entry at a time, whatever its length:
- * each of its process entries and events may be up to line_max (a longer
- * one is skipped and counted as malformed).  So memory is bounded by
- * line_max, whatever the file holds.  So is any line that is not a JSON object beamscope writes:
- * unknown type, missing "ts", "pid" or "node", a field of the wrong type.
+ * malformed.  So is any line that is not a JSON object beamscope writes:
+ * unknown type, missing "ts", "pid" or "node", a field of the wrong type,
+ * one node more than RECORDING_NODES_MAX.  An export is read an entry at
+ * a time, whatever its length: each of its process entries and events
+ * may be up to line_max (a longer one is skipped and counted as
+ * malformed).  So memory is bounded by line_max, whatever the file holds.
  * Blank lines and "\r\n" endings are accepted.  A last line without its
  * newline that does not parse was cut short while it was written: it is
- * flagged in stats.truncated, not counted as malformed.
+ * flagged in stats.truncated, not counted as malformed (an export cut
+ * short keeps the entries read before the cut: stats.export_cut).
  *
  * Strings handed to a sink are valid only during the call.
  */
@@ -47,8 +49,6 @@
 #define RECORDING_LINE_MAX ((size_t)64 << 20)
 /* distinct nodes in one recording; a line naming one more is malformed */
 #define RECORDING_NODES_MAX 1024
-#define BS_STR(x) BS_STR_(x)
-#define BS_STR_(x) #x
 
 /* A "counts" line: one process's totals so far (the last line of a pid
  * holds its totals for the run). */
