@@ -327,6 +327,16 @@ void json_node_stats(struct sbuf *out, const char *node, int64_t ts,
 	sbuf_addstr(out, "]}\n");
 }
 
+/* o as one line of out; o is freed. */
+static void put_line(struct sbuf *out, cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+	sbuf_addstr(out, text);
+	sbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
 void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st)
 {
@@ -407,11 +417,7 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	}
 	add_int(o, "unknown_messages", (long long)st->unknown);
 
-	char *text = cJSON_PrintUnformatted(o);
-	sbuf_addstr(out, text);
-	sbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(o);
+	put_line(out, o);
 }
 
 void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
@@ -437,11 +443,7 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 	add_int(p, "unmatched_sends", (long long)cs->unmatched);
 	add_int(o, "reordered", (long long)cs->forced);
 
-	char *text = cJSON_PrintUnformatted(o);
-	sbuf_addstr(out, text);
-	sbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(o);
+	put_line(out, o);
 }
 
 void json_replay_summary(struct sbuf *out, const struct replay_summary *rs)
@@ -466,11 +468,7 @@ void json_replay_summary(struct sbuf *out, const struct replay_summary *rs)
 	add_int(o, "malformed", (long long)rs->malformed);
 	cJSON_AddBoolToObject(o, "truncated", rs->truncated);
 
-	char *text = cJSON_PrintUnformatted(o);
-	sbuf_addstr(out, text);
-	sbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(o);
+	put_line(out, o);
 }
 
 /* "<name@host.N.S>": its node into out (empty if there is none). */
