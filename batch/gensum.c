@@ -27,13 +27,21 @@ static const char *shown_name(struct gensum *g, int node, const char *raw,
 	return sbuf_str(buf);
 }
 
-static const char *server_name(struct gensum *g, const struct gc_row *r,
-			       struct sbuf *buf)
+/* What the server of a row is called: the registered name as the node's
+ * syntax writes it, else what the agent said it is (as the process
+ * table's NAME); nothing for a server that is a name already. */
+static struct gc_server_names server_names(struct gensum *g,
+					   const struct gc_row *r,
+					   struct sbuf *buf)
 {
+	struct gc_server_names sn = { NULL, NULL };
 	if (r->server[0] != '<')
-		return NULL;   /* a name already */
+		return sn;
 	const char *now = session_text_name(g->s, r->node, r->server);
-	return now ? shown_name(g, r->node, now, buf) : r->server_name;
+	sn.name = now ? shown_name(g, r->node, now, buf) : r->server_name;
+	if (!sn.name)
+		sn.label = session_text_label(g->s, r->node, r->server);
+	return sn;
 }
 
 /* A call closed: a slow_call line if it took longer than --slower-than. */
@@ -45,10 +53,10 @@ static void on_done(void *arg, const struct gc_row *r, const struct gc_call *c)
 	    !json_sink_is_open(g->js) || g->js->write_errno)
 		return;
 	struct sbuf caller = SBUF_INIT, server = SBUF_INIT;
+	struct gc_server_names sn = server_names(g, r, &server);
 	json_slow_call(json_sink_buf(g->js), session_node_name(g->s, c->node),
 		       r, c, shown_name(g, c->node, session_text_name(g->s,
-				c->node, c->caller_text), &caller),
-		       server_name(g, r, &server));
+				c->node, c->caller_text), &caller), &sn);
 	sbuf_release(&caller);
 	sbuf_release(&server);
 }
@@ -112,6 +120,48 @@ long long gensum_wait_ms(const struct gensum *g)
 	return w < 0 ? 0 : w;
 }
 
+/* What one tick writes with: when, and over how long since the last. */
+struct tick {
+	struct gensum *g;
+	int64_t ts;
+	double secs;
+	struct sbuf buf;
+};
+
+static void write_row(void *arg, struct gc_row *r)
+{
+	struct tick *t = arg;
+	struct gensum *g = t->g;
+	unsigned long closed = r->calls + r->abandoned + r->server_down +
+		r->out_of_order;
+	const struct gc_call *old = gc_row_oldest(r);
+	double rate = t->secs > 0 ? (double)(closed - g->marks[r->idx]) /
+		t->secs : gc_row_rate(r, t->ts);
+	g->marks[r->idx] = closed;
+	struct gc_server_names sn = server_names(g, r, &t->buf);
+	json_gen_stats(json_sink_buf(g->js), t->ts,
+		       session_node_name(g->s, r->node), r, &sn, rate,
+		       old ? t->ts - old->ts : -1);
+}
+
+static void skip_row(void *arg, struct gc_row *r)
+{
+	(void)arg;
+	(void)r;
+}
+
+/* The gen_call_totals line, when any of its counts moved (or force). */
+static void write_totals(struct gensum *g, int64_t ts, bool force)
+{
+	const struct gencalls *gc = &g->s->gcalls;
+	unsigned long sum = gc->given_up + gc->out_of_order + gc->unmatched +
+		gc->nfolded + (gc->other_servers ? 1 : 0);
+	if (!force && sum == g->totals_mark)
+		return;
+	g->totals_mark = sum;
+	json_gen_totals(json_sink_buf(g->js), ts, gc);
+}
+
 void gensum_tick(struct gensum *g, bool force)
 {
 	struct gencalls *gc = &g->s->gcalls;
@@ -120,37 +170,31 @@ void gensum_tick(struct gensum *g, bool force)
 	    !json_sink_is_open(g->js) || g->js->write_errno)
 		return;
 	g->next_ms = now + (long long)(g->cfg->interval * 1000);
-	int64_t ts = g->live ? clock_wall_us() : gc->now;
-	gencall_tick(gc, ts);
+	struct tick t = { .g = g, .buf = SBUF_INIT };
+	t.ts = g->live ? clock_wall_us() : gc->now;
+	gencall_tick(gc, t.ts);
 	if (force)
 		gencall_settle(gc);
-	double secs = (double)(ts - g->last_us) / 1e6;
-	if (!g->live || g->last_us == 0 || secs <= 0)
-		secs = 0;
+	t.secs = (double)(t.ts - g->last_us) / 1e6;
+	if (!g->live || g->last_us == 0 || t.secs <= 0)
+		t.secs = 0;
 	if (g->nmarks < gc->nrows) {
 		g->marks = xrealloc(g->marks, gc->nrows * sizeof(*g->marks));
 		memset(g->marks + g->nmarks, 0,
 		       (gc->nrows - g->nmarks) * sizeof(*g->marks));
 		g->nmarks = gc->nrows;
 	}
-	struct sbuf buf = SBUF_INIT;
-	for (size_t i = 0; i < gc->nrows; i++) {
-		const struct gc_row *r = gc->rows[i];
-		unsigned long closed = r->calls + r->abandoned + r->server_down;
-		/* quiet rows are written again only at the end */
-		if (!force && closed == g->marks[i] && !r->in_flight)
-			continue;
-		const struct gc_call *old = gc_row_oldest(gc, r);
-		double rate = secs > 0 ? (double)(closed - g->marks[i]) / secs :
-			gc_row_rate(r, ts);
-		g->marks[i] = closed;
-		json_gen_stats(json_sink_buf(g->js), ts,
-			       session_node_name(g->s, r->node), r,
-			       server_name(g, r, &buf), rate,
-			       old ? ts - old->ts : -1);
+	/* the rows with news; at the end every row */
+	if (force) {
+		gencall_changed(gc, skip_row, NULL);
+		for (size_t i = 0; i < gc->nrows; i++)
+			write_row(&t, gc->rows[i]);
+	} else {
+		gencall_changed(gc, write_row, &t);
 	}
-	sbuf_release(&buf);
-	g->last_us = ts;
+	write_totals(g, t.ts, force);
+	sbuf_release(&t.buf);
+	g->last_us = t.ts;
 	json_sink_flush(g->js);
 }
 
@@ -164,14 +208,36 @@ static int by_activity(const void *a, const void *b)
 
 static int by_p99(const void *a, const void *b)
 {
-	const struct gc_row *x = *(struct gc_row *const *)a;
-	const struct gc_row *y = *(struct gc_row *const *)b;
-	int64_t px = gc_hist_quantile(&x->hist, 0.99);
-	int64_t py = gc_hist_quantile(&y->hist, 0.99);
+	struct gc_row *x = *(struct gc_row *const *)a;
+	struct gc_row *y = *(struct gc_row *const *)b;
+	int64_t px = gc_row_quantiles(x)[2];
+	int64_t py = gc_row_quantiles(y)[2];
 	return px < py ? 1 : px > py ? -1 : 0;
 }
 
 #define SUMMARY_ROWS 10
+
+/* What the pairing left out or gave up, in a line, when it did. */
+static void summary_bounds(const struct gencalls *gc, FILE *f)
+{
+	struct sbuf sb = SBUF_INIT;
+	if (gc->nfolded)
+		sbuf_addf(&sb, "; %zu servers had more than %d request kinds, "
+			  "the rest counted as " GC_OTHER, gc->nfolded,
+			  GC_KINDS_MAX);
+	if (gc->other_servers)
+		sbuf_addf(&sb, "; calls to servers past %d rows counted under "
+			  GC_OTHER " " GC_OTHER, GC_ROWS_MAX);
+	if (gc->given_up)
+		sbuf_addf(&sb, "; %lu calls in flight given up, the oldest, "
+			  "past %d at once", gc->given_up, GC_INFLIGHT_MAX);
+	if (gc->out_of_order)
+		sbuf_addf(&sb, "; %lu replies stamped before their call "
+			  "(out of order, not timed)", gc->out_of_order);
+	if (sb.len)
+		fprintf(f, "gen calls: %s\n", sb.buf + 2);
+	sbuf_release(&sb);
+}
 
 void gensum_summary(struct gensum *g, FILE *f)
 {
@@ -216,11 +282,12 @@ void gensum_summary(struct gensum *g, FILE *f)
 	fprintf(f, "\n%8s %9s %9s %9s %7s  %s\n", "calls", "p50 ms", "p99 ms",
 		"max ms", "flight", "slowest servers (request kind)");
 	for (size_t i = 0; i < gc->nrows && i < SUMMARY_ROWS; i++) {
-		const struct gc_row *r = rows[i];
-		const char *name = server_name(g, r, &buf);
+		struct gc_row *r = rows[i];
+		struct gc_server_names sn = server_names(g, r, &buf);
+		const char *name = sn.name ? sn.name : sn.label;
+		const int64_t *q = gc_row_quantiles(r);
 		esc_print(f, "%8lu %9.2f %9.2f %9.2f %7lu  %s%s%s (%s)", r->calls,
-			(double)gc_hist_quantile(&r->hist, 0.5) / 1000,
-			(double)gc_hist_quantile(&r->hist, 0.99) / 1000,
+			(double)q[0] / 1000, (double)q[2] / 1000,
 			(double)r->hist.max / 1000, r->in_flight, r->server,
 			name ? " " : "", name ? name : "", r->kind);
 	}
@@ -229,4 +296,5 @@ void gensum_summary(struct gensum *g, FILE *f)
 			"-", "-", "-");
 	free(rows);
 	sbuf_release(&buf);
+	summary_bounds(gc, f);
 }

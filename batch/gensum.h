@@ -22,6 +22,8 @@ struct gensum {
 	bool live;
 	long long next_ms;          /* the next gen_call_stats lines */
 	unsigned long *marks;       /* per row: calls closed at its last line */
+	unsigned long totals_mark;  /* the gen_call_totals counts, summed,
+				     * at the last such line */
 	size_t nmarks;
 	int64_t last_us;            /* when the last lines were written */
 	struct store tally;         /* per process: sends, receives, spawns */

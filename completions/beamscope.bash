@@ -25,7 +25,7 @@ _beamscope_takes_arg()
 	return 1
 }
 
-_beamscope_kinds='send receive spawn exit link register gc running gen_call'
+_beamscope_kinds='send receive spawn exit link register gc running timeout gen_call'
 
 # _beamscope_list PREFIX CUR: the kinds that complete the last item of a
 # comma-separated list CUR, each written out with the items before it.

@@ -12,7 +12,7 @@ function __beamscope_kinds
         set pre (string replace -r -- '[^,]*$' '' $tok)
     end
     set -l given (string split , -- $pre)
-    for k in send receive spawn exit link register gc running gen_call
+    for k in send receive spawn exit link register gc running timeout gen_call
         contains -- $k $given; or printf '%s%s\n' $pre $k
     end
 end

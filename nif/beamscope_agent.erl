@@ -68,7 +68,9 @@
 %% event kinds as in the NIF; register is always on (PROTOCOL.md)
 -define(KINDS, [{send, 1}, {'receive', 2}, {spawn, 4}, {exit, 8},
                 {link, 16}, {register, 32}, {gc, 128}, {running, 256},
-                {gen_call, 1024}]).
+                {timeout, 512}, {gen_call, 1024}]).
+-define(K_RECEIVE, 2).
+-define(K_TIMEOUT, 512).
 -define(K_REGISTER, 32).
 -define(K_CALL, 64).
 %% the receive pattern marks the receive timeouts of shipped processes with
@@ -121,6 +123,9 @@
              %% whose receive timeouts are shipped: all, the listed roots,
              %% or none when the receive pattern is another tool's
              timeouts = none :: none | all | [pid()],
+             %% the receive kinds asked for: messages, timeouts (the
+             %% receive pattern rejects what is not asked for)
+             recv = {true, true} :: {boolean(), boolean()},
              %% --match, compiled: the send pattern, and the receive
              %% pattern's clauses after the timeouts; none: no --match
              match = none :: none | {list(), list()},
@@ -1028,10 +1033,12 @@ trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
                  true -> [set_on_spawn | Flags];
                  false -> Flags
              end,
+    Recv = {Mask band ?K_RECEIVE =/= 0, Mask band ?K_TIMEOUT =/= 0},
     case plan(Pids, Ours) of
         {ok, Plan} ->
             {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
-                                  St#st{interval = Interval, limits = Limits}),
+                                  St#st{interval = Interval, limits = Limits,
+                                        recv = Recv}),
             set_patterns(Calls, Reply, St1);
         {error, _} = E ->
             {E, St}
@@ -1042,6 +1049,7 @@ trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
 %% A pattern is text, compiled here on the target so that what is accepted is
 %% exactly Erlang:
 %%   mod:fun  mod:fun/2  mod:_  mod:fun/_         every call
+%%   mod:fun/2 -> return  mod:fun -> stack        every call, with actions
 %%   mod:fun(A, _) when A > 3 -> return           a head with guard and actions
 %%   mod:fun/2 [{['$1', '_'], [], [{return_trace}]}]   a raw match spec
 %% Actions: return (return values and exceptions), stack (the caller).
@@ -1106,6 +1114,8 @@ head([], _) ->
 
 arity(M, F, [], _) ->
     {ok, M, F, '_', [{'_', [], []}]};
+arity(M, F, [{'->', _} | _] = Rest, End) ->
+    raw(M, F, '_', Rest, End);
 arity(M, F, [{'/', _}, {integer, _, A} | Rest], End) when A >= 0, A =< 255 ->
     raw(M, F, A, Rest, End);
 arity(M, F, [{'/', _}, {var, _, '_'} | Rest], End) ->
@@ -1117,9 +1127,15 @@ arity(M, F, [{'(', _} | _] = Rest, End) ->
 arity(_, _, [T | _], _) ->
     {error, located(loc(T), "expected /arity, (Args) or the end of the pattern")}.
 
-%% mod:fun/arity followed by a match spec written out
+%% mod:fun/arity followed by a match spec written out, or by -> Actions
+%% (every call, with the actions), as the Elixir form has it
 raw(M, F, A, [], _) ->
     {ok, M, F, A, [{'_', [], []}]};
+raw(M, F, A, [{'->', L} | Acts], _) ->
+    case arrow_actions(Acts, L, []) of
+        {ok, Body} -> {ok, M, F, A, [{'_', [], Body}]};
+        {error, _} = E -> E
+    end;
 raw(M, F, A, [T | _] = Tokens, End) ->
     case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
@@ -1137,6 +1153,24 @@ raw(M, F, A, [T | _] = Tokens, End) ->
         {error, {Loc, Mod, Desc}} ->
             parse_error(Loc, Mod, Desc, End)
     end.
+
+%% return -> exception_trace, stack -> message(caller), comma separated;
+%% Where: the location of the token before, for an action missing there
+arrow_actions([{atom, _, Act} | Rest], _, Acc) when Act =:= return; Act =:= stack ->
+    Body = case Act of
+               return -> {exception_trace};
+               stack -> {message, {caller}}
+           end,
+    case Rest of
+        [] -> {ok, lists:reverse([Body | Acc])};
+        [{',', L} | More] -> arrow_actions(More, L, [Body | Acc]);
+        [T | _] -> {error, located(loc(T), "expected , or the end after an action")}
+    end;
+arrow_actions([], Where, _) ->
+    {error, located(loc({x, Where}), "an action (return or stack) must "
+                    "follow")};
+arrow_actions([T | _], _, _) ->
+    {error, located(loc(T), "an action is return or stack")}.
 
 %% an error at a token that was added, not typed: the text ended too soon
 parse_error(End, _, _, End) ->
@@ -2110,7 +2144,7 @@ parse_spec(Spec) ->
             %% procs always: register/unregister keep the C node's names
             %% gen_call records are taken from sends
             Flags = [send || Mask band (1 bor 1024) =/= 0]
-                ++ ['receive' || Mask band 2 =/= 0]
+                ++ ['receive' || Mask band (?K_RECEIVE bor ?K_TIMEOUT) =/= 0]
                 ++ [garbage_collection || Mask band 128 =/= 0]
                 ++ [running || Mask band 256 =/= 0] ++ [procs],
             {ok, Mask bor ?K_REGISTER, Flags, Pids, Payload};
@@ -2280,9 +2314,10 @@ trace_one(P, TFlags) ->
 %% A receive timeout reaches the tracer as a receive of the atom timeout,
 %% from clock_service; a real message comes from a node and a process.
 %% The receive pattern lets through only the timeouts of the processes
-%% whose events are shipped, marked, so that the tracer ships them as
-%% timeouts; every other timeout is never traced, so the count tier counts
-%% messages only.  The send pattern is set only with --match.
+%% whose events are shipped, and only when the timeout kind is asked for,
+%% marked, so that the tracer ships them as timeouts; every other timeout
+%% is never traced, so the count tier counts messages only and a timeout
+%% not asked for is no event.  The send pattern is set only with --match.
 %%
 %% --match: in the event tier, a message the pattern does not match is
 %% rejected before the tracer; in the count tier every message still goes
@@ -2314,15 +2349,21 @@ timeouts_begin(Plan, Flags, St) ->
 timeouts_shipped(_, #st{timeouts = none}) ->
     ok;
 timeouts_shipped(Shipped, St) ->
-    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St#st.match), []),
+    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St), []),
     ok.
 
-receive_ms(Shipped, Match) ->
-    Tail = case Match of
-               none -> [{'_', [], []}];
-               {_, T} -> T
+%% Timeouts not asked for are all rejected, messages not asked for (the
+%% receive flag is set for timeouts alone) too.
+receive_ms(Shipped, #st{match = Match, recv = {Msgs, Tmos}}) ->
+    Tail = case {Msgs, Match} of
+               {false, _} -> [{'_', [], [{message, false}]}];
+               {true, none} -> [{'_', [], []}];
+               {true, {_, T}} -> T
            end,
-    [?OURS | timeout_clauses(Shipped)] ++ Tail.
+    [?OURS | timeout_clauses(case Tmos of
+                                 true -> Shipped;
+                                 false -> []
+                             end)] ++ Tail.
 
 timeout_clauses(Shipped) ->
     Timeout = [clock_service, undefined, timeout],

@@ -42,6 +42,10 @@
 #define RING_CELLS_MAX (1ULL << 20)
 #define MAX_PAYLOAD (64u << 20)
 #define DEPTH_MAX 10
+/* whole bytes of a bitstring that is not whole bytes measured at most
+ * (bits_measure); a longer one is cut there.  64: their text fits the
+ * default payload budget, and measuring costs a few microseconds */
+#define BITS_MEASURE_MAX 64
 /* exit reasons are shown even with payloads off (PROTOCOL.md) */
 #define EXIT_BUDGET_OFF 64
 /* spawn fails with system_limit past this, so no spawn event has more */
@@ -61,8 +65,9 @@ enum {
 	K_CALL = 64,
 	K_GC = 128,
 	K_RUNNING = 256,
+	K_TIMEOUT = 512,       /* receive timeouts (marked by the agent) */
 	K_GENCALL = 1024,      /* gen calls and their replies, as records */
-	K_ALL = 511 | K_GENCALL
+	K_ALL = 1023 | K_GENCALL
 };
 
 /* estimated size, in bytes of rendered text, of terms we do not walk */
@@ -123,7 +128,16 @@ enum {
 	X(gen_reply, "gen_reply") \
 	X(timeout, "timeout") \
 	X(timeout_mark, "$beamscope_timeout") \
-	X(other_mark, "$beamscope_other")
+	X(other_mark, "$beamscope_other") \
+	X(proc_lib, "proc_lib") \
+	X(init_p, "init_p") \
+	X(gen, "gen") \
+	X(init_it, "init_it") \
+	X(init, "init") \
+	X(gen_server, "gen_server") \
+	X(gen_event, "gen_event") \
+	X(supervisor, "supervisor") \
+	X(supervisor_bridge, "supervisor_bridge")
 
 #define X(id, text) static ERL_NIF_TERM am_##id;
 ATOMS(X)
@@ -329,9 +343,55 @@ static size_t scalar_cost(ErlNifEnv *env, ERL_NIF_TERM t, ErlNifTermType type,
 }
 
 /*
+ * A bitstring that is not whole bytes, printed as the Erlang shell prints
+ * it, if its text has at most max bytes: the length of the text, or 0.
+ * *whole gets how many whole bytes it has, or, when the text is longer,
+ * how many it has at least (0 if that is not known).
+ *
+ * The NIF API has no call that tells the size of such a bitstring
+ * (enif_inspect_binary refuses it), but enif_snprintf's %T prints it, as
+ * "<<B1,...,Bn,Last:Bits>>", and its precision stops the printer after
+ * that many bytes: every byte takes two characters at least, so the work
+ * is O(max), and never more than BITS_MEASURE_MAX bytes (a few
+ * microseconds: README, Measurements).
+ */
+static size_t bits_measure(ERL_NIF_TERM t, size_t max, size_t *whole)
+{
+	/* "255," a byte, and "<<", ",255:7>>" or the printer's "... " */
+	char buf[4 * BITS_MEASURE_MAX + 32];
+	size_t bytes = 0, len = 0;
+	size_t most = max / 2 < BITS_MEASURE_MAX ? max / 2 : BITS_MEASURE_MAX;
+	*whole = 0;
+	int n = enif_snprintf(buf, sizeof(buf), "%.*T", (int)most + 1, t);
+	buf[sizeof(buf) - 1] = '\0';
+	if (n > 0 && (size_t)n < sizeof(buf) && !strncmp(buf, "<<", 2)) {
+		const char *p = buf + 2;
+		while (*p >= '0' && *p <= '9') {
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (*p == ',') {
+				bytes++;
+				p++;
+			} else if (*p == ':') {
+				p++;
+				while (*p >= '0' && *p <= '9')
+					p++;
+				if (!strncmp(p, ">>", 2))
+					len = (size_t)(p + 2 - buf);
+				break;
+			} else {   /* the printer stopped after this byte */
+				bytes++;
+				break;
+			}
+		}
+		*whole = bytes;
+	}
+	return len <= max ? len : 0;
+}
+
+/*
  * Does t fit in *left as it is?  Also false for what must be rebuilt
- * whatever its size: funs (their environment can be any size) and
- * bitstrings that are not whole bytes.
+ * whatever its size: funs (their environment can be any size).
  */
 static bool fits(ErlNifEnv *env, ERL_NIF_TERM t, int depth, size_t *left,
 		 bool in_list)
@@ -383,9 +443,12 @@ static bool fits(ErlNifEnv *env, ERL_NIF_TERM t, int depth, size_t *left,
 	}
 	case ERL_NIF_TERM_TYPE_BITSTRING: {
 		ErlNifBinary b;
-		if (!enif_inspect_binary(env, t, &b) || b.size > *left)
-			return false;
-		return spend(left, b.size + COST_BIN_OVERHEAD);
+		size_t whole, len;
+		if (enif_inspect_binary(env, t, &b))
+			return b.size <= *left &&
+				spend(left, b.size + COST_BIN_OVERHEAD);
+		len = bits_measure(t, *left, &whole);
+		return len && spend(left, len);
 	}
 	case ERL_NIF_TERM_TYPE_FUN:
 		return false;
@@ -588,16 +651,24 @@ static ERL_NIF_TERM cut_map(struct cutter *c, ERL_NIF_TERM t, int depth)
 static ERL_NIF_TERM cut_binary(struct cutter *c, ERL_NIF_TERM t)
 {
 	ErlNifBinary b;
-	/* false for a bitstring that is not whole bytes: nothing to show */
-	if (!enif_inspect_binary(c->env, t, &b))
-		return elide(c);
-	if (b.size + COST_BIN_OVERHEAD <= c->left) {
-		c->left -= b.size + COST_BIN_OVERHEAD;
+	size_t size, cost;
+	if (enif_inspect_binary(c->env, t, &b)) {
+		size = b.size;
+		cost = size + COST_BIN_OVERHEAD;
+	} else {   /* not whole bytes: its text, if it fits */
+		cost = bits_measure(t, c->left, &size);
+		if (!cost)
+			cost = SIZE_MAX;
+	}
+	if (cost <= c->left) {
+		c->left -= cost;
 		return t;
 	}
-	if (c->left <= COST_BIN_OVERHEAD)
+	if (c->left <= COST_BIN_OVERHEAD || !size)
 		return elide(c);
 	size_t keep = c->left - COST_BIN_OVERHEAD;
+	if (keep > size)
+		keep = size;
 	c->left = 0;
 	c->cut = true;
 	/* refers to the tracee's bytes: nothing is copied here */
@@ -643,7 +714,11 @@ static ERL_NIF_TERM payload(ErlNifEnv *env, ERL_NIF_TERM t, size_t budget,
 			    bool *cut)
 {
 	size_t left = budget;
-	if (fits(env, t, 0, &left, false))
+	/* a bitstring that is not whole bytes alone: measured once, by the
+	 * cut, which keeps it whole when it fits */
+	bool bits = enif_term_type(env, t) == ERL_NIF_TERM_TYPE_BITSTRING &&
+		!enif_is_binary(env, t);
+	if (!bits && fits(env, t, 0, &left, false))
 		return t;
 	struct cutter c = { env, budget, false };
 	ERL_NIF_TERM r = cut_term(&c, t, 0, false);
@@ -667,6 +742,64 @@ static ERL_NIF_TERM spawn_mfa(ErlNifEnv *env, ERL_NIF_TERM mfa, size_t budget,
 		arity++;
 	return enif_make_tuple4(env, e[0], e[1], enif_make_uint(env, arity),
 				budget ? payload(env, e[2], budget, cut) : nil);
+}
+
+/*
+ * The function a process started by proc_lib really runs, as proc_lib
+ * keeps it in '$initial_call': a spawn of proc_lib:init_p(Parent,
+ * Ancestors, M, F, A) runs M:F/length(A), and gen:init_it (gen_server,
+ * gen_statem, supervisor, ...) the callback module's init/1, translated
+ * as proc_lib:trans_init does.  {M, F, Arity}, or 0 when mfa is no such
+ * spawn (a fun given to proc_lib names no function the NIF can read).
+ * A process that exits before anyone asks keeps its name this way.  A
+ * few compares, on a spawn only; the lists walked are bounded.
+ */
+#define GEN_ARGS_MAX 7
+
+static ERL_NIF_TERM initial_call(ErlNifEnv *env, ERL_NIF_TERM mfa)
+{
+	const ERL_NIF_TERM *e, *t;
+	ERL_NIF_TERM p[5], g[GEN_ARGS_MAX], l, h;
+	int n, k, arity;
+
+	if (!enif_get_tuple(env, mfa, &n, &e) || n != 3 ||
+	    e[0] != am_proc_lib || e[1] != am_init_p)
+		return 0;
+	/* [Parent, Ancestors, M, F, A] */
+	for (l = e[2], n = 0; n < 5 && enif_get_list_cell(env, l, &p[n], &l); n++)
+		;
+	if (n != 5 || !enif_is_empty_list(env, l) || !enif_is_atom(env, p[2]) ||
+	    !enif_is_atom(env, p[3]))
+		return 0;
+	for (l = p[4], n = 0; n <= MAX_ARITY && enif_get_list_cell(env, l, &h, &l);
+	     n++)
+		if (n < GEN_ARGS_MAX)
+			g[n] = h;
+	if (n > MAX_ARITY || !enif_is_empty_list(env, l))
+		return 0;
+	if (p[2] != am_gen || p[3] != am_init_it)
+		return enif_make_tuple3(env, p[2], p[3], enif_make_int(env, n));
+	/* gen:init_it(GenMod, Starter, Parent, [Name,] Mod, Args, Opts): k is
+	 * where Mod is */
+	k = n == 6 ? 3 : 4;
+	if ((n == 6 || n == 7) && g[0] == am_gen_server) {
+		if (g[k] == am_supervisor && enif_get_tuple(env, g[k + 1], &arity,
+							    &t) && arity == 3)
+			return enif_make_tuple3(env, am_supervisor, t[1],
+						enif_make_int(env, 1));
+		if (g[k] == am_supervisor_bridge &&
+		    enif_get_list_cell(env, g[k + 1], &h, &l))
+			return enif_make_tuple3(env, am_supervisor_bridge, h,
+						enif_make_int(env, 1));
+	}
+	if (n >= 1 && g[0] == am_gen_event)
+		return enif_make_tuple3(env, am_gen_event, am_init_it,
+					enif_make_int(env, 6));
+	if (n == 6 && enif_is_atom(env, g[3]))
+		return enif_make_tuple3(env, g[3], am_init, enif_make_int(env, 1));
+	if (n >= 5 && enif_is_atom(env, g[4]))
+		return enif_make_tuple3(env, g[4], am_init, enif_make_int(env, 1));
+	return enif_make_tuple3(env, p[2], p[3], enif_make_int(env, n));
 }
 
 /* ---------------------------------------------------------------------------
@@ -1352,15 +1485,22 @@ static void do_receive(ErlNifEnv *env, struct session *s,
 	unsigned w;
 	bool cut = false;
 
-	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE) ||
+	if (argv[0] != am_receive)
+		return;
+	/* a timeout of its own kind: never counted as a message, an event
+	 * (for the limits) only when asked for */
+	if (is_timeout(env, argv)) {
+		if ((s->kinds & K_TIMEOUT) &&
+		    (!s->count_tier || in_focus(s, argv[2])) &&
+		    admit(s, K_TIMEOUT) && reserve(s, argv[2], &w))
+			ship(env, s, w, am_timeout, argv[2], nil, nil, false);
+		return;
+	}
+	if (!(s->kinds & K_RECEIVE) ||
 	    counted(env, s, argv[2], false) || unmatched(env, s, argv, false) ||
 	    !admit(s, K_RECEIVE) ||
 	    !reserve(s, argv[2], &w))
 		return;
-	if (is_timeout(env, argv)) {
-		ship(env, s, w, am_timeout, argv[2], nil, nil, false);
-		return;
-	}
 	if (s->payload)
 		b = payload(env, argv[3], s->payload, &cut);
 	ship(env, s, w, argv[0], argv[2], nil, b, cut);
@@ -1378,8 +1518,15 @@ static void do_procs(ErlNifEnv *env, struct session *s, const ERL_NIF_TERM argv[
 	case K_SPAWN:
 		/* spawn: TraceTerm is the child; spawned: the parent */
 		a = argv[3];
-		if (enif_get_map_value(env, argv[4], am_extra, &mfa))
+		if (enif_get_map_value(env, argv[4], am_extra, &mfa)) {
 			b = spawn_mfa(env, mfa, s->payload, &cut);
+			/* {M, F, Arity, Args, Initial} for a proc_lib spawn */
+			ERL_NIF_TERM init = initial_call(env, mfa);
+			const ERL_NIF_TERM *f;
+			int nf;
+			if (init && enif_get_tuple(env, b, &nf, &f) && nf == 4)
+				b = enif_make_tuple5(env, f[0], f[1], f[2], f[3], init);
+		}
 		break;
 	case K_EXIT:
 		b = payload(env, argv[3], s->payload ? s->payload : EXIT_BUDGET_OFF,
@@ -1556,8 +1703,13 @@ static ERL_NIF_TERM nif_enabled_receive(ErlNifEnv *env, int argc,
 	struct session *s = live_session(env, argv[1]);
 	if (!s)
 		return am_remove;
-	if (argv[0] != am_receive || !(s->kinds & K_RECEIVE))
+	if (argv[0] != am_receive || !(s->kinds & (K_RECEIVE | K_TIMEOUT)))
 		return am_discard;
+	/* timeouts alone (the pattern rejects the messages): those of the
+	 * processes whose events are shipped */
+	if (!(s->kinds & K_RECEIVE))
+		return s->count_tier && !in_focus(s, argv[2]) ? am_discard :
+			am_trace;
 	return counted(env, s, argv[2], false) ? am_discard : am_trace;
 }
 

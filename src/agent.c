@@ -268,7 +268,10 @@ enum pump_result agent_pump(struct agent *a, int ms)
 enum pump_result agent_read(struct agent *a, int budget)
 {
 	enum pump_result r = PUMP_OK;
+	long long until = clock_mono_ms() + AGENT_READ_SLICE_MS;
 	for (int n = 0; n < budget; n++) {
+		if (n && clock_mono_ms() >= until)
+			break;
 		int got = conn_read(a->conn, MSG_TMO_MS);
 		if (got < 0) {
 			r = PUMP_LOST;

@@ -115,7 +115,11 @@ void agent_release(struct agent *a);
 
 /* Wait up to ms for input; read and dispatch a bounded number of messages. */
 enum pump_result agent_pump(struct agent *a, int ms);
-/* The socket is readable: read and dispatch at most budget messages. */
+/* The socket is readable: read and dispatch at most budget messages, and
+ * for no longer than AGENT_READ_SLICE_MS (what they cost to take in
+ * depends on what they hold: the loop looks at signals and deadlines
+ * between two slices). */
+#define AGENT_READ_SLICE_MS 50
 enum pump_result agent_read(struct agent *a, int budget);
 
 /*

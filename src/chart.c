@@ -110,6 +110,14 @@ static struct chart_row *row_add(struct chart *c, enum chart_kind kind,
 
 /* how far a receive looks among the sends waiting for it */
 #define PAIR_WINDOW 512
+/* the focus a lifeline was charted with takes effect on its node within
+ * this time: until its first message shows it has, a send to it cannot
+ * be judged (its receive may have gone unshipped) */
+#define SHIP_GRACE_US 1000000
+/* the workers of one node may ship out of order by this much: a send this
+ * much younger than a receive ends the look for the receive's send */
+#define REORDER_US 1000000
+#define NONE ((size_t)-1)
 
 static int cmp_rows(const void *pa, const void *pb)
 {
@@ -119,46 +127,152 @@ static int cmp_rows(const void *pa, const void *pb)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * What pairing keeps while the rows are built: per lifeline, when its
+ * receives are known to be shipped, and the sends to it that wait for a
+ * receive, in two lists in row order: the judged ones (sent while its
+ * receives were shipped) and the others, which a receive takes only when
+ * no judged send fits it.
+ */
+struct pairing {
+	int64_t judged_from[CHART_LINES];   /* sends from then on are judged */
+	bool known[CHART_LINES];            /* judged_from is set */
+	int64_t evidence[CHART_LINES];      /* its first message since its
+					     * since, by time; INT64_MAX */
+	size_t judged[CHART_LINES], unjudged[CHART_LINES];   /* list heads */
+	size_t *next;                       /* per row: the next in its list */
+};
+
+/* A message event of the lifeline: its receives are being shipped. */
+static bool is_evidence(enum event_type t)
+{
+	return t == EV_SEND || t == EV_SEND_DEAD || t == EV_RECEIVE ||
+		t == EV_TIMEOUT;
+}
+
+/* When lifeline i's receives are known to be shipped: from its first
+ * message since it was charted, or, for one quiet so long, SHIP_GRACE_US
+ * after it was charted (the first event of the store since then); with
+ * no message of its own yet, from when it was charted. */
+static void shipped_from(const struct chart *c, const struct store *st,
+			 uint64_t end, struct pairing *p, int i)
+{
+	uint64_t s = c->lines[i].since;
+	if (s < store_oldest_seq(st))
+		s = store_oldest_seq(st);
+	const struct sevent *e = s < end ? store_event(st, s) : NULL;
+	p->known[i] = e != NULL;
+	if (!e)
+		return;
+	p->judged_from[i] = e->ts;
+	if (p->evidence[i] != INT64_MAX)
+		p->judged_from[i] = p->evidence[i] < e->ts + SHIP_GRACE_US ?
+			p->evidence[i] : e->ts + SHIP_GRACE_US;
+}
+
+/* The sends to lifelines in their lists, judged or not; a judged one
+ * waits for its receive.  A send to a lifeline before it was charted is
+ * in neither: both ends must have been shipped for a pair. */
+static void pairing_lists(struct chart *c, struct pairing *p)
+{
+	p->next = xmalloc((c->nrows ? c->nrows : 1) * sizeof(*p->next));
+	for (int i = 0; i < CHART_LINES; i++)
+		p->judged[i] = p->unjudged[i] = NONE;
+	for (size_t i = c->nrows; i-- > 0;) {
+		struct chart_row *r = &c->rows[i];
+		p->next[i] = NONE;
+		if (r->kind != CHART_MSG || r->to >= c->nlines ||
+		    r->state == CHART_DEAD)
+			continue;
+		int to = r->to;
+		/* sent before its receiver was charted: its receive was not
+		 * shipped, or is not this send's to claim */
+		if (r->seq < c->lines[to].since)
+			continue;
+		bool judged = p->known[to] && r->ts >= p->judged_from[to];
+		r->state = judged ? CHART_WAITING : CHART_PLAIN;
+		size_t *head = judged ? &p->judged[to] : &p->unjudged[to];
+		p->next[i] = *head;   /* built from the last row: in row order */
+		*head = i;
+	}
+}
+
+/* Does row r (a send) fit receive e: the same message, or, when the
+ * receive names its sender (several nodes), a send of that sender's
+ * whatever the text (a pid in it prints differently on each node)?  A
+ * send made after the receive never does, on one node; across nodes the
+ * clocks may differ. */
+static bool fits(const struct chart *c, const struct chart_row *r,
+		 const struct sevent *e, int sender, bool *later)
+{
+	bool same_node = c->lines[r->from].pid.node == e->pid.node;
+	*later = same_node && r->ts > e->ts + REORDER_US;
+	if (same_node && r->ts > e->ts)
+		return false;
+	if (sender >= 0)
+		return r->from == sender;
+	return !strcmp(r->text, e->payload ? e->payload : "");
+}
+
+/* The first send of the list at head that fits e, taken out of it; NONE
+ * when none does among the first PAIR_WINDOW. */
+static size_t take(struct chart *c, struct pairing *p, size_t *head,
+		   const struct sevent *e, int sender)
+{
+	size_t *link = head;
+	for (int looked = 0; *link != NONE && looked < PAIR_WINDOW; looked++) {
+		size_t i = *link;
+		bool later;
+		if (fits(c, &c->rows[i], e, sender, &later)) {
+			*link = p->next[i];
+			return i;
+		}
+		if (later)
+			break;
+		link = &p->next[i];
+	}
+	return NONE;
+}
+
 /* A receive by lifeline to: the send it pairs with, made delivered; false
- * when none waits.  With from (several nodes) the sender is known and the
- * first send of its lifeline to this one pairs; else the first send to
- * this one of the same message text. */
-static bool pair(struct chart *c, size_t *first, const struct sevent *e,
+ * when none fits.  A judged send first, in the order they were sent (a
+ * mailbox is first in, first out), then one sent after to was charted
+ * but before its receives were known to be shipped (it may have been
+ * received unseen).  With
+ * several nodes the receive may know its sender: a send of that lifeline
+ * only. */
+static bool pair(struct chart *c, struct pairing *p, const struct sevent *e,
 		 int to)
 {
-	int sender = e->from ? line_named(c, e->from, NULL, e->pid.node) : -1;
-	size_t looked = 0;
-	bool skipping = true;
-	for (size_t i = first[to]; i < c->nrows && looked < PAIR_WINDOW; i++) {
-		struct chart_row *r = &c->rows[i];
-		if (r->kind != CHART_MSG || r->to != to || r->from == c->nlines)
-			continue;
-		if (r->paired || r->state == CHART_DEAD) {
-			if (skipping)
-				first[to] = i + 1;
-			continue;
-		}
-		skipping = false;
-		looked++;
-		if (sender >= 0 && sender < c->nlines ? r->from != sender :
-		    strcmp(r->text, e->payload ? e->payload : ""))
-			continue;
-		r->state = CHART_PLAIN;
-		r->paired = true;
-		if (e->from)
-			r->latency_us = e->latency_us;
-		return true;
+	int sender = -1;
+	if (e->from) {
+		sender = line_named(c, e->from, NULL, e->pid.node);
+		if (sender == c->nlines)
+			return false;   /* from a process not charted */
 	}
-	return false;
+	size_t i = take(c, p, &p->judged[to], e, sender);
+	if (i == NONE)
+		i = take(c, p, &p->unjudged[to], e, sender);
+	if (i == NONE)
+		return false;
+	struct chart_row *r = &c->rows[i];
+	r->state = CHART_PLAIN;
+	r->paired = true;
+	if (e->from)
+		r->latency_us = e->latency_us;
+	return true;
 }
 
 void chart_build(struct chart *c, const struct store *st, uint64_t end)
 {
+	struct pairing p;
 	c->nrows = 0;
 	c->nmsgs = 0;
 	uint64_t oldest = store_oldest_seq(st);
 	if (end > st->next_seq)
 		end = st->next_seq;
+	for (int i = 0; i < CHART_LINES; i++)
+		p.evidence[i] = INT64_MAX;
 	/* first the sends and everything else, then the receives pair with
 	 * them: the workers that ship a send and its receive may not keep
 	 * their order, and a receive never comes before its send */
@@ -167,15 +281,17 @@ void chart_build(struct chart *c, const struct store *st, uint64_t end)
 		int at = e ? chart_line_of(c, e->pid) : -1;
 		if (at < 0)
 			continue;
+		if (is_evidence(e->type) && s >= c->lines[at].since &&
+		    e->ts < p.evidence[at])
+			p.evidence[at] = e->ts;
 		int peer = line_named(c, e->peer, e->peer_name, e->pid.node);
 		struct chart_row *r;
 		switch (e->type) {
 		case EV_SEND:
 		case EV_SEND_DEAD:
 			r = row_add(c, CHART_MSG, e, at, peer);
-			r->state = e->type == EV_SEND_DEAD ? CHART_DEAD :
-				peer < c->nlines && s >= c->lines[peer].since ?
-				CHART_WAITING : CHART_PLAIN;
+			/* judged once every lifeline's shipping is known */
+			r->state = e->type == EV_SEND_DEAD ? CHART_DEAD : CHART_PLAIN;
 			break;
 		case EV_SPAWN:
 			r = row_add(c, CHART_SPAWN, e, at,
@@ -213,14 +329,16 @@ void chart_build(struct chart *c, const struct store *st, uint64_t end)
 			break;
 		}
 	}
-	size_t *first = xcalloc((size_t)c->nlines + 1, sizeof(*first));
+	for (int i = 0; i < c->nlines; i++)
+		shipped_from(c, st, end, &p, i);
+	pairing_lists(c, &p);
 	size_t sent_rows = c->nrows;
 	for (uint64_t s = oldest; s < end; s++) {
 		const struct sevent *e = store_event(st, s);
 		int at = e && e->type == EV_RECEIVE ? chart_line_of(c, e->pid) : -1;
 		if (at < 0)
 			continue;
-		if (sent_rows && pair(c, first, e, at))
+		if (sent_rows && pair(c, &p, e, at))
 			continue;
 		int from = e->from ? line_named(c, e->from, NULL, e->pid.node) :
 			c->nlines;
@@ -228,7 +346,7 @@ void chart_build(struct chart *c, const struct store *st, uint64_t end)
 		if (e->from)
 			r->latency_us = e->latency_us;
 	}
-	free(first);
+	free(p.next);
 	if (c->nrows > 1)
 		qsort(c->rows, c->nrows, sizeof(*c->rows), cmp_rows);
 }

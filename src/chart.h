@@ -11,14 +11,23 @@
  * Pairing on one node: the tracer reports a send (sender, recipient,
  * message) and, separately, a receive (receiver, message) that does not
  * name its sender.  A message is drawn once, at its send; when its
- * recipient is a lifeline, the send waits for the first receive by that
- * recipient of the same message text, in order, and is then delivered.
- * A send that is still waiting is "not received" (it may yet be); a send
- * to a dead process is "dead".  A receive that pairs with no send (its
- * sender is not charted) is drawn at the receive, from "others" or, with
- * several nodes, from the sender's lifeline when its pid is charted.  A
- * send to "others", or to a lifeline before it was charted (its since),
- * cannot be judged and is drawn plain.
+ * recipient is a lifeline, the send waits for a receive by that recipient
+ * of the same message text, and is then delivered.  Both ends must have
+ * been shipped for a pair: a receive pairs only with a send made before
+ * it (never a later one), to a lifeline charted by then (its since).
+ * A lifeline's receives are known to be shipped from its first message
+ * since it was charted (the focus takes a moment to reach its node), or
+ * at the latest a second after; a send made from then on is judged, and
+ * receives take judged sends first, oldest first (a mailbox is first in,
+ * first out), so that a receive lost while the focus took effect shifts
+ * no pair.  A judged send still waiting is "not received" (it may yet
+ * be); a send to a dead process is "dead".  A receive that pairs with no
+ * send (its sender is not charted, or was not shipped then) is drawn at
+ * the receive, from "others" or, with several nodes, from the sender's
+ * lifeline when its pid is charted.  A send to "others", or one not
+ * judged, is drawn plain.  The rules are the same for every front end,
+ * so the view, :chart-export and batch --chart draw the same events the
+ * same way.
  *
  * Rows point into the store's events: they are valid until the store
  * changes (the next store_add_event or store_clear).
@@ -43,7 +52,7 @@ struct chart_line {
 	char label[64];         /* registered name, label or initial call
 				 * (store_proc_title); "" */
 	uint64_t since;         /* the store's next seq when it was charted:
-				 * its receives are shipped from then on */
+				 * its receives may be shipped from then on */
 };
 
 enum chart_kind {

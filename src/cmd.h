@@ -15,7 +15,7 @@
 
 /*  id          name        arguments               help, handler */
 #define COMMANDS(X) \
-	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,spawn,exit,link,register,gc,running", c_events) \
+	X(EVENTS,   "events",   "LIST",                 "trace these kinds: send,receive,timeout,spawn,exit,link,register,gc,running", c_events) \
 	X(PIDS,     "pids",     "WHO",                  "trace these processes: all, new, existing, or PID|NAME[,...]", c_pids) \
 	X(FOLLOW,   "follow",   "PID|NAME",             "trace a process and everything it spawns from now on", c_follow) \
 	X(UNFOLLOW, "unfollow", "",                     "stop following: each follower drops its flags at its next event", c_unfollow) \

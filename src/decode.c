@@ -408,10 +408,13 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 			return -1;
 		}
 	} else if (ev->type == EV_SPAWN || ev->type == EV_SPAWNED || ev->type == EV_CALL) {
-		/* {M, F, Arity, Args}: Args may be cut, Arity is exact */
+		/* {M, F, Arity, Args}: Args may be cut, Arity is exact; a
+		 * spawn by proc_lib has a fifth, {M, F, Arity}: what the
+		 * process really runs (its initial call, in extra) */
 		char mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
 		long nargs;
-		if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4 ||
+		if (ei_decode_tuple_header(buf, idx, &arity) < 0 ||
+		    (arity != 4 && (arity != 5 || ev->type == EV_CALL)) ||
 		    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
 		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
 		    ei_decode_long(buf, idx, &nargs) < 0)
@@ -428,6 +431,8 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
 		}
+		if (arity == 5 && (o_extra = put_mfa(d, buf, idx)) < 0)
+			return -1;
 	} else if (d->payload_max && (ev->type == EV_SEND ||
 				      ev->type == EV_SEND_DEAD ||
 				      ev->type == EV_RECEIVE ||

@@ -63,7 +63,7 @@ void esc_add(struct sbuf *out, const char *str, size_t n)
 		sbuf_addf(out, "\\x{%X}", (unsigned)c);
 		i = plain + (size_t)len;
 	}
-	if (!out->buf)
+	if (!out->buf)   /* nothing to add: still a string, "" */
 		sbuf_grow(out, 0);
 }
 

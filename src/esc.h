@@ -5,11 +5,13 @@
  * Whatever passes through here reaches a terminal with nothing that could
  * steer it or hide what it says: C0 controls and DEL, the C1 controls
  * (U+0080 to U+009F), the line and paragraph separators (U+2028, U+2029),
- * the bidirectional marks, embeddings, overrides and isolates (U+061C,
- * U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), and bytes that are
- * not UTF-8 are written as \x{HH} (a byte, for a byte that is not UTF-8)
- * or \x{HHHH} (a character).  Everything else is copied as it is, so
- * escaping twice changes nothing.
+ * every character a terminal shows as nothing (the format characters, as
+ * the bidirectional marks, embeddings, overrides and isolates, the
+ * zero-width space U+200B, the byte order mark U+FEFF, the soft hyphen
+ * U+00AD, and the other default-ignorable ones: utf8_hidden), and bytes
+ * that are not UTF-8 are written as \x{HH} (a byte, for a byte that is
+ * not UTF-8) or \x{HHHH} (a character).  Everything else is copied as it
+ * is, so escaping twice changes nothing.
  *
  * Every message for people is one line and goes through esc_print(), or
  * through session_notice(), which escapes the same way.

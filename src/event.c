@@ -24,6 +24,18 @@ const char *event_kind_name(int bit)
 	return NULL;
 }
 
+const char *event_kinds_list(void)
+{
+	static char list[160];
+	if (!list[0])
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			size_t n = strlen(list);
+			snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+				 kinds[i].name);
+		}
+	return list;
+}
+
 int event_kinds_parse(const char *list, char *bad, unsigned badsz)
 {
 	int mask = 0;

@@ -31,6 +31,7 @@
  */
 #include "gencall.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,11 @@ void gc_hist_add(struct gc_hist *h, int64_t us)
 {
 	if (us < 0)
 		us = 0;
-	h->n[bucket_of(us)]++;
+	int i = bucket_of(us);
+	uint32_t **o = &h->oct[i / GC_SUB];
+	if (!*o)
+		*o = xcalloc(GC_SUB, sizeof(**o));
+	(*o)[i % GC_SUB]++;
 	h->count++;
 	h->sum += us;
 	if (us > h->max)
@@ -79,18 +84,71 @@ int64_t gc_hist_quantile(const struct gc_hist *h, double q)
 	uint64_t rank = (uint64_t)(q * (double)h->count + 0.999999), seen = 0;
 	if (rank < 1)
 		rank = 1;
-	for (int i = 0; i < GC_BUCKETS; i++) {
-		seen += h->n[i];
-		if (seen >= rank) {
-			int64_t v = bucket_mid(i);
-			return v > h->max ? h->max : v;
+	for (int o = 0; o < GC_OCTAVES; o++) {
+		if (!h->oct[o])
+			continue;
+		for (int k = 0; k < GC_SUB; k++) {
+			seen += h->oct[o][k];
+			if (seen >= rank) {
+				int64_t v = bucket_mid(o * GC_SUB + k);
+				return v > h->max ? h->max : v;
+			}
 		}
 	}
 	return h->max;
 }
 
+void gc_hist_release(struct gc_hist *h)
+{
+	for (int o = 0; o < GC_OCTAVES; o++)
+		free(h->oct[o]);
+	memset(h, 0, sizeof(*h));
+}
+
 /* ---------------------------------------------------------------------------
- * Rows, by (server, kind).
+ * Lists of calls: a call is in several at once, each through its own
+ * gc_link, named by its offset in the call.
+ */
+
+#define L_ALL offsetof(struct gc_call, all)
+#define L_ROW offsetof(struct gc_call, in_row)
+#define L_CALLER offsetof(struct gc_call, by_caller)
+#define L_SERVER offsetof(struct gc_call, by_server)
+#define L_GONE offsetof(struct gc_call, gone)
+
+static struct gc_link *link_of(struct gc_call *c, size_t off)
+{
+	return (struct gc_link *)(void *)((char *)c + off);
+}
+
+static void list_push(struct gc_list *l, struct gc_call *c, size_t off)
+{
+	struct gc_link *k = link_of(c, off);
+	k->prev = l->last;
+	k->next = NULL;
+	if (l->last)
+		link_of(l->last, off)->next = c;
+	else
+		l->first = c;
+	l->last = c;
+}
+
+static void list_cut(struct gc_list *l, struct gc_call *c, size_t off)
+{
+	struct gc_link *k = link_of(c, off);
+	if (k->prev)
+		link_of(k->prev, off)->next = k->next;
+	else
+		l->first = k->next;
+	if (k->next)
+		link_of(k->next, off)->prev = k->prev;
+	else
+		l->last = k->prev;
+	k->prev = k->next = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Rows, by (server, kind), and the first row of each server by server.
  */
 
 static uint64_t str_hash(uint64_t h, const char *s)
@@ -107,46 +165,117 @@ static size_t row_slot(const struct gencalls *g, const char *server,
 	return (size_t)(h & (g->row_hash_n - 1));
 }
 
-static void row_hash_grow(struct gencalls *g)
+static size_t srv_slot(const struct gencalls *g, const char *server)
 {
-	size_t n = g->row_hash_n ? g->row_hash_n * 2 : 64;
-	free(g->row_hash);
-	g->row_hash = xcalloc(n, sizeof(*g->row_hash));
-	g->row_hash_n = n;
-	for (size_t i = 0; i < g->nrows; i++) {
-		struct gc_row *r = g->rows[i];
-		size_t k = row_slot(g, r->server, r->kind);
-		r->next_hash = g->row_hash[k];
-		g->row_hash[k] = r;
+	return (size_t)(str_hash(0xcbf29ce484222325ULL, server) &
+			(g->row_hash_n - 1));
+}
+
+static void row_hash_put(struct gencalls *g, struct gc_row *r)
+{
+	/* the folds are reached through their server, or through g */
+	if (r->other)
+		return;
+	size_t k = row_slot(g, r->server, r->kind);
+	r->next_hash = g->row_hash[k];
+	g->row_hash[k] = r;
+	if (r->head) {
+		k = srv_slot(g, r->server);
+		r->next_srv = g->srv_hash[k];
+		g->srv_hash[k] = r;
 	}
 }
 
-static struct gc_row *row_get(struct gencalls *g, int node, const char *server,
-			      const char *kind)
+static void row_hash_build(struct gencalls *g, size_t n)
 {
-	if (g->row_hash_n) {
-		for (struct gc_row *r = g->row_hash[row_slot(g, server, kind)]; r;
-		     r = r->next_hash)
-			if (!strcmp(r->server, server) && !strcmp(r->kind, kind))
-				return r;
-	}
+	free(g->row_hash);
+	free(g->srv_hash);
+	g->row_hash = xcalloc(n, sizeof(*g->row_hash));
+	g->srv_hash = xcalloc(n, sizeof(*g->srv_hash));
+	g->row_hash_n = n;
+	for (size_t i = 0; i < g->nrows; i++)
+		row_hash_put(g, g->rows[i]);
+}
+
+static struct gc_row *row_new(struct gencalls *g, int node, const char *server,
+			      const char *kind, enum gc_other other)
+{
 	struct gc_row *r = xcalloc(1, sizeof(*r));
 	r->server = xstrdup(server);
 	r->kind = xstrdup(kind);
 	r->node = node;
+	r->other = other;
+	r->idx = g->nrows;
 	if (g->nrows == g->rows_cap) {
 		g->rows_cap = g->rows_cap ? g->rows_cap * 2 : 32;
 		g->rows = xrealloc(g->rows, g->rows_cap * sizeof(*g->rows));
 	}
 	g->rows[g->nrows++] = r;
-	if (g->nrows * 2 > g->row_hash_n) {
-		row_hash_grow(g);
-	} else {
-		size_t k = row_slot(g, server, kind);
-		r->next_hash = g->row_hash[k];
-		g->row_hash[k] = r;
-	}
 	return r;
+}
+
+/* The row of (server, kind): made if new, or the fold that takes it. */
+static struct gc_row *row_get(struct gencalls *g, int node, const char *server,
+			      const char *kind)
+{
+	struct gc_row *r, *h = NULL;
+	if (g->row_hash_n) {
+		for (r = g->row_hash[row_slot(g, server, kind)]; r; r = r->next_hash)
+			if (!strcmp(r->server, server) && !strcmp(r->kind, kind))
+				return r;
+		for (h = g->srv_hash[srv_slot(g, server)]; h; h = h->next_srv)
+			if (!strcmp(h->server, server))
+				break;
+	}
+	if (g->nrows >= GC_ROWS_MAX) {
+		if (!g->other_servers)
+			g->other_servers = row_new(g, node, GC_OTHER, GC_OTHER,
+						   GC_OTHER_SERVERS);
+		return g->other_servers;
+	}
+	if (h && h->nkinds >= GC_KINDS_MAX) {
+		if (!h->other_row) {
+			h->other_row = row_new(g, node, server, GC_OTHER,
+					       GC_OTHER_KINDS);
+			g->nfolded++;
+		}
+		return h->other_row;
+	}
+	r = row_new(g, node, server, kind, GC_OTHER_NONE);
+	if (!h) {
+		r->head = true;
+		h = r;
+	}
+	h->nkinds++;
+	if (g->nrows * 2 > g->row_hash_n)
+		row_hash_build(g, g->row_hash_n ? g->row_hash_n * 2 : 64);
+	else
+		row_hash_put(g, r);
+	return r;
+}
+
+static void row_changed(struct gencalls *g, struct gc_row *r)
+{
+	g->generation++;
+	if (r->changed)
+		return;
+	r->changed = true;
+	if (g->nchanged == g->changed_cap) {
+		g->changed_cap = g->changed_cap ? g->changed_cap * 2 : 64;
+		g->changed = xrealloc(g->changed,
+				      g->changed_cap * sizeof(*g->changed));
+	}
+	g->changed[g->nchanged++] = r;
+}
+
+void gencall_changed(struct gencalls *g,
+		     void (*fn)(void *arg, struct gc_row *r), void *arg)
+{
+	for (size_t i = 0; i < g->nchanged; i++) {
+		g->changed[i]->changed = false;
+		fn(arg, g->changed[i]);
+	}
+	g->nchanged = 0;
 }
 
 static void call_free(struct gc_call *c)
@@ -165,11 +294,23 @@ static void row_free(struct gc_row *r)
 {
 	for (int i = 0; i < r->nslow; i++)
 		call_free(r->slow[i]);
+	gc_hist_release(&r->hist);
 	free(r->server);
 	free(r->server_name);
 	free(r->kind);
 	free(r->server_raw);
 	free(r);
+}
+
+const int64_t *gc_row_quantiles(struct gc_row *r)
+{
+	if (r->q_count != r->hist.count) {
+		r->q[0] = gc_hist_quantile(&r->hist, 0.5);
+		r->q[1] = gc_hist_quantile(&r->hist, 0.9);
+		r->q[2] = gc_hist_quantile(&r->hist, 0.99);
+		r->q_count = r->hist.count;
+	}
+	return r->q;
 }
 
 double gc_row_rate(const struct gc_row *r, int64_t now)
@@ -217,40 +358,73 @@ static void slow_add(struct gc_row *r, const struct gc_call *c)
 		r->slow[i] = r->slow[i - 1];
 		i--;
 	}
-	struct gc_call *k = xmalloc(sizeof(*k));
-	*k = *c;
+	struct gc_call *k = xcalloc(1, sizeof(*k));
+	k->tag = c->tag;
+	k->ts = c->ts;
+	k->end_ts = c->end_ts;
+	k->node = c->node;
+	k->caller = c->caller;
 	k->caller_text = xstrdup(c->caller_text);
 	k->request = c->request ? xstrdup(c->request) : NULL;
 	k->reply = c->reply ? xstrdup(c->reply) : NULL;
 	k->request_raw = raw_dup(c->request_raw, c->request_raw_len);
 	k->reply_raw = raw_dup(c->reply_raw, c->reply_raw_len);
+	k->request_raw_len = c->request_raw_len;
+	k->reply_raw_len = c->reply_raw_len;
 	k->request_raw_part = c->request_raw_part;
 	k->reply_raw_part = c->reply_raw_part;
-	k->next_tag = k->prev = k->next = NULL;
+	k->reply_node = c->reply_node;
+	k->outcome = c->outcome;
+	k->row = c->row;
 	r->slow[i] = k;
 	r->nslow++;
 }
 
 /* ---------------------------------------------------------------------------
- * Calls in flight: by tag (chained), and oldest first.
+ * Calls in flight: by tag (chained), by caller and by server (hashed
+ * processes), in the order they came, and per row.
  */
+
+static size_t mix_slot(uint64_t v, size_t n)
+{
+	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1);
+}
 
 static size_t tag_slot(const struct gencalls *g, uint64_t tag)
 {
-	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> 20) & (g->ntags - 1);
+	return mix_slot(tag, g->ntags);
+}
+
+/* A process of node, by its pid text: never 0. */
+static uint64_t proc_key(int node, const char *pid_text)
+{
+	uint64_t h = str_hash(1469598103934665603ULL ^ (uint64_t)node, pid_text);
+	return h ? h : 1;
+}
+
+static void index_call(struct gencalls *g, struct gc_call *c)
+{
+	size_t k = tag_slot(g, c->tag);
+	c->next_tag = g->tags[k];
+	g->tags[k] = c;
+	list_push(&g->by_caller[mix_slot(c->caller_key, g->ntags)], c, L_CALLER);
+	if (c->server_key)
+		list_push(&g->by_server[mix_slot(c->server_key, g->ntags)], c,
+			  L_SERVER);
 }
 
 static void tags_grow(struct gencalls *g)
 {
 	size_t n = g->ntags ? g->ntags * 2 : 1024;
 	free(g->tags);
+	free(g->by_caller);
+	free(g->by_server);
 	g->tags = xcalloc(n, sizeof(*g->tags));
+	g->by_caller = xcalloc(n, sizeof(*g->by_caller));
+	g->by_server = xcalloc(n, sizeof(*g->by_server));
 	g->ntags = n;
-	for (struct gc_call *c = g->oldest; c; c = c->next) {
-		size_t k = tag_slot(g, c->tag);
-		c->next_tag = g->tags[k];
-		g->tags[k] = c;
-	}
+	for (struct gc_call *c = g->all.first; c; c = c->all.next)
+		index_call(g, c);
 }
 
 static void unlink_call(struct gencalls *g, struct gc_call *c)
@@ -260,20 +434,23 @@ static void unlink_call(struct gencalls *g, struct gc_call *c)
 		pp = &(*pp)->next_tag;
 	if (*pp)
 		*pp = c->next_tag;
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		g->oldest = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	else
-		g->newest = c->prev;
+	if (g->unstuck == c)
+		g->unstuck = c->all.next;
+	list_cut(&g->all, c, L_ALL);
+	list_cut(&c->row->inflight, c, L_ROW);
+	list_cut(&g->by_caller[mix_slot(c->caller_key, g->ntags)], c, L_CALLER);
+	if (c->server_key)
+		list_cut(&g->by_server[mix_slot(c->server_key, g->ntags)], c,
+			 L_SERVER);
 	g->inflight--;
 	c->row->in_flight--;
 	if (c->stuck)
 		c->row->stuck--;
-	if (c->gone_ts)
-		g->gone--;
+	if (c->gone_ts) {
+		list_cut(&g->gone, c, L_GONE);
+		g->gone_n--;
+	}
+	row_changed(g, c->row);
 }
 
 /* Close c (taken out already) with its outcome at ts, tell, free. */
@@ -281,6 +458,8 @@ static void close_call(struct gencalls *g, struct gc_call *c,
 		       enum gc_outcome how, int64_t ts)
 {
 	struct gc_row *r = c->row;
+	if (how == GC_REPLIED && ts < c->ts)
+		how = GC_OUT_OF_ORDER;   /* never a latency */
 	c->outcome = how;
 	c->end_ts = ts < c->ts ? c->ts : ts;
 	switch (how) {
@@ -297,9 +476,14 @@ static void close_call(struct gencalls *g, struct gc_call *c,
 	case GC_SERVER_DOWN:
 		r->server_down++;
 		break;
-	default:
+	case GC_OUT_OF_ORDER:
+		r->out_of_order++;
+		g->out_of_order++;
+		break;
+	case GC_IN_FLIGHT:
 		break;
 	}
+	row_changed(g, r);
 	if (g->done)
 		g->done(g->done_arg, r, c);
 	call_free(c);
@@ -311,8 +495,7 @@ static void close_call(struct gencalls *g, struct gc_call *c,
 
 static size_t early_slot(const struct gencalls *g, uint64_t tag)
 {
-	return (size_t)((tag * 0x9e3779b97f4a7c15ULL) >> 20) &
-		(g->nearly_slots - 1);
+	return mix_slot(tag, g->nearly_slots);
 }
 
 static void early_grow(struct gencalls *g)
@@ -321,7 +504,7 @@ static void early_grow(struct gencalls *g)
 	free(g->early);
 	g->early = xcalloc(n, sizeof(*g->early));
 	g->nearly_slots = n;
-	for (struct gc_call *e = g->early_old; e; e = e->next) {
+	for (struct gc_call *e = g->early_list.first; e; e = e->all.next) {
 		size_t k = early_slot(g, e->tag);
 		e->next_tag = g->early[k];
 		g->early[k] = e;
@@ -335,21 +518,14 @@ static void early_unlink(struct gencalls *g, struct gc_call *e)
 		pp = &(*pp)->next_tag;
 	if (*pp)
 		*pp = e->next_tag;
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		g->early_old = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		g->early_new = e->prev;
+	list_cut(&g->early_list, e, L_ALL);
 	g->nearly--;
 }
 
 static void early_add(struct gencalls *g, const struct event *ev)
 {
 	if (g->nearly >= GC_EARLY_MAX) {
-		struct gc_call *old = g->early_old;
+		struct gc_call *old = g->early_list.first;
 		early_unlink(g, old);
 		g->unmatched++;
 		call_free(old);
@@ -368,12 +544,7 @@ static void early_add(struct gencalls *g, const struct event *ev)
 	size_t k = early_slot(g, e->tag);
 	e->next_tag = g->early[k];
 	g->early[k] = e;
-	e->prev = g->early_new;
-	if (g->early_new)
-		g->early_new->next = e;
-	else
-		g->early_old = e;
-	g->early_new = e;
+	list_push(&g->early_list, e, L_ALL);
 	g->nearly++;
 }
 
@@ -392,9 +563,9 @@ static struct gc_call *early_take(struct gencalls *g, uint64_t tag)
 /* Early replies older than before have no call coming: unmatched. */
 static void early_expire(struct gencalls *g, int64_t before)
 {
-	struct gc_call *e = g->early_old, *next;
+	struct gc_call *e = g->early_list.first, *next;
 	for (; e && e->ts < before; e = next) {
-		next = e->next;
+		next = e->all.next;
 		early_unlink(g, e);
 		g->unmatched++;
 		call_free(e);
@@ -424,30 +595,33 @@ static void replied(struct gencalls *g, struct gc_call *c, int64_t ts,
  * (thousands of exits ago) can be missed and wait for its caller. */
 #define GC_DEAD_SLOTS 8192
 
-static uint64_t proc_key(int node, const char *pid_text)
-{
-	uint64_t h = str_hash(1469598103934665603ULL ^ (uint64_t)node, pid_text);
-	return h ? h : 1;
-}
-
-static void dead_add(struct gencalls *g, int node, const char *who, int64_t ts)
+static void dead_add(struct gencalls *g, uint64_t h, int64_t ts)
 {
 	if (!g->dead)
 		g->dead = xcalloc(GC_DEAD_SLOTS, sizeof(*g->dead));
-	uint64_t h = proc_key(node, who);
 	struct gc_dead *d = &g->dead[h & (GC_DEAD_SLOTS - 1)];
 	d->h = h;
 	d->ts = ts;
 }
 
 /* When the process died, or -1 if not known to have died. */
-static int64_t dead_since(const struct gencalls *g, int node, const char *who)
+static int64_t dead_since(const struct gencalls *g, uint64_t h)
 {
 	if (!g->dead)
 		return -1;
-	uint64_t h = proc_key(node, who);
 	const struct gc_dead *d = &g->dead[h & (GC_DEAD_SLOTS - 1)];
 	return d->h == h ? d->ts : -1;
+}
+
+/* The oldest call in flight is given up on, to make room: counted. */
+static void give_up_oldest(struct gencalls *g)
+{
+	struct gc_call *old = g->all.first;
+	struct gc_row *r = old->row;
+	unlink_call(g, old);
+	g->given_up++;
+	r->given_up++;
+	call_free(old);
 }
 
 static void on_call(struct gencalls *g, int node, const struct event *ev)
@@ -459,8 +633,9 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 
 	if (!r->calls && !r->in_flight && !r->abandoned && !r->server_down)
 		r->caller_pid = ev->pid;
-	if (ev->peer_name && (!r->server_name || strcmp(r->server_name,
-							ev->peer_name))) {
+	/* the fold of other servers names none */
+	if (ev->peer_name && r->other != GC_OTHER_SERVERS &&
+	    (!r->server_name || strcmp(r->server_name, ev->peer_name))) {
 		free(r->server_name);
 		r->server_name = xstrdup(ev->peer_name);
 	}
@@ -469,13 +644,17 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	c->node = node;
 	c->caller = ev->pid;
 	c->caller_text = xstrdup(ev->pid_text ? ev->pid_text : "?");
+	c->caller_key = proc_key(node, c->caller_text);
+	/* only a pid exits: a server that is a name is not looked up */
+	c->server_key = server[0] == '<' ? proc_key(node, server) : 0;
 	c->request = ev->payload ? xstrdup(ev->payload) : NULL;
 	c->request_raw = raw_dup(ev->raw, ev->raw_len);
 	c->request_raw_len = ev->raw_len;
 	c->request_raw_part = ev->raw_part;
 	/* a server that is no pid: its entry is kept whole (decode.c) */
 	if (!r->server_raw && ev->raw && !(ev->raw_part & RAW_PAYLOAD) &&
-	    server[0] != '<' && strcmp(server, "?")) {
+	    server[0] != '<' && strcmp(server, "?") &&
+	    r->other != GC_OTHER_SERVERS) {
 		r->server_raw = raw_dup(ev->raw, ev->raw_len);
 		r->server_raw_len = ev->raw_len;
 	}
@@ -489,30 +668,23 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	}
 	/* to a server already gone (its exit came first, through another
 	 * worker): gen:call gets noproc at once, nothing will answer */
-	int64_t died = dead_since(g, node, server);
+	int64_t died = c->server_key ? dead_since(g, c->server_key) : -1;
 	if (died >= 0 && died <= c->ts) {
 		close_call(g, c, GC_SERVER_DOWN, c->ts);
 		return;
 	}
-	if (g->inflight >= GC_INFLIGHT_MAX) {
-		struct gc_call *old = g->oldest;
-		unlink_call(g, old);
-		g->given_up++;
-		call_free(old);
-	}
+	if (g->inflight >= GC_INFLIGHT_MAX)
+		give_up_oldest(g);
 	if ((g->inflight + 1) * 2 > g->ntags)
 		tags_grow(g);
-	size_t k = tag_slot(g, c->tag);
-	c->next_tag = g->tags[k];
-	g->tags[k] = c;
-	c->prev = g->newest;
-	if (g->newest)
-		g->newest->next = c;
-	else
-		g->oldest = c;
-	g->newest = c;
+	index_call(g, c);
+	list_push(&g->all, c, L_ALL);
+	list_push(&r->inflight, c, L_ROW);
+	if (!g->unstuck)
+		g->unstuck = c;
 	g->inflight++;
 	r->in_flight++;
+	row_changed(g, r);
 }
 
 static void on_reply(struct gencalls *g, const struct event *ev)
@@ -535,40 +707,45 @@ static void on_reply(struct gencalls *g, const struct event *ev)
  * A process ended.  The calls to it are closed: its replies came through
  * the same worker as its exit, so they are all in.  Its own calls wait
  * GC_GRACE_US for a reply sent before it died (the server's events come
- * through another worker), then are abandoned.
+ * through another worker), then are abandoned.  Only the calls of the
+ * process are looked at (its buckets), whatever else is in flight.
  */
 static void on_proc_exit(struct gencalls *g, int node, const struct event *ev)
 {
 	const char *who = ev->pid_text;
-	struct gc_call *c = g->oldest, *next;
 	if (!who)
 		return;
-	dead_add(g, node, who, ev->ts);
+	uint64_t key = proc_key(node, who);
+	dead_add(g, key, ev->ts);
+	if (!g->inflight)
+		return;
+	size_t k = mix_slot(key, g->ntags);
 	/* pid texts are each node's own: compare them on one node only */
-	for (; c && g->inflight; c = next) {
-		next = c->next;
-		if (c->node != node)
+	for (struct gc_call *c = g->by_caller[k].first; c; c = c->by_caller.next) {
+		if (c->caller_key != key || c->node != node ||
+		    strcmp(c->caller_text, who) || c->gone_ts)
 			continue;
-		if (!strcmp(c->caller_text, who)) {
-			if (!c->gone_ts) {
-				c->gone_ts = ev->ts > c->ts ? ev->ts : c->ts;
-				g->gone++;
-			}
-		} else if (!strcmp(c->row->server, who)) {
-			unlink_call(g, c);
-			close_call(g, c, GC_SERVER_DOWN, ev->ts);
-		}
+		c->gone_ts = ev->ts > c->ts ? ev->ts : c->ts;
+		list_push(&g->gone, c, L_GONE);
+		g->gone_n++;
+	}
+	struct gc_call *c = g->by_server[k].first, *next;
+	for (; c; c = next) {
+		next = c->by_server.next;
+		if (c->server_key != key || c->node != node)
+			continue;
+		unlink_call(g, c);
+		close_call(g, c, GC_SERVER_DOWN, ev->ts);
 	}
 }
 
-/* Calls whose caller died before limit are abandoned. */
+/* Calls whose caller died before limit are abandoned (in the order the
+ * deaths came: the first that is not due ends the walk). */
 static void give_up_gone(struct gencalls *g, int64_t limit)
 {
-	struct gc_call *c = g->oldest, *next;
-	for (; c && g->gone; c = next) {
-		next = c->next;
-		if (!c->gone_ts || c->gone_ts >= limit)
-			continue;
+	struct gc_call *c = g->gone.first, *next;
+	for (; c && c->gone_ts < limit; c = next) {
+		next = c->gone.next;
 		unlink_call(g, c);
 		close_call(g, c, GC_ABANDONED, c->gone_ts);
 	}
@@ -597,33 +774,39 @@ void gencall_tick(struct gencalls *g, int64_t now)
 {
 	if (now > g->now)
 		g->now = now;
-	if (g->gone)
+	if (g->gone_n)
 		give_up_gone(g, g->now - GC_GRACE_US);
 	if (g->nearly)
 		early_expire(g, g->now - GC_GRACE_US);
-	/* oldest first: the first one not stuck ends the walk */
-	for (struct gc_call *c = g->oldest; c; c = c->next) {
-		if (g->now - c->ts < g->stuck_us)
-			break;
+	/* in the order they came: the first one not stuck ends the walk,
+	 * and the next tick starts there */
+	struct gc_call *c = g->unstuck;
+	for (; c && g->now - c->ts >= g->stuck_us; c = c->all.next) {
 		if (!c->stuck) {
 			c->stuck = true;
 			c->row->stuck++;
+			row_changed(g, c->row);
 		}
 	}
+	g->unstuck = c;
 }
 
 void gencall_set_stuck(struct gencalls *g, int64_t us)
 {
 	g->stuck_us = us;
+	g->unstuck = NULL;
 	/* a new threshold applies to the calls already marked, both ways */
-	for (struct gc_call *c = g->oldest; c; c = c->next) {
+	for (struct gc_call *c = g->all.first; c; c = c->all.next) {
 		bool stuck = g->now - c->ts >= us;
+		if (!stuck && !g->unstuck)
+			g->unstuck = c;
 		if (stuck != c->stuck) {
 			c->stuck = stuck;
 			if (stuck)
 				c->row->stuck++;
 			else
 				c->row->stuck--;
+			row_changed(g, c->row);
 		}
 	}
 }
@@ -634,30 +817,19 @@ void gencall_settle(struct gencalls *g)
 	early_expire(g, INT64_MAX);
 }
 
-const struct gc_call *gc_row_oldest(const struct gencalls *g,
-				    const struct gc_row *r)
+const struct gc_call *gc_row_oldest(const struct gc_row *r)
 {
-	if (!r->in_flight)
-		return NULL;
-	for (const struct gc_call *c = g->oldest; c; c = c->next)
-		if (c->row == r)
-			return c;
-	return NULL;
+	return r->inflight.first;
 }
 
-size_t gc_row_inflight(const struct gencalls *g, const struct gc_row *r,
-		       const struct gc_call **out, size_t max)
+size_t gc_row_inflight(const struct gc_row *r, const struct gc_call **out,
+		       size_t max)
 {
 	size_t n = 0;
-	if (!r->in_flight)
-		return 0;
-	for (const struct gc_call *c = g->oldest; c; c = c->next)
-		if (c->row == r) {
-			if (n < max)
-				out[n] = c;
-			n++;
-		}
-	return n;
+	for (const struct gc_call *c = r->inflight.first; c && n < max;
+	     c = c->in_row.next)
+		out[n++] = c;
+	return r->in_flight;
 }
 
 void gencall_init(struct gencalls *g)
@@ -668,13 +840,13 @@ void gencall_init(struct gencalls *g)
 
 void gencall_release(struct gencalls *g)
 {
-	struct gc_call *c = g->oldest, *next;
+	struct gc_call *c = g->all.first, *next;
 	for (; c; c = next) {
-		next = c->next;
+		next = c->all.next;
 		call_free(c);
 	}
-	for (c = g->early_old; c; c = next) {
-		next = c->next;
+	for (c = g->early_list.first; c; c = next) {
+		next = c->all.next;
 		call_free(c);
 	}
 	free(g->early);
@@ -682,15 +854,21 @@ void gencall_release(struct gencalls *g)
 		row_free(g->rows[i]);
 	free(g->rows);
 	free(g->row_hash);
+	free(g->srv_hash);
+	free(g->changed);
 	free(g->tags);
+	free(g->by_caller);
+	free(g->by_server);
 	free(g->dead);
 	int64_t stuck = g->stuck_us;
 	gc_done_fn done = g->done;
 	void *arg = g->done_arg;
+	unsigned long gen = g->generation;
 	gencall_init(g);
 	g->stuck_us = stuck;
 	g->done = done;
 	g->done_arg = arg;
+	g->generation = gen + 1;   /* what was shown is not any more */
 }
 
 /* One text of c rendered again, in place. */
@@ -716,9 +894,9 @@ static void call_retext(struct gc_call *c, gc_retext_fn fn, void *arg,
 void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
 {
 	struct sbuf sb = SBUF_INIT;
-	for (struct gc_call *c = g->oldest; c; c = c->next)
+	for (struct gc_call *c = g->all.first; c; c = c->all.next)
 		call_retext(c, fn, arg, &sb);
-	for (struct gc_call *c = g->early_old; c; c = c->next)
+	for (struct gc_call *c = g->early_list.first; c; c = c->all.next)
 		call_retext(c, fn, arg, &sb);
 	for (size_t i = 0; i < g->nrows; i++) {
 		struct gc_row *r = g->rows[i];
@@ -740,8 +918,7 @@ void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
 	}
 	sbuf_release(&sb);
 	/* the rows' keys may have changed: hashed anew */
-	if (g->row_hash_n) {
-		g->row_hash_n /= 2;
-		row_hash_grow(g);
-	}
+	if (g->row_hash_n)
+		row_hash_build(g, g->row_hash_n);
+	g->generation++;
 }

@@ -11,9 +11,20 @@
  * pid text as the decoder renders it, which is unique across the nodes of
  * one session; the front ends look names up.
  *
+ * Anything on the target can send a message shaped as a call, so nothing
+ * here grows with what it is sent: a server has at most GC_KINDS_MAX rows
+ * of its own kinds, the rest of its calls go to one "other" row of it; past
+ * GC_ROWS_MAX rows, calls to further servers go to one "other" row of all;
+ * past GC_INFLIGHT_MAX calls in flight, the oldest is given up (counted).
+ * Every event and every tick costs what it changes, not what is kept: a
+ * call in flight is reachable by its tag, its row, its caller and its
+ * server, and the stuck and the given-up calls are found from the oldest.
+ *
  * Owns every string it keeps.  Invariants: a call is in flight in exactly
- * one place (the tag table and the time-ordered list); rows never move
- * once made (the views keep pointers to them).
+ * one place of each index (the tag table, the time-ordered list, its row's
+ * list, its caller's and its server's chains, and the list of calls whose
+ * caller died if it did); rows never move once made (the views keep
+ * pointers to them); a row is in the changed list at most once.
  */
 #ifndef BS_GENCALL_H
 #define BS_GENCALL_H
@@ -33,6 +44,9 @@
 #define GC_SLOWEST 10          /* slowest calls kept per row */
 #define GC_RATE_SECS 5         /* calls/s: over the last whole seconds */
 #define GC_INFLIGHT_MAX 100000 /* past this the oldest call is given up */
+#define GC_KINDS_MAX 64        /* request kinds with a row, per server */
+#define GC_ROWS_MAX 10000      /* rows; then one row for other servers */
+#define GC_OTHER "(other)"     /* the kind (and server) of a folded row */
 #define GC_STUCK_US_DEFAULT 5000000
 /* events of different processes come through different workers, so a
  * reply may come before its call, or a caller's exit before the reply it
@@ -41,8 +55,12 @@
 #define GC_GRACE_US 2000000
 #define GC_EARLY_MAX 100000    /* replies waiting for their call, at most */
 
+#define GC_OCTAVES (GC_BUCKETS / GC_SUB)
+
+/* a row's histogram takes memory only for the powers of two it has seen:
+ * a latency's range is a few of them */
 struct gc_hist {
-	uint32_t n[GC_BUCKETS];
+	uint32_t *oct[GC_OCTAVES]; /* GC_SUB counters each, or NULL */
 	uint64_t count;
 	int64_t max;
 	int64_t sum;
@@ -51,10 +69,25 @@ struct gc_hist {
 void gc_hist_add(struct gc_hist *h, int64_t us);
 /* The q quantile (0 < q <= 1) in microseconds; 0 if empty. */
 int64_t gc_hist_quantile(const struct gc_hist *h, double q);
+void gc_hist_release(struct gc_hist *h);
 
-enum gc_outcome { GC_IN_FLIGHT, GC_REPLIED, GC_ABANDONED, GC_SERVER_DOWN };
+/* GC_OUT_OF_ORDER: its reply was stamped before it (clocks of two nodes,
+ * or a record not to be believed): closed, but no latency */
+enum gc_outcome { GC_IN_FLIGHT, GC_REPLIED, GC_ABANDONED, GC_SERVER_DOWN,
+		  GC_OUT_OF_ORDER };
+/* a row that gathers what the bounds leave out */
+enum gc_other { GC_OTHER_NONE, GC_OTHER_KINDS, GC_OTHER_SERVERS };
 
 struct gc_row;
+struct gc_call;
+
+/* a place in one of the doubly linked lists of calls */
+struct gc_link {
+	struct gc_call *prev, *next;
+};
+struct gc_list {
+	struct gc_call *first, *last;
+};
 
 struct gc_call {
 	uint64_t tag;
@@ -75,8 +108,14 @@ struct gc_call {
 	int64_t gone_ts;           /* the caller exited then; 0: alive */
 	bool stuck;                /* counted as stuck once */
 	struct gc_row *row;
-	struct gc_call *next_tag;  /* in flight: the same tag bucket */
-	struct gc_call *prev, *next; /* in flight: oldest first */
+	/* in flight: its places in the indexes (gencall.c) */
+	uint64_t caller_key;       /* (node, caller) hashed */
+	uint64_t server_key;       /* (node, server pid) hashed; 0: a name */
+	struct gc_call *next_tag;  /* the same tag bucket */
+	struct gc_link all;        /* every call, oldest first */
+	struct gc_link in_row;     /* its row's, oldest first */
+	struct gc_link by_caller, by_server; /* the same bucket */
+	struct gc_link gone;       /* its caller died: in order of deaths */
 };
 
 static inline int64_t gc_latency(const struct gc_call *c)
@@ -89,7 +128,8 @@ struct gc_row {
 				    * name, or "?" */
 	char *server_name;         /* its registered name when a call said it,
 				    * or NULL */
-	char *kind;                /* the request's atom, or "" */
+	char *kind;                /* the request's atom, "", or GC_OTHER */
+	enum gc_other other;       /* what it gathers, if it is a fold */
 	char *server_raw;          /* a server that is no pid: the entry of
 				    * its first call, to render it again */
 	uint32_t server_raw_len;
@@ -97,6 +137,8 @@ struct gc_row {
 	struct bs_pid caller_pid;  /* a caller of the first call (names) */
 	unsigned long calls;       /* replied */
 	unsigned long abandoned, server_down;
+	unsigned long out_of_order;  /* replies stamped before their call */
+	unsigned long given_up;      /* past GC_INFLIGHT_MAX, oldest first */
 	unsigned long stuck;         /* in flight, and for longer than stuck_us */
 	unsigned long in_flight;
 	struct gc_hist hist;
@@ -104,7 +146,18 @@ struct gc_row {
 	unsigned long rate_n[GC_RATE_SECS];
 	struct gc_call *slow[GC_SLOWEST];  /* slowest first; owned copies */
 	int nslow;
-	struct gc_row *next_hash;
+	struct gc_list inflight;   /* its calls in flight, oldest first */
+	size_t idx;                /* in gencalls.rows */
+	bool changed;              /* in gencalls.changed */
+	/* the first row of a server heads it: how many kinds have a row,
+	 * and the row of the others */
+	bool head;
+	size_t nkinds;
+	struct gc_row *other_row;
+	uint64_t q_count;          /* quantiles cached at this hist.count */
+	int64_t q[3];
+	struct gc_row *next_hash;  /* (server, kind) */
+	struct gc_row *next_srv;   /* heads: by server */
 };
 
 typedef void (*gc_done_fn)(void *arg, const struct gc_row *row,
@@ -113,23 +166,35 @@ typedef void (*gc_done_fn)(void *arg, const struct gc_row *row,
 struct gencalls {
 	struct gc_row **rows;      /* creation order */
 	size_t nrows, rows_cap;
-	struct gc_row **row_hash;  /* by (server, kind) */
-	size_t row_hash_n;         /* a power of two */
-	struct gc_call **tags;     /* in flight, by tag */
+	struct gc_row **row_hash;  /* by (server, kind), folds left out */
+	struct gc_row **srv_hash;  /* heads, by server */
+	size_t row_hash_n;         /* a power of two, both */
+	struct gc_row *other_servers; /* calls past GC_ROWS_MAX, or NULL */
+	size_t nfolded;            /* servers with an other row of kinds */
+	/* rows changed since gencall_changed() last took them */
+	struct gc_row **changed;
+	size_t nchanged, changed_cap;
+	unsigned long generation;  /* bumped by every change */
+	/* calls in flight by tag, caller and server: ntags slots each */
+	struct gc_call **tags;
+	struct gc_list *by_caller, *by_server;
 	size_t ntags;              /* a power of two */
-	struct gc_call *oldest, *newest;
+	struct gc_list all;        /* in flight, in the order they came */
+	struct gc_call *unstuck;   /* the first of them not yet seen stuck */
+	struct gc_list gone;       /* in flight, their caller dead */
 	size_t inflight;
 	/* replies that came before their call: by tag, and oldest first
-	 * (gc_call records with no row; request holds the replier) */
+	 * (gc_call records with no row, linked by all) */
 	struct gc_call **early;
 	size_t nearly_slots;       /* a power of two */
-	struct gc_call *early_old, *early_new;
+	struct gc_list early_list;
 	size_t nearly;
-	size_t gone;               /* calls in flight whose caller died */
+	size_t gone_n;             /* calls in flight whose caller died */
 	int64_t stuck_us;          /* in flight longer than this: stuck */
 	int64_t now;               /* the newest time seen or told */
 	unsigned long unmatched;   /* replies with no call in flight */
 	unsigned long given_up;    /* in flight past GC_INFLIGHT_MAX */
+	unsigned long out_of_order; /* replies stamped before their call */
 	unsigned long replied;     /* every row's calls */
 	/* processes seen to exit, newest kept: (node, pid text) hash and
 	 * when; a call to one that had already died is closed at once */
@@ -165,12 +230,18 @@ void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg);
 
 /* calls/s of a row, over the last GC_RATE_SECS whole seconds before now */
 double gc_row_rate(const struct gc_row *r, int64_t now);
-/* The oldest call in flight of a row, or NULL (walks the calls in flight). */
-const struct gc_call *gc_row_oldest(const struct gencalls *g,
-				    const struct gc_row *r);
+/* The oldest call in flight of a row, or NULL. */
+const struct gc_call *gc_row_oldest(const struct gc_row *r);
 /* The calls in flight of a row, oldest first, into out (up to max): how
  * many there are in all. */
-size_t gc_row_inflight(const struct gencalls *g, const struct gc_row *r,
-		       const struct gc_call **out, size_t max);
+size_t gc_row_inflight(const struct gc_row *r, const struct gc_call **out,
+		       size_t max);
+/* p50, p90 and p99 of a row's latencies (computed again only when it has
+ * new ones). */
+const int64_t *gc_row_quantiles(struct gc_row *r);
+/* The rows changed (a call made, closed, given up, or newly stuck) since
+ * the last time, each once, to fn; then none is. */
+void gencall_changed(struct gencalls *g,
+		     void (*fn)(void *arg, struct gc_row *r), void *arg);
 
 #endif

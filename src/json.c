@@ -24,12 +24,26 @@ static inline bool plain(unsigned char c)
 	return c < 64 ? (PLAIN_LO >> c) & 1 : c < 128 ? (PLAIN_HI >> (c - 64)) & 1 : 0;
 }
 
+/* \uXXXX at o, u below 0x10000; returns the end */
+static char *json_u(char *o, uint32_t u)
+{
+	static const char hex[] = "0123456789abcdef";
+	o[0] = '\\';
+	o[1] = 'u';
+	o[2] = hex[u >> 12];
+	o[3] = hex[(u >> 8) & 15];
+	o[4] = hex[(u >> 4) & 15];
+	o[5] = hex[u & 15];
+	return o + 6;
+}
+
 void json_string(struct sbuf *out, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len = strlen(str);
-	/* nothing takes more than 6 bytes a byte: \u00XX or \ufffd */
+	/* nothing takes more than 6 bytes a byte: \u00XX or \ufffd (a
+	 * hidden character of 2 to 4 bytes takes 6 or 12) */
 	if (out->len + 6 * len + 2 >= out->cap)
 		sbuf_grow(out, 6 * len + 2);
 	char *o = out->buf + out->len;
@@ -74,12 +88,13 @@ void json_string(struct sbuf *out, const char *str)
 			uint32_t cp = 0;
 			int n = utf8_decode(s, (size_t)(end - s), &cp);
 			if (n && utf8_hidden(cp)) {
-				memcpy(o, "\\u", 2);
-				o[2] = hex[cp >> 12];
-				o[3] = hex[(cp >> 8) & 15];
-				o[4] = hex[(cp >> 4) & 15];
-				o[5] = hex[cp & 15];
-				o += 6;
+				/* past U+FFFF: a surrogate pair */
+				if (cp > 0xFFFF) {
+					uint32_t v = cp - 0x10000;
+					o = json_u(o, 0xD800 | (v >> 10));
+					cp = 0xDC00 | (v & 0x3FF);
+				}
+				o = json_u(o, cp);
 				s += n;
 			} else if (n) {
 				memcpy(o, s, (size_t)n);
@@ -164,11 +179,13 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	case EV_SPAWN:
 		field(out, "child", ev->peer);
 		field(out, "mfa", ev->mfa);
+		FIELD(out, "initial_call", ev->extra);
 		break;
 	case EV_SPAWNED:
 		field(out, "parent", ev->peer);
 		field(out, "parent_name", ev->peer_name);
 		field(out, "mfa", ev->mfa);
+		FIELD(out, "initial_call", ev->extra);
 		break;
 	case EV_CALL:
 		field(out, "mfa", ev->mfa);
@@ -506,45 +523,68 @@ static const char *outcome_name(enum gc_outcome o)
 	case GC_REPLIED: return "replied";
 	case GC_ABANDONED: return "abandoned";
 	case GC_SERVER_DOWN: return "server_down";
-	default: return "in_flight";
+	case GC_OUT_OF_ORDER: return "out_of_order";
+	case GC_IN_FLIGHT: break;
 	}
+	return "in_flight";
+}
+
+static void server_fields(struct sbuf *out, const struct gc_row *r,
+			  const struct gc_server_names *sn)
+{
+	field(out, "server", r->server);
+	field(out, "server_name", sn->name);
+	if (!sn->name)
+		field(out, "server_label", sn->label);
+	field(out, "kind", r->kind);
+	if (r->other)
+		field(out, "other", r->other == GC_OTHER_KINDS ? "kinds" :
+		      "servers");
 }
 
 void json_gen_stats(struct sbuf *out, int64_t ts, const char *node,
-		    const struct gc_row *r, const char *server_name,
+		    struct gc_row *r, const struct gc_server_names *sn,
 		    double calls_per_s, int64_t oldest_us)
 {
 	const struct gc_hist *h = &r->hist;
+	const int64_t *q = gc_row_quantiles(r);
 	sbuf_addf(out, "{\"type\":\"gen_call_stats\",\"ts\":%" PRId64
 		  ",\"node\":", ts);
 	json_string(out, node);
-	field(out, "server", r->server);
-	field(out, "server_name", server_name);
-	field(out, "kind", r->kind);
+	server_fields(out, r, sn);
 	sbuf_addf(out, ",\"calls\":%lu,\"calls_per_s\":%.1f,\"p50_us\":%" PRId64
 		  ",\"p90_us\":%" PRId64 ",\"p99_us\":%" PRId64 ",\"max_us\":%"
 		  PRId64 ",\"mean_us\":%" PRId64 ",\"in_flight\":%lu",
-		  r->calls, calls_per_s, gc_hist_quantile(h, 0.5),
-		  gc_hist_quantile(h, 0.9), gc_hist_quantile(h, 0.99), h->max,
+		  r->calls, calls_per_s, q[0], q[1], q[2], h->max,
 		  h->count ? h->sum / (int64_t)h->count : 0, r->in_flight);
 	if (oldest_us >= 0)
 		sbuf_addf(out, ",\"oldest_in_flight_us\":%" PRId64, oldest_us);
-	sbuf_addf(out, ",\"stuck\":%lu,\"abandoned\":%lu,\"server_down\":%lu}\n",
-		  r->stuck, r->abandoned, r->server_down);
+	sbuf_addf(out, ",\"stuck\":%lu,\"abandoned\":%lu,\"server_down\":%lu"
+		  ",\"out_of_order\":%lu,\"given_up\":%lu}\n", r->stuck,
+		  r->abandoned, r->server_down, r->out_of_order, r->given_up);
+}
+
+void json_gen_totals(struct sbuf *out, int64_t ts, const struct gencalls *g)
+{
+	sbuf_addf(out, "{\"type\":\"gen_call_totals\",\"ts\":%" PRId64
+		  ",\"rows\":%zu,\"replied\":%lu,\"in_flight\":%zu"
+		  ",\"given_up\":%lu,\"out_of_order\":%lu"
+		  ",\"unmatched_replies\":%lu,\"servers_other_kinds\":%zu"
+		  ",\"other_servers\":%s}\n", ts, g->nrows, g->replied,
+		  g->inflight, g->given_up, g->out_of_order, g->unmatched,
+		  g->nfolded, g->other_servers ? "true" : "false");
 }
 
 void json_slow_call(struct sbuf *out, const char *node,
 		    const struct gc_row *r, const struct gc_call *c,
-		    const char *caller_name, const char *server_name)
+		    const char *caller_name, const struct gc_server_names *sn)
 {
 	sbuf_addf(out, "{\"type\":\"slow_call\",\"ts\":%" PRId64 ",\"node\":",
 		  c->end_ts);
 	json_string(out, node);
 	field(out, "caller", c->caller_text);
 	field(out, "caller_name", caller_name);
-	field(out, "server", r->server);
-	field(out, "server_name", server_name);
-	field(out, "kind", r->kind);
+	server_fields(out, r, sn);
 	field(out, "request", c->request);
 	field(out, "reply", c->reply);
 	sbuf_addf(out, ",\"outcome\":\"%s\",\"latency_us\":%" PRId64

@@ -35,15 +35,24 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 
 struct gc_row;
 struct gc_call;
+struct gencalls;
+
+/* What a server is called: its registered name, else what the agent
+ * said it is (a proc_lib initial call, a label); NULL: not known. */
+struct gc_server_names {
+	const char *name, *label;
+};
 
 /* A gen_call_stats line: one server and request kind, now. */
 void json_gen_stats(struct sbuf *out, int64_t ts, const char *node,
-		    const struct gc_row *r, const char *server_name,
+		    struct gc_row *r, const struct gc_server_names *sn,
 		    double calls_per_s, int64_t oldest_us);
 /* A slow_call line: a call replied (or closed) after too long. */
 void json_slow_call(struct sbuf *out, const char *node,
 		    const struct gc_row *r, const struct gc_call *c,
-		    const char *caller_name, const char *server_name);
+		    const char *caller_name, const struct gc_server_names *sn);
+/* A gen_call_totals line: what the pairing kept, left out and gave up. */
+void json_gen_totals(struct sbuf *out, int64_t ts, const struct gencalls *g);
 
 struct summary_info {
 	const char *type;         /* NULL: "summary" */

@@ -119,8 +119,7 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		int k = event_kinds_parse(arg, bad, sizeof(bad));
 		if (k < 0) {
 			sbuf_addf(err, "--events: unknown kind \"%s\"; kinds "
-				  "are send, receive, spawn, exit, link, "
-				  "register, gc, running, gen_call", bad);
+				  "are %s", bad, event_kinds_list());
 			return -1;
 		}
 		cfg->kinds = k | (cfg->kinds & KIND_CALL);

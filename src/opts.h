@@ -29,7 +29,7 @@
 	X(OUTPUT,      "output",             'o', "FILE",    0, "write to FILE instead of standard output") \
 	X(OPEN,        "open",               0,   "FILE",    0, "reopen a recording (batch output, :record or :export) instead of a node") \
 	X(RECORD,      "record",             0,   "FILE",    0, "the view: record everything it receives to FILE as JSON lines") \
-	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,spawn,exit,link,register,gc,running,gen_call (default: send,receive,spawn,exit)") \
+	X(EVENTS,      "events",             'e', "LIST",    1, "kinds: send,receive,timeout,spawn,exit,link,register,gc,running,gen_call (default: send,receive,spawn,exit; the view adds timeout)") \
 	X(PIDS,        "pids",               'p', "WHO",     1, "all, new, existing, or PID|NAME[,...] (default: all)") \
 	X(CALL,        "call",               'c', "PATTERN", 0, "trace calls: mod:fun/arity, mod:fun(Args) when Guard -> return, Mod.fun(args) when guard in Elixir form (repeatable)") \
 	X(MATCH,       "match",              0,   "PATTERN", 0, "ship only the messages matching an Erlang pattern [when Guard], filtered on the target; counts stay exact") \

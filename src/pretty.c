@@ -5,10 +5,19 @@
  * what fits on the rest of the line goes flat, a group that does not is
  * broken, element by element.  Quoted strings and atoms are single tokens,
  * so brackets and commas inside them are never taken for structure.
+ *
+ * The text may come from a file (a recording) and be anything: groups
+ * deeper than PRETTY_MAX_DEPTH become one "..." token, as term.c cuts a
+ * live term, so the layout recurses at most that deep; the columns of a
+ * run of tokens and whether a group holds another are read from arrays
+ * made once, so the layout is linear in the text (and in the lines it
+ * writes).
  */
 #include "pretty.h"
 
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +36,18 @@ struct tok {
 struct layout {
 	struct tok *t;
 	size_t n;
+	size_t *cols;   /* [i]: the columns of tokens [0, i) laid flat */
+	size_t *next_open;   /* [i]: the first TOK_OPEN at or after i, or n */
 	int width;
 	struct sbuf *out;
 	int col;        /* where the line being written is */
+};
+
+/* an open group on the way: its token, or SIZE_MAX beyond the depth kept,
+ * and the character that closes it */
+struct open {
+	size_t tok;
+	char closer;
 };
 
 static int cols_of(const char *s, size_t len)
@@ -72,9 +90,9 @@ static size_t open_len(const char *s)
 	return 0;
 }
 
-static char closer_of(const struct tok *open)
+static char closer_of(const char *open, size_t len)
 {
-	char c = open->s[open->len - 1];
+	char c = open[len - 1];
 	return c == '[' ? ']' : c == '(' ? ')' : c == '<' ? '>' : '}';
 }
 
@@ -95,51 +113,68 @@ static void push(struct tok **t, size_t *n, size_t *cap, enum tok_kind kind,
 	(*t)[(*n)++] = (struct tok){ kind, s, len, cols_of(s, len), 0 };
 }
 
-static size_t tokenize(const char *s, struct tok **out)
+/* The tokens of s; *cut is set when groups deeper than PRETTY_MAX_DEPTH
+ * were left out. */
+static size_t tokenize(const char *s, struct tok **out, bool *cut)
 {
 	struct tok *t = NULL;
 	size_t n = 0, cap = 0, depth = 0, stack_cap = 0;
-	size_t *stack = NULL;   /* the open groups' tokens */
+	struct open *stack = NULL;   /* the open groups */
 	while (*s) {
 		size_t len;
+		/* inside a group left out: only its end is looked for */
+		bool kept = depth <= PRETTY_MAX_DEPTH;
 		if (*s == '"' || *s == '\'') {
 			len = quoted_len(s);
-			push(&t, &n, &cap, TOK_TEXT, s, len);
+			if (kept)
+				push(&t, &n, &cap, TOK_TEXT, s, len);
 		} else if ((len = open_len(s))) {
-			push(&t, &n, &cap, TOK_OPEN, s, len);
 			if (depth == stack_cap) {
 				stack_cap = stack_cap ? stack_cap * 2 : 16;
 				stack = xrealloc(stack, stack_cap * sizeof(*stack));
 			}
-			stack[depth++] = n - 1;
-		} else if (depth && *s == closer_of(&t[stack[depth - 1]]) &&
+			stack[depth].tok = SIZE_MAX;
+			stack[depth].closer = closer_of(s, len);
+			if (depth < PRETTY_MAX_DEPTH) {
+				push(&t, &n, &cap, TOK_OPEN, s, len);
+				stack[depth].tok = n - 1;
+			} else if (depth == PRETTY_MAX_DEPTH) {
+				push(&t, &n, &cap, TOK_TEXT, "...", 3);
+				*cut = true;
+			}
+			depth++;
+		} else if (depth && *s == stack[depth - 1].closer &&
 			   (*s != '>' || s[1] == '>')) {
 			len = *s == '>' ? 2 : 1;
-			push(&t, &n, &cap, TOK_CLOSE, s, len);
-			t[stack[--depth]].match = n - 1;
+			size_t o = stack[--depth].tok;
+			if (o != SIZE_MAX) {
+				push(&t, &n, &cap, TOK_CLOSE, s, len);
+				t[o].match = n - 1;
+			}
 		} else if (depth && *s == ',') {
 			len = 1;
-			push(&t, &n, &cap, TOK_COMMA, s, len);
+			if (kept)
+				push(&t, &n, &cap, TOK_COMMA, s, len);
 		} else {
 			len = 1;
-			push(&t, &n, &cap, TOK_TEXT, s, len);
+			if (kept)
+				push(&t, &n, &cap, TOK_TEXT, s, len);
 		}
 		s += len;
 	}
 	while (depth)   /* left open: the text was cut */
-		t[stack[--depth]].match = n;
+		if (stack[--depth].tok != SIZE_MAX)
+			t[stack[depth].tok].match = n;
 	free(stack);
 	*out = t;
 	return n;
 }
 
-/* Columns of tokens [i, j) laid flat. */
+/* Columns of tokens [i, j) laid flat (at most INT_MAX). */
 static int flat_cols(const struct layout *L, size_t i, size_t j)
 {
-	int c = 0;
-	for (; i < j; i++)
-		c += L->t[i].cols;
-	return c;
+	size_t c = L->cols[j] - L->cols[i];
+	return c < INT_MAX ? (int)c : INT_MAX;
 }
 
 static void newline(struct layout *L, int indent)
@@ -177,7 +212,7 @@ static void put_text(struct layout *L, const struct tok *t, int indent)
 
 static void put_flat(struct layout *L, size_t i, size_t j)
 {
-	L->col += flat_cols(L, i, j);
+	L->col += flat_cols(L, i, j);   /* it fits: no overflow */
 	for (; i < j; i++)
 		sbuf_add(L->out, L->t[i].s, L->t[i].len);
 }
@@ -194,10 +229,7 @@ static size_t elem_end(const struct layout *L, size_t i, size_t j)
 
 static bool plain(const struct layout *L, size_t i, size_t j)
 {
-	for (; i < j; i++)
-		if (L->t[i].kind == TOK_OPEN)
-			return false;
-	return true;
+	return L->next_open[i] >= j;
 }
 
 /* The group opened at token o: its opener, its elements, its closer. */
@@ -216,9 +248,9 @@ static void lay_group(struct layout *L, size_t o, int indent)
 	for (size_t i = o + 1; i < close;) {
 		size_t e = elem_end(L, i, close);
 		bool comma = e < close;
-		int need = flat_cols(L, i, e) + (comma ? 1 : close < L->n ?
-						      L->t[close].cols : 0);
-		if (!first && (!fill || L->col + need > L->width))
+		int need = flat_cols(L, i, e);
+		if (!first && (!fill || need > L->width - L->col -
+			       (comma ? 1 : close < L->n ? L->t[close].cols : 0)))
 			newline(L, inner);
 		L->width -= comma;   /* the comma ends the element's line */
 		lay_elem(L, i, e, inner);
@@ -237,7 +269,7 @@ static void lay_group(struct layout *L, size_t o, int indent)
 /* Tokens [i, j): one element (text and groups, no comma at its level). */
 static void lay_elem(struct layout *L, size_t i, size_t j, int indent)
 {
-	if (L->col + flat_cols(L, i, j) <= L->width) {
+	if (flat_cols(L, i, j) <= L->width - L->col) {
 		put_flat(L, i, j);
 		return;
 	}
@@ -252,11 +284,23 @@ static void lay_elem(struct layout *L, size_t i, size_t j, int indent)
 	}
 }
 
-void pretty_term(const char *text, int width, struct sbuf *out)
+bool pretty_term(const char *text, int width, struct sbuf *out)
 {
 	struct layout L = { .width = width < 8 ? 8 : width, .out = out };
-	L.n = tokenize(text ? text : "", &L.t);
+	bool cut = false;
+	L.n = tokenize(text ? text : "", &L.t, &cut);
+	L.cols = xmalloc((L.n + 1) * sizeof(*L.cols));
+	L.next_open = xmalloc((L.n + 1) * sizeof(*L.next_open));
+	L.cols[0] = 0;
+	for (size_t i = 0; i < L.n; i++)
+		L.cols[i + 1] = L.cols[i] + (size_t)L.t[i].cols;
+	L.next_open[L.n] = L.n;
+	for (size_t i = L.n; i-- > 0;)
+		L.next_open[i] = L.t[i].kind == TOK_OPEN ? i : L.next_open[i + 1];
 	lay_elem(&L, 0, L.n, 0);
 	sbuf_addch(out, '\n');
 	free(L.t);
+	free(L.cols);
+	free(L.next_open);
+	return cut;
 }

@@ -58,8 +58,8 @@ static const struct ev_keys {
 	[EV_SEND]             = { "to", "to_name", NULL, "payload" },
 	[EV_SEND_DEAD]        = { "to", "to_name", NULL, "payload" },
 	[EV_RECEIVE]          = { NULL, NULL, NULL, "payload" },
-	[EV_SPAWN]            = { "child", NULL, NULL, "args" },
-	[EV_SPAWNED]          = { "parent", "parent_name", NULL, "args" },
+	[EV_SPAWN]            = { "child", NULL, "initial_call", "args" },
+	[EV_SPAWNED]          = { "parent", "parent_name", "initial_call", "args" },
 	[EV_EXIT]             = { NULL, NULL, NULL, "reason" },
 	[EV_LINK]             = { "peer", "peer_name", NULL, "payload" },
 	[EV_UNLINK]           = { "peer", "peer_name", NULL, "payload" },
@@ -630,7 +630,8 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	if (!strcmp(type, "summary") || !strcmp(type, "node_summary"))
 		return take_summary(r, o, type, s, arg);
 	/* made again from the gen_call records when it is read */
-	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call"))
+	if (!strcmp(type, "gen_call_stats") || !strcmp(type, "slow_call") ||
+	    !strcmp(type, "gen_call_totals"))
 		return NULL;
 	/* what a node said of itself: the view shows it live only */
 	if (!strcmp(type, "node_stats"))

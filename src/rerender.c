@@ -83,6 +83,7 @@ static void event_again(struct store *st, struct sevent *e,
 		.pid_text = e->pid_text, .name = e->name, .peer = e->peer,
 		.peer_name = e->peer_name, .mfa = e->mfa, .payload = e->payload,
 		.extra = e->extra, .from = e->from, .truncated = e->truncated,
+		.raw = e->raw, .raw_len = e->raw_len, .raw_part = e->raw_part,
 	};
 	struct event fresh;
 	sbuf_reset(sb);
@@ -93,9 +94,12 @@ static void event_again(struct store *st, struct sevent *e,
 		ev.payload = fresh.payload;
 		ev.truncated = fresh.truncated;
 	}
+	long o_extra = -1;
 	if (again && !(e->raw_part & RAW_PAYLOAD)) {
 		ev.mfa = fresh.mfa;
-		if (e->type == EV_CALL)   /* the caller: a term */
+		/* the caller: a term; a spawn's initial call: a function */
+		if (e->type == EV_CALL || e->type == EV_SPAWN ||
+		    e->type == EV_SPAWNED)
 			ev.extra = fresh.extra;
 		/* a pid reads the same in either syntax; a name does not */
 		if (e->peer && fresh.peer && !is_pid_text(e->peer))
@@ -106,12 +110,21 @@ static void event_again(struct store *st, struct sevent *e,
 			sbuf_addch(sb, '\0');
 		else
 			o_mfa = -1;
+		if (e->extra && (e->type == EV_SPAWN || e->type == EV_SPAWNED)) {
+			o_extra = (long)sb->len;
+			if (retext_mfa(sb, from, to, e->extra))
+				sbuf_addch(sb, '\0');
+			else
+				o_extra = -1;
+		}
 	}
 	long o_name = name_again(sb, from, to, e->name);
 	long o_peer = name_again(sb, from, to, e->peer_name);
 	/* sb no longer moves */
 	if (o_mfa >= 0)
 		ev.mfa = sb->buf + o_mfa;
+	if (o_extra >= 0)
+		ev.extra = sb->buf + o_extra;
 	if (o_name >= 0)
 		ev.name = sb->buf + o_name;
 	if (o_peer >= 0)
@@ -249,8 +262,9 @@ static bool gc_text_again(void *arg, int node, enum gc_text what,
 	if (!t)
 		return false;
 	/* what held a cookie once holds it in any syntax */
-	sbuf_addstr(out, redact_holds(t, strlen(t), ev.truncated) ?
-		    REDACT_TEXT : t);
+	bool cookie = redact_holds(t, strlen(t), ev.truncated) ||
+		redact_holds_term(raw, len, ev.truncated, part & RAW_PAYLOAD);
+	sbuf_addstr(out, cookie ? REDACT_TEXT : t);
 	return true;
 }
 

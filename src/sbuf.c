@@ -37,6 +37,8 @@ void sbuf_grow(struct sbuf *sb, size_t extra)
 		cap *= 2;
 	sb->buf = xrealloc(sb->buf, cap);
 	sb->cap = cap;
+	/* a buffer grown before anything was added is "" already */
+	sb->buf[sb->len] = '\0';
 }
 
 void sbuf_addstr(struct sbuf *sb, const char *s)

@@ -104,13 +104,6 @@ static void meet(struct snode *n, struct bs_pid pid)
 	n->ask[n->nask++] = pid;
 }
 
-static void meet_text(struct snode *n, const char *pid_text)
-{
-	struct pidtext pt;
-	if (pid_text && pidtext_parse(pid_text, &pt) == 0 && !pt.node_len)
-		meet(n, (struct bs_pid){ pt.num, pt.serial, 0 });
-}
-
 /* The questions gathered since the last tick, a request at a time. */
 static void ask_labels(struct snode *n)
 {
@@ -251,29 +244,46 @@ static int node_of(void *arg, const char *pid_text)
 	return -1;
 }
 
-/* The registered name of a pid text of an attached node, or NULL. */
-static const char *name_of(struct session *s, const char *pid_text)
+/* The process a pid text names ("<0.85.0>" on node, or "<name@host.85.0>"
+ * of an attached node), as a pid of its node's index; false if none. */
+static bool text_pid(struct session *s, int node, const char *pid_text,
+		     struct bs_pid *pid)
 {
 	struct pidtext pt;
-	int i = node_of(s, pid_text);
-	if (i < 0 || pidtext_parse(pid_text, &pt) < 0)
-		return NULL;
-	struct bs_pid pid = { pt.num, pt.serial, 0 };
-	return names_get(&s->nodes[i].agent.names, pid);
+	if (!pid_text || pidtext_parse(pid_text, &pt) < 0)
+		return false;
+	if (pt.node_len)
+		node = node_of(s, pid_text);
+	if (node < 0 || node >= s->nnodes)
+		return false;
+	*pid = (struct bs_pid){ pt.num, pt.serial, (uint32_t)node };
+	return true;
 }
 
 const char *session_text_name(struct session *s, int node,
 			      const char *pid_text)
 {
-	struct pidtext pt;
-	if (!pid_text || pidtext_parse(pid_text, &pt) < 0)
-		return NULL;
-	if (pt.node_len)
-		return name_of(s, pid_text);
-	if (node < 0 || node >= s->nnodes)
-		return NULL;
-	struct bs_pid pid = { pt.num, pt.serial, (uint32_t)node };
-	return session_proc_name(s, pid);
+	struct bs_pid pid;
+	return text_pid(s, node, pid_text, &pid) ? session_proc_name(s, pid) :
+		NULL;
+}
+
+const char *session_text_label(struct session *s, int node,
+			       const char *pid_text)
+{
+	struct bs_pid pid;
+	return text_pid(s, node, pid_text, &pid) ? session_proc_label(s, pid) :
+		NULL;
+}
+
+/* A process named by a pid text, met by node's events: asked about by
+ * the node it lives on. */
+static void meet_text(struct session *s, int node, const char *pid_text)
+{
+	struct bs_pid pid;
+	if (!text_pid(s, node, pid_text, &pid))
+		return;
+	meet(&s->nodes[pid.node], (struct bs_pid){ pid.num, pid.serial, 0 });
 }
 
 /* An event leaves the engine: to the analysers and the sink. */
@@ -301,8 +311,10 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	struct trace_stats *st = n->stats_ready ? &n->st : NULL;
 	if (live) {
 		meet(n, e->pid);
-		if (e->type == EV_SPAWN)
-			meet_text(n, e->peer);
+		/* the child, and a server called (the servers view and the
+		 * gen call lines say what it is) */
+		if (e->type == EV_SPAWN || e->type == EV_GEN_CALL)
+			meet_text(s, n->idx, e->peer);
 		e->label = names_get(&n->labels, e->pid);
 		if (e->label && !*e->label)
 			e->label = NULL;
@@ -357,7 +369,7 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		s->limit_hit = true;
 	if (live && s->multi && !s->spec.counts_only) {
 		if (e->peer && !e->peer_name)
-			e->peer_name = name_of(s, e->peer);
+			e->peer_name = session_text_name(s, -1, e->peer);
 		merge_add(&s->merge, n->idx, e);   /* out in time order */
 	} else {
 		deliver(s, n->idx, e);

@@ -301,6 +301,10 @@ const char *session_node_name(const struct session *s, int i);
  * node, or "<name@host.85.0>"), or NULL. */
 const char *session_text_name(struct session *s, int node,
 			      const char *pid_text);
+/* What the agent said the process a pid text names is (a label, as
+ * session_proc_label), or NULL. */
+const char *session_text_label(struct session *s, int node,
+			       const char *pid_text);
 /* The registered name of a process as its node's agent knows it, or NULL. */
 const char *session_proc_name(const struct session *s, struct bs_pid pid);
 /* What the agent said a process is (sink.label), or NULL. */

@@ -11,6 +11,11 @@ static int pipefd[2] = { -1, -1 };
 static volatile sig_atomic_t last_sig;
 static volatile sig_atomic_t nsig;
 
+static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static void (*volatile fatal_cleanup)(void);
+/* where the fatal handler runs: the stack may be what overflowed */
+static char fatal_stack[1 << 16] __attribute__((aligned(16)));
+
 static void on_signal(int sig)
 {
 	int e = errno;
@@ -58,4 +63,35 @@ int sig_take(void)
 int sig_count(void)
 {
 	return nsig;
+}
+
+static void on_fatal(int sig)
+{
+	void (*cleanup)(void) = fatal_cleanup;
+	fatal_cleanup = NULL;   /* a crash in cleanup kills at once */
+	if (cleanup)
+		cleanup();
+	/* the action is the default again (SA_RESETHAND) and sig is not
+	 * blocked (SA_NODEFER): a signal sent by kill kills here, a fault
+	 * again when the instruction runs once more */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void sig_fatal(void (*cleanup)(void))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	fatal_cleanup = cleanup;
+	if (cleanup) {
+		stack_t ss = { .ss_sp = fatal_stack, .ss_size = sizeof(fatal_stack) };
+		sigaltstack(&ss, NULL);
+		sa.sa_handler = on_fatal;
+		sa.sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+	} else {
+		sa.sa_handler = SIG_DFL;
+	}
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(*fatal_sigs); i++)
+		sigaction(fatal_sigs[i], &sa, NULL);
 }

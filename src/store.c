@@ -549,8 +549,10 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 			c->has_parent = true;
 			c->parent = ev->pid;
 			tree_link(st, c, p);
-			if (ev->mfa && !c->initial)
-				c->initial = xstrdup(ev->mfa);
+			/* what proc_lib runs, where the spawn says it */
+			const char *init = ev->extra ? ev->extra : ev->mfa;
+			if (init && !c->initial)
+				c->initial = xstrdup(init);
 		}
 		break;
 	}
@@ -563,8 +565,8 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 			if (up)
 				tree_link(st, p, up);
 		}
-		if (ev->mfa)
-			set_str(&p->initial, ev->mfa);
+		if (ev->extra || ev->mfa)
+			set_str(&p->initial, ev->extra ? ev->extra : ev->mfa);
 		break;
 	}
 	case EV_EXIT:

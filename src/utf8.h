@@ -41,15 +41,39 @@ static inline int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 }
 
 /*
- * Characters that would steer a terminal or hide the order of the text:
- * the C0 and C1 controls, DEL, the line and paragraph separators, the
- * bidirectional marks, embeddings, overrides and isolates.
+ * Characters that would steer a terminal or hide what the text says: the
+ * C0 and C1 controls, DEL, the line and paragraph separators, and every
+ * character a terminal shows as nothing: the format characters (Unicode
+ * category Cf: the bidirectional marks, embeddings, overrides and
+ * isolates, the zero-width space, joiners and the byte order mark, the
+ * soft hyphen, the tags...) and the rest of the default-ignorable ones
+ * (fillers, variation selectors, the combining grapheme joiner).
  */
 static inline bool utf8_hidden(uint32_t c)
 {
-	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x061C ||
-		c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-		(c >= 0x2066 && c <= 0x2069);
+	/* sorted, first and last of each; from Unicode 15 */
+	static const uint32_t hidden[][2] = {
+		{ 0x00AD, 0x00AD }, { 0x034F, 0x034F }, { 0x0600, 0x0605 },
+		{ 0x061C, 0x061C }, { 0x06DD, 0x06DD }, { 0x070F, 0x070F },
+		{ 0x0890, 0x0891 }, { 0x08E2, 0x08E2 }, { 0x115F, 0x1160 },
+		{ 0x17B4, 0x17B5 }, { 0x180B, 0x180F }, { 0x200B, 0x200F },
+		{ 0x2028, 0x202E }, { 0x2060, 0x206F }, { 0x3164, 0x3164 },
+		{ 0xFE00, 0xFE0F }, { 0xFEFF, 0xFEFF }, { 0xFFA0, 0xFFA0 },
+		{ 0xFFF0, 0xFFFB }, { 0x110BD, 0x110BD }, { 0x110CD, 0x110CD },
+		{ 0x13430, 0x1343F }, { 0x1BCA0, 0x1BCA3 }, { 0x1D173, 0x1D17A },
+		{ 0xE0000, 0xE0FFF },
+	};
+	if (c < 0xAD)
+		return c < 0x20 || (c >= 0x7F && c <= 0x9F);
+	size_t lo = 0, hi = sizeof(hidden) / sizeof(hidden[0]);
+	while (lo < hi) {   /* the first range that ends at c or after */
+		size_t mid = (lo + hi) / 2;
+		if (hidden[mid][1] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sizeof(hidden) / sizeof(hidden[0]) && c >= hidden[lo][0];
 }
 
 #endif

@@ -135,7 +135,7 @@ test_expect_success 'the agent killed on the target: its workers put both patter
 
 test_expect_success 'receive timeouts with --match: still shipped as timeouts' '
 	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
-	bs_start --pids bs_tmo --match "timeout" --duration 0 && bs_wait_attached &&
+	bs_start --pids bs_tmo --events send,receive,timeout --match "timeout" --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:tmo_run(bs_tmo, 300, 40)." &&
 	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
 	[ "$(n_of "$pid" timeout)" -eq 300 ] &&

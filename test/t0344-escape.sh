@@ -12,10 +12,13 @@ extra_pid() {
 trap 'for p in $(cat "$TRASH/extra.pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done; cleanup' EXIT
 erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_epmd.erl" || exit 1
 
-# no escape character, C1 control, line separator or bidi override
+# no escape character, C1 control, line separator or bidi override, and
+# none of the characters a terminal shows as nothing: zero-width space,
+# joiners, byte order mark, soft hyphen
 clean() {
 	! LC_ALL=C grep -q "$(printf '\033')" "$@" &&
-	! LC_ALL=C grep -qE "$(printf '\302[\200-\237]|\342\200[\250-\256]')" "$@"
+	! LC_ALL=C grep -qE "$(printf '\302[\200-\237]|\342\200[\250-\256]')" "$@" &&
+	! LC_ALL=C grep -qE "$(printf '\342\200[\213-\217]|\357\273\277|\302\255')" "$@"
 }
 
 EVIL=$(printf 'bsevil\033]2;PWNED\007\033[31m%s' $$)
@@ -74,6 +77,30 @@ test_expect_success 'the view shows them as ?, never raw' '
 	ui_keys ":focus bs_victim" Enter && ui_wait "^ <0[.][0-9]+[.]0> bs_victim" &&
 	node_eval "bs_victim ! list_to_atom([\$g, 16#202E, \$h, 16#9B, \$i]), ok." >/dev/null &&
 	ui_wait "received <-  .g[?]h[?]i." && ui_screen >screen && clean screen &&
+	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+'
+# a name that reads "zwsh" with a zero-width space, a BOM and a soft
+# hyphen between its letters
+INVISIBLE='[$z, 16#200B, $w, 16#FEFF, $s, 16#AD, $h]'
+
+test_expect_success 'a name with a zero-width space, a BOM and a soft hyphen: escaped in JSON and messages' '
+	node_eval "register(list_to_atom($INVISIBLE), spawn(fun F() -> receive _ -> F() end end)), ok." >/dev/null &&
+	bs_start --events receive --duration 0 && bs_wait_attached &&
+	node_eval "list_to_atom($INVISIBLE) ! hello, ok." >/dev/null &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	grep -F "\"name\":\"z\\u200bw\\ufeffs\\u00adh\"" "$TRASH/bs.json" &&
+	clean "$TRASH/bs.json" && target_clean 2 &&
+	! "$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -d 1 \
+		--pids "$(printf "nope\342\200\213x\357\273\277y\302\255z")" 2>pids.err &&
+	cat pids.err && grep -F "nope\\x{200B}x\\x{FEFF}y\\x{AD}z" pids.err && clean pids.err &&
+	target_clean 2
+'
+
+test_expect_success 'the view shows the invisible characters of a name as ?, never raw' '
+	tm kill-session -t ui 2>/dev/null
+	ui_start && ui_wait " tracing [0-9]+:" 10 &&
+	node_eval "list_to_atom($INVISIBLE) ! hello, ok." >/dev/null &&
+	ui_keys / z Enter && ui_wait " z[?]w[?]s[?]h " 5 && ui_screen >screen && clean screen &&
 	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
 '
 test_done

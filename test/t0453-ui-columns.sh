@@ -16,14 +16,16 @@ NAME=a_registered_name_long_enough_to_fill_the_table
 node_eval "bs_churn:wrap(45000)." >/dev/null
 node_eval "bs_churn:named(\"$NAME\", 20)." >/dev/null
 
-# ui_cols COLS: the view in a terminal COLS wide, filtered to the 20
+# ui_cols COLS [PREFIX N]: the view in a terminal COLS wide, filtered to
+# the N processes registered as PREFIX... (the 20), each sent a message
 ui_cols() {
+	_prefix=${2:-$NAME} _n=${3:-20}
 	tm kill-session -t ui 2>/dev/null && target_clean 3 >/dev/null
 	ui_session "$1" 30 \
 		"XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE'; sleep 600" &&
 	ui_wait "tracing [0-9]+ processes" 10 &&
-	node_eval "[P ! hi || N <- registered(), lists:prefix(\"$NAME\", atom_to_list(N)), P <- [whereis(N)]], ok." >/dev/null &&
-	ui_keys / "$NAME" Enter && ui_wait " [0-9]+/20 "
+	node_eval "[P ! hi || N <- registered(), lists:prefix(\"$_prefix\", atom_to_list(N)), P <- [whereis(N)]], ok." >/dev/null &&
+	ui_keys / "$_prefix" Enter && ui_wait " [0-9]+/$_n "
 }
 
 # the rows: a pid, whole, then a space
@@ -60,4 +62,59 @@ test_expect_success '160 columns: every column, the names whole' '
 	ui_keys Q && target_clean 3
 '
 
+# ---- wide characters: a CJK name takes two columns a character; this
+# one, 24 of them, is cut at 80 columns
+WIDE=bsw_x漢字の名前テスト漢字の名前テスト漢字の名前テスト
+node_eval "[register(list_to_atom(N), spawn(fun F() -> receive _ -> F() end end)) || N <- [\"bsw_x\" ++ lists:append(lists:duplicate(3, [16#6F22, 16#5B57, 16#306E, 16#540D, 16#524D, 16#30C6, 16#30B9, 16#30C8])), \"bsw_ascii_name_here\"]], ok." >/dev/null
+
+# wide_cell TITLE PATTERN: ui_cell, reading the screen by the columns the
+# terminal shows (a wide character takes two), not by bytes or characters
+wide_cell() {
+	ui_screen | perl -CSA -e '
+		my ($t, $pat) = @ARGV;
+		my $e;
+		while (my $l = <STDIN>) {
+			chomp $l;
+			$l =~ s/([\p{Ea=W}\p{Ea=F}])/$1\x{0}/g;
+			if (!defined $e) {
+				my $i = index(" $l ", " $t ");
+				$e = $i + length($t) if $i >= 0;
+				next;
+			}
+			next unless $l =~ /$pat/;
+			my $s = substr($l, 0, $e);
+			$s =~ s/.* //;
+			$s =~ s/\x{0}//g;
+			print "$s\n";
+			last;
+		}' "$1" "$2"
+}
+
+# ui_wide COLS: the view COLS wide, the two bsw_ processes, each sent one
+# message
+ui_wide() {
+	ui_cols "$1" bsw_ 2 && ui_wait "^<0[.].* bsw_x" 5 &&
+	ui_screen >"wide$1" && cat "wide$1"
+}
+
+# the cells of both rows under RECV, SENT and MQ: 1, 0, 0 in each
+wide_aligned() {
+	for who in bsw_x bsw_ascii; do
+		got=$(wide_cell RECV "$who")/$(wide_cell SENT "$who")/$(wide_cell MQ "$who")
+		[ "$got" = 1/0/0 ] || { echo "$who: RECV/SENT/MQ want 1/0/0, got $got"; return 1; }
+	done
+}
+
+test_expect_success '160 columns: a CJK name whole, and its row'"'"'s cells under their titles' '
+	ui_wide 160 && grep -q "^<0[.][0-9]*[.][0-9]*> *$WIDE " wide160 &&
+	wide_aligned
+'
+
+test_expect_success '80 columns: the CJK name cut on a character, the cells still aligned' '
+	ui_wide 80 && wide_aligned &&
+	name=$(grep "bsw_x" wide80 | sed "s/^<[^>]*> *//; s/ .*//") &&
+	echo "name cell: $name" && [ "$name" != "$WIDE" ] &&
+	case "$WIDE" in "$name"*) ;; *) false ;; esac &&
+	ui_keys Q && target_clean 3
+'
 test_done

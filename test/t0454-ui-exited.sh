@@ -44,4 +44,16 @@ test_expect_success 'shown, an exited row opens its log, which says how it ended
 	ui_keys q q && target_clean 3
 '
 
+test_expect_success 'short-lived proc_lib processes are named by the function they run' '
+	ui_session 200 30 \
+		"XDG_STATE_HOME='"'$TRASH/state'"' '"'$BEAMSCOPE'"' '"'$NODE'"' --cookie-file '"'$COOKIE_FILE'"'; sleep 600" &&
+	ui_wait "tracing [0-9]+ processes" 10 && ui_keys x &&
+	node_eval "bs_churn:plburst(10)." &&
+	ui_keys / "bs_churn:" Enter && ui_wait " [0-9]+/20 " 5 &&
+	ui_screen >screen.txt && cat screen.txt &&
+	[ "$(grep -cE "bs_churn:bye/1 +[(]exited[)]" screen.txt)" -eq 10 ] &&
+	[ "$(grep -cE "bs_churn:init/1 +[(]exited[)]" screen.txt)" -eq 10 ] &&
+	ui_keys Escape / proc_lib Enter && ui_wait " 0/0 " &&
+	ui_keys Q && target_clean 3
+'
 test_done

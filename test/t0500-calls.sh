@@ -29,6 +29,22 @@ test_expect_success 'return values, in order, with the time since the call' '
 	target_clean 2
 '
 
+test_expect_success 'mod:fun/arity -> return: every call, with its return value' '
+	EXPR="bs_calls:run(100)." trace_calls --call "bs_calls:add/2 -> return" &&
+	jqs -e "[.[] | select(.type == \"call\")] | length == 100" &&
+	jqs -e "[.[] | select(.type == \"return\")] | length == 100 and
+		([.[].value] == [range(2; 102) | tostring])" &&
+	jqs -e ".[-1].patterns == [{\"pattern\": \"bs_calls:add/2 -> return\", \"functions\": 1}]" &&
+	target_clean 2
+'
+
+test_expect_success 'mod:fun -> return, stack: every arity, the caller and the exception' '
+	EXPR="catch bs_calls:crash(7)." trace_calls --call "bs_calls:crash -> return, stack" &&
+	jqs -e "[.[] | select(.type == \"exception\")] | length == 1 and .[0].mfa == \"bs_calls:crash/1\"" &&
+	jqs -e "[.[] | select(.type == \"call\")][0].caller | test(\"^[{]erl_eval,\")" &&
+	target_clean 2
+'
+
 test_expect_success 'exceptions, and the caller with stack' '
 	EXPR="catch bs_calls:crash(7)." trace_calls --call "bs_calls:crash(_) -> return, stack" &&
 	jqs -e "[.[] | select(.type == \"exception\")] | length == 1 and .[0].class == \"error\" and
@@ -79,6 +95,11 @@ test_expect_success 'illegal guard' '
 '
 test_expect_success 'unknown action' '
 	bad_pattern "bs_calls:add(A, _) -> retrun" 2 "column 23: an action is return or stack"
+'
+test_expect_success 'an unknown action or none after mod:fun/arity ->' '
+	bad_pattern "bs_calls:add/2 -> retrun" 2 "column 19: an action is return or stack" &&
+	bad_pattern "bs_calls:add/2 ->" 2 "column 16: an action [(]return or stack[)] must follow" &&
+	bad_pattern "bs_calls:add/2 -> return stack" 2 "column 26: expected , or the end after an action"
 '
 test_expect_success 'bad arity' '
 	bad_pattern "bs_calls:add/x" 2 "column 13: expected an arity"

@@ -70,6 +70,17 @@ test_expect_success '--summary: the busiest processes and the slowest servers' '
 	grep -E "^ +300 .*bs_gen_srv \(get\)" "$TRASH/gen.err"
 '
 
+test_expect_success 'a server with no name is named as the table names it: bs_gen:init/1' '
+	bs_start --gen-calls --interval 0.5 --duration 0 --summary &&
+	bs_wait_attached &&
+	pid=$(node_eval "bs_gen:unnamed(20)." | tr -d "\"") && echo "server $pid" &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	jqs -c "[.[] | select(.type == \"gen_call_stats\" and .server == \"$pid\")] | last" | tee row &&
+	jq -e ".server_label == \"bs_gen:init/1\" and .calls == 20 and
+		(has(\"server_name\") | not)" row &&
+	grep -E "^ +20 .* $pid bs_gen:init/1 \(get\)$" "$TRASH/bs.err"
+'
+
 test_expect_success 'a recording opened again gives the same numbers' '
 	"$BEAMSCOPE" --open "$TRASH/gen.json" --batch --gen-calls -o "$TRASH/re.json" 2>"$TRASH/re.err" &&
 	jq -e -s "[.[] | select(.type == \"gen_call_stats\" and .server_name == \"bs_gen_srv\" and .kind == \"get\")] |

@@ -26,6 +26,24 @@ test_expect_success 'one row per server and kind, with exact counts' '
 	awk "{ exit !(\$7 ~ /ms\$/ && \$8 ~ /ms\$/) }" row
 '
 
+test_expect_success 'a server with no name is named as the table names it' '
+	pid=$(node_eval "bs_gen:unnamed(8)." | tr -d "\"") && echo "server $pid" &&
+	tm resize-window -t ui -x 160 -y 30 &&
+	ui_wait "^  $pid bs_gen:init/1 +get +8 " 5 &&
+	tm resize-window -t ui -x 100 -y 30 &&
+	ui_wait "^  $pid bs_g[^ ]*[.][.][.] +get +8 " 5
+'
+
+test_expect_success 'KIND as wide as its kinds at 160 columns; a cut one marked at 80' '
+	node_eval "bs_gen:long_kind()." >/dev/null &&
+	tm resize-window -t ui -x 160 -y 30 &&
+	ui_wait " bs_gen_srv +new_client_state_machine_request +1 " 5 &&
+	tm resize-window -t ui -x 80 -y 30 &&
+	ui_wait " bs_gen_srv +new_cl[a-z_]*[.][.][.] +1 " 5 &&
+	! ui_screen | grep new_client_state_machine_request &&
+	tm resize-window -t ui -x 100 -y 30 && ui_wait "SERVER"
+'
+
 test_expect_success 'a call that never returns is stuck, and listed in flight' '
 	ui_keys ":limit stuck 1" Enter &&
 	caller=$(node_eval "pid_to_list(bs_gen:block()).") &&

@@ -191,6 +191,7 @@ struct app {
 	/* the process in focus: its log is open */
 	struct bs_pid focus;
 	char focus_text[48];
+	uint64_t focus_seq;     /* the store's next seq when it was focused */
 	/* its links, monitors and ancestors as its agent said them last;
 	 * have_rel: said since the log opened */
 	struct relations rel;

@@ -36,8 +36,8 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	int k = event_kinds_parse(cl->argv[0], bad, sizeof(bad));
 	if (k < 0) {
-		app_msg(a, true, "unknown kind \"%s\"; kinds are send, receive, "
-			"spawn, exit, link, register, gc, running", bad);
+		app_msg(a, true, "unknown kind \"%s\"; kinds are %s", bad,
+			event_kinds_list());
 		return ACT_REDRAW;
 	}
 	if (!app_live(a, ":events"))

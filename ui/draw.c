@@ -2,15 +2,39 @@
  * draw: small curses helpers shared by the views.  Every string from the
  * target goes through draw_text, which never lets a control character reach
  * the terminal (no escape injection) and never writes past its width.
+ *
+ * Widths are display columns, as the terminal will use them: wcwidth() of
+ * each character in the locale the view runs in (a wide CJK character
+ * takes two, a combining mark none).  A character the locale cannot show
+ * is drawn as ?, like the ones esc.c escapes, so what is drawn always
+ * takes the columns counted.
  */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "app.h"
 #include "esc.h"
+#include "utf8.h"
+
+/* The character at p (len bytes, as esc_char found it): the columns it
+ * takes, and in *shown whether it is drawn as it is (else as ?). */
+static int char_cols(const char *p, size_t len, bool *shown)
+{
+	uint32_t cp;
+	int w;
+	if (!*shown || len == 1)   /* ASCII that may be shown: one column */
+		return 1;
+	if (!utf8_decode((const unsigned char *)p, len, &cp) ||
+	    (w = wcwidth((wchar_t)cp)) < 0) {
+		*shown = false;
+		return 1;
+	}
+	return w;
+}
 
 void draw_text(int y, int x, int width, const char *s, int attr)
 {
@@ -23,16 +47,19 @@ void draw_text(int y, int x, int width, const char *s, int attr)
 		width = (int)sizeof(buf) - 1;
 	const char *p = s ? s : "";
 	size_t left = strlen(p);
-	while (left && cols < width && n < (int)sizeof(buf) - 5) {
+	while (left && n < (int)sizeof(buf) - 5) {
 		bool shown;
 		size_t len = esc_char(p, left, &shown);
+		int w = char_cols(p, len, &shown);
+		if (cols + w > width)   /* a wide one that does not fit: a space */
+			break;
 		if (!shown) {   /* controls, bidi marks, bytes that are not UTF-8 */
 			buf[n++] = '?';
 		} else {
 			memcpy(buf + n, p, len);
 			n += (int)len;
 		}
-		cols++;
+		cols += w;
 		p += len;
 		left -= len;
 	}
@@ -57,7 +84,7 @@ int draw_width(const char *s)
 	while (left) {
 		bool shown;
 		size_t len = esc_char(s, left, &shown);
-		cols++;
+		cols += char_cols(s, len, &shown);
 		s += len;
 		left -= len;
 	}

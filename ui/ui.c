@@ -45,20 +45,16 @@ static struct termios saved_tio;
 static bool have_tio;
 static bool screen_up;
 
+/* Async-signal-safe: the modes as they were, the main screen, the keypad
+ * out of application mode, the cursor shown, plain colours. */
 static void restore_terminal(void)
 {
-	static const char seq[] = "\033[?1049l\033[?25h\033[0m\r\n";
+	static const char seq[] =
+		"\033[?1049l\033[?1l\033>\033[?25h\033[0m\r\n";
 	if (have_tio)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
 	ssize_t r = write(STDOUT_FILENO, seq, sizeof(seq) - 1);
 	(void)r;
-}
-
-static void on_fatal(int sig)
-{
-	restore_terminal();
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 void app_msg(struct app *a, bool error, const char *fmt, ...)
@@ -194,6 +190,9 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	if (app_view(a) == VIEW_PROC)
 		app_pop(a);
 	node_focus(a, pid, true);
+	/* tagged, it is in focus since it was tagged */
+	int tag = app_tagged(a, pid);
+	a->focus_seq = tag >= 0 ? a->tag_seq[tag] : a->store.next_seq;
 	a->focus = pid;
 	a->have_rel = false;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
@@ -737,12 +736,16 @@ int ui_run(const struct config *cfg)
 	int rc;
 
 	a->cfg = cfg;
+	/* receive timeouts too, unless --events says: the view ships the
+	 * events of a few processes in focus */
+	int kinds = cfg->events_set || cfg->open ? cfg->kinds :
+		KIND_VIEW_DEFAULT | (cfg->kinds & KIND_CALL);
 	struct session_spec spec = {
 		/* gen calls are paired once the servers view asks (it costs
 		 * the target a tracer call per send), with --gen-calls from
 		 * the start, and always in a recording, which has them */
-		.kinds = cfg->kinds | (cfg->gen_calls || cfg->open ?
-				       KIND_GENCALL : 0),
+		.kinds = kinds | (cfg->gen_calls || cfg->open ?
+				  KIND_GENCALL : 0),
 		.follow = cfg->follow,
 		.gen_calls = cfg->gen_calls || cfg->open,
 		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
@@ -826,10 +829,7 @@ int ui_run(const struct config *cfg)
 
 	if (tcgetattr(STDIN_FILENO, &saved_tio) == 0)
 		have_tio = true;
-	signal(SIGSEGV, on_fatal);
-	signal(SIGBUS, on_fatal);
-	signal(SIGFPE, on_fatal);
-	signal(SIGABRT, on_fatal);
+	sig_fatal(restore_terminal);   /* a crash gives the terminal back */
 	setlocale(LC_ALL, "");
 	a->ascii = cfg->ascii || !spark_utf8_terminal();
 	if (!getenv("ESCDELAY"))
@@ -869,6 +869,7 @@ int ui_run(const struct config *cfg)
 	endwin();
 	screen_up = false;
 	restore_terminal();
+	sig_fatal(NULL);
 	session_drain(&a->s);
 out:
 	if (json_sink_is_open(&a->rec))

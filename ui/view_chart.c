@@ -25,6 +25,7 @@
 
 #include "app.h"
 #include "chart.h"
+#include "clock.h"
 #include "outfile.h"
 #include "sbuf.h"
 #include "xalloc.h"
@@ -34,12 +35,21 @@
 #define COL_MIN 5
 #define COL_MAX 18
 #define PEERS 3           /* busiest peers charted with an untagged process */
+/* ... found in what it sends in a moment, when none are stored */
+#define PEER_LOOK_MS 1000
+#define PEER_LOOK_SENDS 32
 
 static struct chart_view {
 	struct chart chart;
 	uint64_t anchor;  /* the seq of the cursor's row when moved back */
 	uint64_t cursor;  /* the seq of the cursor's row at the last draw */
 	bool deltas;      /* times as deltas between rows, not wall clock */
+	/* looking for the peers of the one process charted (tag_selected) */
+	bool look;
+	struct bs_pid look_pid;
+	char look_text[48];
+	uint64_t look_from;       /* its events from this seq on */
+	long long look_until;     /* ms, clock_mono_ms */
 } cv;
 
 int app_tagged(const struct app *a, struct bs_pid pid)
@@ -50,9 +60,29 @@ int app_tagged(const struct app *a, struct bs_pid pid)
 	return -1;
 }
 
+/* From when the events of pid are shipped, as far as the view knows: a
+ * recording holds everything it shipped, a node tracing in the event tier
+ * ships everything it traces, a process whose log is open is in focus
+ * since the log opened; else from now on, once its node hears of it. */
+static uint64_t shipped_since(const struct app *a, struct bs_pid pid,
+			      bool log_open)
+{
+	if (session_is_recording(&a->s))
+		return 0;
+	if ((int)pid.node < a->s.nnodes && a->s.nodes[pid.node].present &&
+	    !a->s.nodes[pid.node].counted)
+		return 0;
+	if (log_open && bs_pid_eq(a->focus, pid))
+		return a->focus_seq;
+	return a->store.next_seq;
+}
+
 int app_tag(struct app *a, struct bs_pid pid, const char *text)
 {
 	int i = app_tagged(a, pid);
+	bool log_open = false;
+	for (int v = 0; v < a->depth; v++)
+		log_open |= a->stack[v] == VIEW_PROC;
 	if (i >= 0) {
 		memmove(&a->tags[i], &a->tags[i + 1],
 			(size_t)(a->ntags - i - 1) * sizeof(a->tags[0]));
@@ -61,9 +91,6 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 		memmove(&a->tag_seq[i], &a->tag_seq[i + 1],
 			(size_t)(a->ntags - i - 1) * sizeof(a->tag_seq[0]));
 		a->ntags--;
-		bool log_open = false;
-		for (int v = 0; v < a->depth; v++)
-			log_open |= a->stack[v] == VIEW_PROC;
 		if (!(log_open && bs_pid_eq(a->focus, pid)))
 			node_focus(a, pid, false);
 		return ACT_REDRAW;
@@ -75,9 +102,7 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 	}
 	a->tags[a->ntags] = pid;
 	snprintf(a->tag_text[a->ntags], sizeof(a->tag_text[0]), "%s", text);
-	/* a recording ships everything it holds */
-	a->tag_seq[a->ntags] = session_is_recording(&a->s) ? 0 :
-		a->store.next_seq;
+	a->tag_seq[a->ntags] = shipped_since(a, pid, log_open);
 	a->ntags++;
 	node_focus(a, pid, true);
 	return ACT_REDRAW;
@@ -92,8 +117,75 @@ void chart_lines(struct app *a, struct chart *c)
 	chart_label(c, &a->store);
 }
 
-/* Nothing tagged: tag the selected process and its busiest peers, as
- * the events still in the ring tell them. */
+/* The processes pid exchanged messages with in the store's events from
+ * seq from on, busiest first, into peers (at most n); how many sends of
+ * its own were seen in *sends.  Its receives do not name their senders:
+ * a sender counts when its own send to pid is stored. */
+struct peer {
+	struct proc *p;
+	unsigned long n;
+};
+
+static int find_peers(struct app *a, struct bs_pid self, const char *self_text,
+		      uint64_t from, struct peer *peers, int n,
+		      unsigned long *sends)
+{
+	struct peer seen[64];
+	int nseen = 0;
+	*sends = 0;
+	if (from < store_oldest_seq(&a->store))
+		from = store_oldest_seq(&a->store);
+	for (uint64_t s = from; s < a->store.next_seq; s++) {
+		const struct sevent *e = store_event(&a->store, s);
+		if (!e || e->type != EV_SEND || !e->peer)
+			continue;
+		struct proc *q = NULL;
+		if (bs_pid_eq(e->pid, self)) {
+			++*sends;
+			for (size_t i = 0; i < a->store.nprocs && !q; i++)
+				if (!strcmp(a->store.procs[i]->pid_text, e->peer) ||
+				    (a->store.procs[i]->name &&
+				     !strcmp(a->store.procs[i]->name, e->peer)))
+					q = a->store.procs[i];
+		} else if (!strcmp(e->peer, self_text)) {
+			q = store_proc(&a->store, e->pid);
+		}
+		if (!q || bs_pid_eq(q->pid, self))
+			continue;
+		int j;
+		for (j = 0; j < nseen && seen[j].p != q; j++)
+			;
+		if (j == nseen) {
+			if (nseen == 64)
+				continue;
+			seen[nseen].p = q;
+			seen[nseen++].n = 0;
+		}
+		seen[j].n++;
+	}
+	int got = 0;
+	for (; got < n && nseen; got++) {
+		int best = 0;
+		for (int j = 1; j < nseen; j++)
+			if (seen[j].n > seen[best].n)
+				best = j;
+		peers[got] = seen[best];
+		seen[best] = seen[--nseen];
+	}
+	return got;
+}
+
+static void tag_peers(struct app *a, const struct peer *peers, int n)
+{
+	for (int k = 0; k < n; k++)
+		app_tag(a, peers[k].p->pid, peers[k].p->pid_text);
+}
+
+/* Nothing tagged: tag the selected process and its busiest peers, as the
+ * events still in the ring tell them.  A process out of focus has none
+ * stored: its events are then shipped (it is charted) and its peers are
+ * the processes it sends to in the next moment (cv.look), tagged when
+ * it has sent enough to rank them, or after PEER_LOOK_MS. */
 static void tag_selected(struct app *a)
 {
 	struct procs_table *t = &a->table;
@@ -105,55 +197,59 @@ static void tag_selected(struct app *a)
 	struct bs_pid self = p->pid;
 	char self_text[48];
 	snprintf(self_text, sizeof(self_text), "%s", p->pid_text);
-	struct { struct proc *p; unsigned long n; } peers[64];
-	int npeers = 0;
-	uint64_t oldest = store_oldest_seq(&a->store);
-	for (uint64_t s = oldest; s < a->store.next_seq; s++) {
-		const struct sevent *e = store_event(&a->store, s);
-		if (!e || (e->type != EV_SEND && e->type != EV_RECEIVE))
-			continue;
-		struct proc *q = NULL;
-		if (bs_pid_eq(e->pid, self) && e->type == EV_SEND && e->peer) {
-			for (size_t i = 0; i < a->store.nprocs && !q; i++)
-				if (!strcmp(a->store.procs[i]->pid_text, e->peer) ||
-				    (a->store.procs[i]->name &&
-				     !strcmp(a->store.procs[i]->name, e->peer)))
-					q = a->store.procs[i];
-		} else if (e->type == EV_SEND && e->peer &&
-			   !strcmp(e->peer, self_text)) {
-			q = store_proc(&a->store, e->pid);
-		}
-		if (!q || bs_pid_eq(q->pid, self))
-			continue;
-		int j;
-		for (j = 0; j < npeers && peers[j].p != q; j++)
-			;
-		if (j == npeers) {
-			if (npeers == 64)
-				continue;
-			peers[npeers].p = q;
-			peers[npeers++].n = 0;
-		}
-		peers[j].n++;
-	}
+	struct peer peers[PEERS];
+	unsigned long sends;
+	int n = find_peers(a, self, self_text, 0, peers, PEERS, &sends);
 	app_tag(a, self, self_text);
-	for (int k = 0; k < PEERS && npeers; k++) {
-		int best = 0;
-		for (int j = 1; j < npeers; j++)
-			if (peers[j].n > peers[best].n)
-				best = j;
-		app_tag(a, peers[best].p->pid, peers[best].p->pid_text);
-		peers[best] = peers[--npeers];
+	tag_peers(a, peers, n);
+	if (!n && app_tagged(a, self) >= 0 && !session_is_recording(&a->s)) {
+		cv.look = true;
+		cv.look_pid = self;
+		snprintf(cv.look_text, sizeof(cv.look_text), "%s", self_text);
+		cv.look_from = a->store.next_seq;
+		cv.look_until = clock_mono_ms() + PEER_LOOK_MS;
+		app_msg(a, false, "charting %s; its peers are the processes it "
+			"sends to in the next second", self_text);
+		return;
 	}
 	app_msg(a, false, "charting %s and %d of its peers; Space in the "
 		"process table tags the processes to chart", self_text,
 		a->ntags - 1);
 }
 
+/* The look for the peers of the process charted alone: over once it has
+ * sent PEER_LOOK_SENDS messages, or after PEER_LOOK_MS. */
+static void look_step(struct app *a)
+{
+	if (!cv.look)
+		return;
+	if (app_tagged(a, cv.look_pid) < 0 || a->ntags != 1) {
+		cv.look = false;   /* tagged or untagged by hand meanwhile */
+		return;
+	}
+	struct peer peers[PEERS];
+	unsigned long sends;
+	int n = find_peers(a, cv.look_pid, cv.look_text, cv.look_from, peers,
+			   PEERS, &sends);
+	if (sends < PEER_LOOK_SENDS && clock_mono_ms() < cv.look_until)
+		return;
+	cv.look = false;
+	tag_peers(a, peers, n);
+	if (n)
+		app_msg(a, false, "charting %s and %d of its peers; Space in "
+			"the process table tags the processes to chart",
+			cv.look_text, n);
+	else
+		app_msg(a, false, "charting %s and 0 of its peers: it sent "
+			"nothing in a second; Space in the process table tags "
+			"the processes to chart", cv.look_text);
+}
+
 static void chart_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_CHART]);
 	cv.anchor = cv.cursor = 0;
+	cv.look = false;
 	if (!a->ntags)
 		tag_selected(a);
 }
@@ -302,6 +398,7 @@ static void chart_draw(struct app *a, int y, int h)
 {
 	struct chart *c = &cv.chart;
 	struct list *l = &a->pos[VIEW_CHART];
+	look_step(a);
 	chart_release(c);
 	chart_lines(a, c);
 	for (int r = 0; r < h; r++) {
@@ -436,6 +533,7 @@ static int chart_request(struct app *a, enum request req)
 static void chart_leave(struct app *a)
 {
 	(void)a;
+	cv.look = false;
 	chart_release(&cv.chart);
 }
 

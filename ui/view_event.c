@@ -96,8 +96,9 @@ static void layout(struct event_detail *d, int width)
 	d->width = width;
 	sbuf_reset(&d->lines);
 	sbuf_addstr(&d->lines, sbuf_str(&d->head));
-	if (d->payload)
-		pretty_term(d->payload, width - 2, &d->lines);
+	if (d->payload && pretty_term(d->payload, width - 2, &d->lines))
+		sbuf_addf(&d->lines, "(cut: groups nested deeper than %d "
+			  "levels show as ...)\n", PRETTY_MAX_DEPTH);
 	d->nlines = 0;
 	for (const char *p = sbuf_str(&d->lines); *p; p++)
 		d->nlines += *p == '\n';

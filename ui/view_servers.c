@@ -11,9 +11,18 @@
  *  - the calls view of a row: caller (name, current function), request,
  *    reply, latency or age.  Enter opens the caller's log, o the server's.
  *
- * Its state is its own (below): the rows of the last draw, the sort, and
- * which row's calls are shown.  Rows of the pairing never move, so the
- * selection is kept as a row pointer.
+ * A server is named as the process table names it: its registered name,
+ * else what the agent said it is (a proc_lib initial call, a label), else
+ * its initial call.  SERVER and KIND are as wide as the widest text they
+ * have shown, as far as the screen allows; a text cut ends in "...".
+ *
+ * There may be thousands of rows (GC_ROWS_MAX): a draw costs the rows on
+ * screen, and the whole list is sorted again only when its rows, their
+ * order or the sort changed, at most once a second otherwise.
+ *
+ * Its state is its own (below): the rows as last sorted, the sort, the
+ * widths shown, and which row's calls are shown.  Rows of the pairing
+ * never move, so the selection is kept as a row pointer.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -54,19 +63,30 @@ static const char *const srv_titles[SC__COUNT] = {
 };
 
 #define CALLS_MAX 200      /* calls in flight listed */
+#define RESORT_MS 1000     /* ages and rates move: sorted again so often */
+/* SERVER and KIND: at least so wide while the screen is too narrow */
+#define SERVER_MIN 16
+#define KIND_MIN 12
+#define CUT_MARK "..."
 
 static struct {
-	size_t nrows;                /* rows as last drawn, sorted: ents */
+	size_t nrows;                /* rows as last sorted: ents */
 	const struct gc_row *sel;    /* the selected row */
 	int sort;                    /* enum srv_col */
 	bool asc;
+	/* what the last sort was of */
+	unsigned long sorted_gen;
+	int sorted_sort;
+	bool sorted_asc;
+	long long sorted_ms;
+	int wserver, wkind;          /* the widest texts shown */
 	const struct gc_row *open;   /* the calls view: its row */
 	bool inflight;               /* ... its calls in flight, not slowest */
 	const struct gc_call *shown[CALLS_MAX]; /* ... as last drawn */
 	size_t nshown;
 } sv;
 
-/* a row and what it is compared by; computed once per draw */
+/* a row and what it is compared by */
 struct ent {
 	struct gc_row *r;
 	int64_t p50, p90, p99, oldest;
@@ -79,6 +99,23 @@ static size_t nents_cap;
 static int64_t now_us(struct app *a)
 {
 	return session_is_recording(&a->s) ? a->s.gcalls.now : clock_wall_us();
+}
+
+/* The server of a row as a pid of a node of the session; false if not. */
+static bool server_pid(struct app *a, const struct gc_row *r, struct bs_pid *pid)
+{
+	struct pidtext pt;
+	if (pidtext_parse(r->server, &pt) < 0)
+		return false;
+	pid->num = pt.num;
+	pid->serial = pt.serial;
+	pid->node = (uint32_t)r->node;
+	for (int i = 0; pt.node_len && i < a->s.nnodes; i++) {
+		const char *nm = app_node_name(a, i);
+		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len))
+			pid->node = (uint32_t)i;
+	}
+	return true;
 }
 
 static const char *server_label(struct app *a, const struct gc_row *r)
@@ -94,7 +131,20 @@ static const char *server_label(struct app *a, const struct gc_row *r)
 		retext_name(&shown, TERM_ERLANG, a->s.nodes[r->node].dec.syn, n);
 		return sbuf_str(&shown);
 	}
-	return n ? n : r->server_name ? r->server_name : r->server;
+	if (n || r->server_name)
+		return n ? n : r->server_name;
+	/* no name: what it is, as the process table's NAME says */
+	const char *l = session_text_label(&a->s, r->node, r->server);
+	struct bs_pid pid;
+	const struct proc *p = !l && server_pid(a, r, &pid) ?
+		store_proc(&a->store, pid) : NULL;
+	if (p && *store_proc_title(p))
+		l = store_proc_title(p);
+	if (!l)
+		return r->server;
+	sbuf_reset(&shown);
+	sbuf_addf(&shown, "%s %s", r->server, l);
+	return sbuf_str(&shown);
 }
 
 static int cmp64(int64_t x, int64_t y)
@@ -131,29 +181,45 @@ static int cmp_ents(const void *pa, const void *pb)
 	return sv.asc ? c : -c;
 }
 
+/* What a row is compared by and shows, now. */
+static void ent_fill(struct ent *e, int64_t now)
+{
+	struct gc_row *r = e->r;
+	const int64_t *q = gc_row_quantiles(r);
+	const struct gc_call *old = gc_row_oldest(r);
+	e->p50 = q[0];
+	e->p90 = q[1];
+	e->p99 = q[2];
+	e->oldest = old ? now - old->ts : -1;
+	e->rate = gc_row_rate(r, now);
+}
+
+/* The rows sorted again, when they or the sort changed (or a while
+ * passed: ages and rates move by themselves). */
 static void build(struct app *a)
 {
 	struct gencalls *g = &a->s.gcalls;
 	int64_t now = now_us(a);
+	long long ms = clock_mono_ms();
+	if (sv.nrows == g->nrows && sv.sort == sv.sorted_sort &&
+	    sv.asc == sv.sorted_asc && (sv.sorted_gen == g->generation ||
+					ms - sv.sorted_ms < RESORT_MS))
+		return;
 	if (nents_cap < g->nrows) {
 		nents_cap = g->nrows * 2;
 		ents = xrealloc(ents, nents_cap * sizeof(*ents));
 	}
 	for (size_t i = 0; i < g->nrows; i++) {
-		struct gc_row *r = g->rows[i];
-		const struct gc_call *old = gc_row_oldest(g, r);
-		ents[i] = (struct ent){
-			.r = r,
-			.p50 = gc_hist_quantile(&r->hist, 0.5),
-			.p90 = gc_hist_quantile(&r->hist, 0.9),
-			.p99 = gc_hist_quantile(&r->hist, 0.99),
-			.oldest = old ? now - old->ts : -1,
-			.rate = gc_row_rate(r, now),
-		};
+		ents[i].r = g->rows[i];
+		ent_fill(&ents[i], now);
 	}
 	sv.nrows = g->nrows;
 	if (sv.nrows > 1)   /* none yet: ents may still be NULL */
 		qsort(ents, sv.nrows, sizeof(*ents), cmp_ents);
+	sv.sorted_gen = g->generation;
+	sv.sorted_sort = sv.sort;
+	sv.sorted_asc = sv.asc;
+	sv.sorted_ms = ms;
 }
 
 static void dur(char *out, size_t n, int64_t us)
@@ -168,29 +234,120 @@ static void dur(char *out, size_t n, int64_t us)
 		snprintf(out, n, "%lds", (long)(us / 1000000));
 }
 
+/* s in w columns at x; a text cut ends in CUT_MARK. */
+static void cut_cell(int y, int x, int w, const char *s, int attr)
+{
+	int mark = (int)strlen(CUT_MARK);
+	if (draw_width(s) <= w || w <= mark) {
+		draw_text(y, x, w, s, attr);
+		return;
+	}
+	draw_text(y, x, w - mark, s, attr);
+	draw_text(y, x + w - mark, mark, CUT_MARK, attr);
+}
+
+/* the numbers after KIND: "%8s %7s %8s %8s %8s %8s %6s %7s" and a space
+ * before */
+#define NUMS_WIDTH (1 + 8 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + 8 + 1 + 8 + 1 + 6 + 1 + 7)
+
+/* SERVER and KIND: as wide as what they showed, within the screen, and
+ * not narrower than their minimum (the numbers go past the edge then) */
+static void col_widths(int *ws, int *wk)
+{
+	int want_s = sv.wserver, want_k = sv.wkind;
+	int room = COLS - 2 - 1 - NUMS_WIDTH;
+	int min_s = want_s < SERVER_MIN ? want_s : SERVER_MIN;
+	int min_k = want_k < KIND_MIN ? want_k : KIND_MIN;
+	if (want_s + want_k <= room) {
+		*ws = want_s;
+		*wk = want_k;
+		return;
+	}
+	/* SERVER tells rows apart: it gives way last */
+	*wk = room - want_s;
+	if (*wk < min_k)
+		*wk = min_k;
+	*ws = room - *wk;
+	if (*ws > want_s)
+		*ws = want_s;
+	if (*ws < min_s)
+		*ws = min_s;
+}
+
+/* What the pairing's bounds folded or gave up, in a line (false: none). */
+static bool bounds_note(struct app *a, char *out, size_t outsz)
+{
+	const struct gencalls *g = &a->s.gcalls;
+	struct sbuf sb = SBUF_INIT;
+	if (g->nfolded)
+		sbuf_addf(&sb, "; kinds past %d a server: " GC_OTHER, GC_KINDS_MAX);
+	if (g->other_servers)
+		sbuf_addf(&sb, "; servers past %d rows: " GC_OTHER, GC_ROWS_MAX);
+	if (g->given_up)
+		sbuf_addf(&sb, "; %lu given up in flight (the oldest, past %d)",
+			  g->given_up, GC_INFLIGHT_MAX);
+	if (g->out_of_order)
+		sbuf_addf(&sb, "; %lu replies stamped before their call",
+			  g->out_of_order);
+	bool any = sb.len > 0;
+	if (any)
+		snprintf(out, outsz, "  %s", sb.buf + 2);
+	sbuf_release(&sb);
+	return any;
+}
+
 static void servers_draw(struct app *a, int y, int h)
 {
 	struct list *l = &a->pos[VIEW_SERVERS];
 	char line[512], hdr[SC__COUNT][16];
-	int w = COLS > 120 ? 28 : 16, kw = COLS > 120 ? 14 : 12;
+	int64_t now = now_us(a);
 
 	build(a);
-	for (int c = 0; c < SC__COUNT; c++)
-		snprintf(hdr[c], sizeof(hdr[c]), "%s%s", srv_titles[c],
-			 c == sv.sort ? (sv.asc ? "^" : "v") : "");
-	snprintf(line, sizeof(line), "  %-*s %-*s %8s %7s %8s %8s %8s %8s %6s %7s",
-		 w, hdr[SC_SERVER], kw, hdr[SC_KIND], hdr[SC_CALLS], hdr[SC_RATE],
-		 hdr[SC_P50], hdr[SC_P90], hdr[SC_P99], hdr[SC_MAX],
-		 hdr[SC_FLIGHT], hdr[SC_OLDEST]);
-	draw_text(y, 0, COLS, line, draw_attr(a, ROLE_HEADER));
-	y++;
-	h--;
+	/* the rows: under the titles, and the bounds' note if any */
+	char note[256];
+	bool has_note = h > 2 && bounds_note(a, note, sizeof(note));
+	int lh = h - 1 - (has_note ? 1 : 0);
 	/* the selection stays on its row */
 	for (size_t i = 0; sv.sel && i < sv.nrows; i++)
 		if (ents[i].r == sv.sel)
 			l->sel = (int)i;
-	list_fit(l, LIST_SELECT, (int)sv.nrows, h);
+	list_fit(l, LIST_SELECT, (int)sv.nrows, lh);
 	sv.sel = l->sel < (int)sv.nrows ? ents[l->sel].r : NULL;
+	/* the widths: what the rows on screen hold, and what was shown */
+	if (sv.wserver < (int)strlen(srv_titles[SC_SERVER]) + 1)
+		sv.wserver = (int)strlen(srv_titles[SC_SERVER]) + 1;
+	if (sv.wkind < (int)strlen(srv_titles[SC_KIND]) + 1)
+		sv.wkind = (int)strlen(srv_titles[SC_KIND]) + 1;
+	for (int r = 0; r < lh && l->top + r < (int)sv.nrows; r++) {
+		const struct gc_row *row = ents[l->top + r].r;
+		int n = draw_width(server_label(a, row));
+		if (n > sv.wserver)
+			sv.wserver = n;
+		n = draw_width(row->kind[0] ? row->kind : "-");
+		if (n > sv.wkind)
+			sv.wkind = n;
+	}
+	int ws, wk;
+	col_widths(&ws, &wk);
+
+	for (int c = 0; c < SC__COUNT; c++)
+		snprintf(hdr[c], sizeof(hdr[c]), "%s%s", srv_titles[c],
+			 c == sv.sort ? (sv.asc ? "^" : "v") : "");
+	int ha = draw_attr(a, ROLE_HEADER);
+	draw_text(y, 0, COLS, "", ha);
+	draw_text(y, 2, ws, hdr[SC_SERVER], ha);
+	draw_text(y, 2 + ws + 1, wk, hdr[SC_KIND], ha);
+	snprintf(line, sizeof(line), " %8s %7s %8s %8s %8s %8s %6s %7s",
+		 hdr[SC_CALLS], hdr[SC_RATE], hdr[SC_P50], hdr[SC_P90],
+		 hdr[SC_P99], hdr[SC_MAX], hdr[SC_FLIGHT], hdr[SC_OLDEST]);
+	draw_text(y, 2 + ws + 1 + wk, COLS - (2 + ws + 1 + wk), line, ha);
+	y++;
+	h--;
+	if (has_note) {
+		draw_text(y, 0, COLS, note, draw_attr(a, ROLE_DIM));
+		y++;
+		h--;
+	}
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
@@ -201,22 +358,26 @@ static void servers_draw(struct app *a, int y, int h)
 					  "calls seen yet", draw_attr(a, ROLE_DIM));
 			continue;
 		}
-		const struct gc_row *row = ents[i].r;
-		const struct ent *k = &ents[i];
+		struct ent *k = &ents[i];
+		const struct gc_row *row = k->r;
+		ent_fill(k, now);   /* on screen: as of now */
 		char p50[16], p90[16], p99[16], mx[16], old[16];
 		dur(p50, sizeof(p50), row->calls ? k->p50 : -1);
 		dur(p90, sizeof(p90), row->calls ? k->p90 : -1);
 		dur(p99, sizeof(p99), row->calls ? k->p99 : -1);
 		dur(mx, sizeof(mx), row->calls ? row->hist.max : -1);
 		dur(old, sizeof(old), k->oldest);
-		snprintf(line, sizeof(line), "%s %-*.*s %-*.*s %8lu %7.1f %8s %8s "
-			 "%8s %8s %6lu %7s%s", row->stuck ? "!" : " ", w, w,
-			 server_label(a, row), kw, kw, row->kind[0] ? row->kind : "-",
-			 row->calls, k->rate, p50, p90, p99, mx, row->in_flight,
-			 old, row->stuck ? " stuck" : "");
 		int attr = (int)i == l->sel ? draw_attr(a, ROLE_SELECTED) :
 			row->stuck ? draw_attr(a, ROLE_ERROR) : (int)A_NORMAL;
-		draw_text(y + r, 0, COLS, line, attr);
+		draw_text(y + r, 0, COLS, row->stuck ? "!" : " ", attr);
+		cut_cell(y + r, 2, ws, server_label(a, row), attr);
+		cut_cell(y + r, 2 + ws + 1, wk, row->kind[0] ? row->kind : "-",
+			 attr);
+		snprintf(line, sizeof(line), " %8lu %7.1f %8s %8s %8s %8s %6lu %7s%s",
+			 row->calls, k->rate, p50, p90, p99, mx, row->in_flight,
+			 old, row->stuck ? " stuck" : "");
+		draw_text(y + r, 2 + ws + 1 + wk, COLS - (2 + ws + 1 + wk), line,
+			  attr);
 	}
 }
 
@@ -269,6 +430,7 @@ void servers_forget(void)
 {
 	sv.nrows = sv.nshown = 0;
 	sv.sel = sv.open = NULL;
+	sv.wserver = sv.wkind = 0;
 }
 
 static void servers_leave(struct app *a)
@@ -277,6 +439,7 @@ static void servers_leave(struct app *a)
 	free(ents);
 	ents = NULL;
 	sv.nrows = nents_cap = 0;
+	sv.wserver = sv.wkind = 0;
 }
 
 const struct view_ops servers_view_ops = {
@@ -301,7 +464,6 @@ static bool row_alive(struct app *a, const struct gc_row *r)
 static void calls_draw(struct app *a, int y, int h)
 {
 	struct list *l = &a->pos[VIEW_SRV_CALLS];
-	struct gencalls *g = &a->s.gcalls;
 	const struct gc_row *r = sv.open;
 	char line[768], t[16];
 	int64_t now = now_us(a);
@@ -320,7 +482,7 @@ static void calls_draw(struct app *a, int y, int h)
 	y++;
 	h--;
 	if (sv.inflight) {
-		size_t n = gc_row_inflight(g, r, sv.shown, CALLS_MAX);
+		size_t n = gc_row_inflight(r, sv.shown, CALLS_MAX);
 		sv.nshown = n < CALLS_MAX ? n : CALLS_MAX;
 	} else {
 		sv.nshown = (size_t)r->nslow;
@@ -352,23 +514,6 @@ static void calls_draw(struct app *a, int y, int h)
 			  draw_attr(a, ROLE_SELECTED) : c->stuck ?
 			  draw_attr(a, ROLE_ERROR) : (int)A_NORMAL);
 	}
-}
-
-/* The server of a row as a pid of a node of the session; false if not. */
-static bool server_pid(struct app *a, const struct gc_row *r, struct bs_pid *pid)
-{
-	struct pidtext pt;
-	if (pidtext_parse(r->server, &pt) < 0)
-		return false;
-	pid->num = pt.num;
-	pid->serial = pt.serial;
-	pid->node = (uint32_t)r->node;
-	for (int i = 0; pt.node_len && i < a->s.nnodes; i++) {
-		const char *nm = app_node_name(a, i);
-		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len))
-			pid->node = (uint32_t)i;
-	}
-	return true;
 }
 
 static int srv_calls_request(struct app *a, enum request req)

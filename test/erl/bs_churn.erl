@@ -9,12 +9,16 @@
 %% burst(N): N processes, started as bs_churn:bye/1, that each send one
 %% message and exit normally; returns their pids as text once all have
 %% exited.
+%% plburst(N): N processes started by proc_lib:spawn as bs_churn:bye/1
+%% and N gen_servers of this module whose init/1 says ignore, all of which
+%% exit at once; returns when all have.
 %% wrap(N): spawns N processes that exit at once, so that the pids made
 %% after it have large numbers.
 %% named(Prefix, N): N idle processes registered as Prefix_1 .. Prefix_N,
 %% each of which received one message.
 -module(bs_churn).
--export([start/3, stop/0, quiet/0, burst/1, bye/1, wrap/1, named/2]).
+-export([start/3, stop/0, quiet/0, burst/1, bye/1, plburst/1, init/1, wrap/1,
+         named/2]).
 
 start(Long, Rate, LifeMs) ->
     Parent = self(),
@@ -75,6 +79,18 @@ burst(N) ->
 
 bye(To) ->
     To ! {bye, self()}.
+
+plburst(N) ->
+    Self = self(),
+    Ps = [proc_lib:spawn(?MODULE, bye, [Self]) || _ <- lists:seq(1, N)],
+    [receive {bye, P} -> ok end || P <- Ps],
+    [ignore = gen_server:start(?MODULE, [], []) || _ <- lists:seq(1, N)],
+    [begin Ref = monitor(process, P), receive {'DOWN', Ref, _, _, _} -> ok end end
+     || P <- Ps],
+    ok.
+
+%% a gen_server that never starts
+init([]) -> ignore.
 
 wrap(N) ->
     [spawn(fun() -> ok end) || _ <- lists:seq(1, N)],

@@ -9,7 +9,7 @@
 -behaviour(gen_server).
 
 -export([start/0, run/2, run_send_request/1, block/0, statem/1, remote/2,
-         quantiles/1]).
+         quantiles/1, unnamed/1, long_kind/0]).
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
 -export([callback_mode/0, ready/3]).
 
@@ -35,7 +35,9 @@ handle_call({put, _K, _V}, _From, N) ->
 handle_call({sr, _I}, _From, N) ->
     {reply, ok, N};
 handle_call(block, _From, N) ->
-    {noreply, N}.
+    {noreply, N};
+handle_call(new_client_state_machine_request, _From, N) ->
+    {reply, ok, N}.
 
 handle_cast(_, S) -> {noreply, S}.
 handle_info(_, S) -> {noreply, S}.
@@ -86,6 +88,23 @@ statem(N) ->
 remote(Node, N) ->
     quantiles([timed(fun() -> gen_server:call({bs_gen_srv, Node}, {put, 1, 1}) end)
                || _ <- lists:seq(1, N)]).
+
+%% A server of this module started without a name (start_link/3, linked
+%% to a process kept for it), called N times for `get`; its pid as text.
+unnamed(N) ->
+    Me = self(),
+    spawn(fun() ->
+                  {ok, P} = gen_server:start_link(?MODULE, [], []),
+                  Me ! {unnamed, P},
+                  receive stop -> ok end
+          end),
+    P = receive {unnamed, Pid} -> Pid end,
+    [gen_server:call(P, get) || _ <- lists:seq(1, N)],
+    pid_to_list(P).
+
+%% A call whose kind is a long atom (32 characters).
+long_kind() ->
+    gen_server:call(bs_gen_srv, new_client_state_machine_request).
 
 %% {Count, P50, P99} of a list of microseconds.
 quantiles([]) -> {0, 0, 0};

@@ -42,7 +42,7 @@ term(D) ->
     case rand:uniform(14) of
         1 -> [term(D - 1) || _ <- lists:seq(1, rand:uniform(4) - 1)];
         2 -> list_to_tuple([term(D - 1) || _ <- lists:seq(1, rand:uniform(4) - 1)]);
-        3 -> maps:from_list([{key(D - 1), term(D - 1)} || _ <- lists:seq(1, rand:uniform(4) - 1)]);
+        3 -> maps:from_list([{term(D - 1), term(D - 1)} || _ <- lists:seq(1, rand:uniform(4) - 1)]);
         4 -> maps:from_list([{atom(), term(D - 1)} || _ <- lists:seq(1, rand:uniform(4))]);
         5 -> [{atom(), term(D - 1)} || _ <- lists:seq(1, rand:uniform(3))];
         6 -> [term(D - 1) | scalar()];
@@ -51,19 +51,6 @@ term(D) ->
         9 when D >= 2 -> maps:from_list([{K, K * 2} || K <- lists:seq(1, 33 + rand:uniform(10))]);
         _ -> scalar()
     end.
-
-%% A key the tracer keeps: a bitstring that is not whole bytes never
-%% travels, and a map that lost a key cannot say whether its keys were
-%% all atoms.
-key(D) ->
-    K = term(D),
-    case bits(K) of true -> key(D); false -> K end.
-
-bits(B) when is_bitstring(B) -> not is_binary(B);
-bits([H | T]) -> bits(H) orelse bits(T);
-bits(T) when is_tuple(T) -> bits(tuple_to_list(T));
-bits(M) when is_map(M) -> bits(maps:to_list(M));
-bits(_) -> false.
 
 struct(D) ->
     case code:ensure_loaded('Elixir.BsTerms.Order') of
@@ -89,7 +76,8 @@ scalar() ->
         8 -> binary();
         9 -> string();
         10 -> pick([self(), make_ref(), hd(erlang:ports()), list_to_pid("<0.0.0>")]);
-        11 -> pick([<<1:3>>, <<"ab", 5:4>>, <<>>, [], {}, #{}, "", -0.0, 0.0]);
+        11 -> pick([<<1:3>>, <<"ab", 5:4>>, <<1, 2, 3:4>>, bitstring(), bitstring(),
+                    <<>>, [], {}, #{}, "", -0.0, 0.0]);
         12 -> string();
         13 -> rand:uniform(1 bsl 40) - (1 bsl 39)
     end.
@@ -139,6 +127,11 @@ string() ->
         4 -> [pick([$a, 955, 8364, 127, 0, 27]) || _ <- lists:seq(1, N + 1)];
         5 -> [rand:uniform(127) || _ <- lists:seq(1, N + 1)]
     end.
+
+%% whole bytes, then 1 to 7 bits
+bitstring() ->
+    B = rand:uniform(7),
+    <<(crypto_bytes(rand:uniform(6) - 1))/binary, (rand:uniform(1 bsl B) - 1):B>>.
 
 binary() ->
     N = rand:uniform(10) - 1,

@@ -7,7 +7,7 @@
 -export([sink/2, sink_ready/0, sink_run/2, flood/2, spinner/0, idle/0,
          mem_watch/0, mem_peak/0, victim/0, hostile/0,
          gc_proc/0, hold_tree/0, tmo_ready/1, tmo_run/3,
-         tmo_parent/1, tmo_follow/3]).
+         tmo_parent/1, tmo_follow/3, tmo_spin/1, tmo_chat/1]).
 
 %% tmo_ready(Name) starts a process registered as Name that waits; it
 %% returns its pid as text.  tmo_run(Name, T, M) makes it receive {go, ...},
@@ -63,6 +63,43 @@ tmo_follow(Name, T, M) ->
     Pid = whereis(Name),
     Pid ! {go, self(), T, M},
     receive {done, Kid} -> Pid ! stop, Kid end.
+
+%% tmo_spin(Name) starts a registered process that times out in a loop
+%% (a hundred `receive ... after 0` a millisecond, as gen_server2's queues
+%% do) until it receives stop; tmo_chat(Name) a registered pair that
+%% exchanges real messages, {chat, I} and {ack, I}, ten a millisecond at
+%% most, until Name receives stop.  Both return the pid as text.
+tmo_spin(Name) ->
+    Pid = spawn(fun() -> register(Name, self()), spin() end),
+    wait_registered(Name, Pid, 1000),
+    pid_to_list(Pid).
+
+spin() ->
+    case tmo_burst(100) of
+        stop -> ok;
+        go -> timer:sleep(1), spin()
+    end.
+
+tmo_burst(0) -> go;
+tmo_burst(N) ->
+    receive stop -> stop after 0 -> tmo_burst(N - 1) end.
+
+tmo_chat(Name) ->
+    Echo = spawn(fun Echo() -> receive {chat, From, I} -> From ! {ack, I}, Echo() end end),
+    Pid = spawn(fun() -> register(Name, self()), chat(Echo, 0) end),
+    wait_registered(Name, Pid, 1000),
+    pid_to_list(Pid).
+
+%% it waits with a message of its own (no after: no timeout of its own)
+chat(Echo, I) ->
+    Echo ! {chat, self(), I},
+    receive
+        stop -> exit(Echo, kill);
+        {ack, I} when I rem 10 =:= 9 ->
+            erlang:send_after(1, self(), tick),
+            receive tick -> chat(Echo, I + 1) end;
+        {ack, I} -> chat(Echo, I + 1)
+    end.
 
 tmo_expire(0) -> ok;
 tmo_expire(T) ->

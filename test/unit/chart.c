@@ -97,14 +97,142 @@ static void pairing(void)
 	add(&st, EV_SEND, 1, texts[1], "{ping,1}", 100);
 	add(&st, EV_SEND, 1, texts[1], "{ping,2}", 120);
 
-	/* b charted only from the second send on: the first is not judged */
+	/* b charted only from the second send on: the first is not judged,
+	 * nor paired (both ends were not shipped when it was sent) */
 	c.lines[1].since = store_oldest_seq(&st) + 2;
 	chart_build(&c, &st, st.next_seq);
-	ok(c.rows[0].state == CHART_PLAIN && c.rows[1].state == CHART_WAITING,
-	   "a send before its receiver was charted is not judged");
+	ok(c.nrows == 3 && c.rows[0].state == CHART_PLAIN && !c.rows[0].paired &&
+	   c.rows[1].from == c.nlines && c.rows[2].state == CHART_WAITING,
+	   "a send before its receiver was charted is not judged nor paired");
 	/* the end: paused, the rows stop there */
 	chart_build(&c, &st, store_oldest_seq(&st) + 2);
-	is_num(c.nmsgs, 1, "rows end where the chart was paused");
+	is_num(c.nmsgs, 2, "rows end where the chart was paused");
+	chart_release(&c);
+	store_release(&st);
+}
+
+/* the rows of c from time ts on, as text: "from>to state text", one a line */
+static void rows_from(const struct chart *c, int64_t ts, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < c->nrows && len < n; i++) {
+		const struct chart_row *r = &c->rows[i];
+		if (r->ts < ts)
+			continue;
+		len += (size_t)snprintf(out + len, n - len, "%d>%d %d %d %s\n",
+					r->from, r->to, r->kind, r->state, r->text);
+	}
+}
+
+/* A ping-pong (1 pings 2, 2 pongs back) from ts on, n rounds, 10 us
+ * apart; with lost, the first ping's receive and the first pong's send
+ * are not there (2's focus was not in effect yet). */
+static void ping_pong(struct store *st, int64_t ts, int n, bool lost)
+{
+	for (int k = 0; k < n; k++, ts += 10) {
+		add(st, EV_SEND, 1, texts[1], "ping", ts);
+		if (!(lost && k == 0)) {
+			add(st, EV_RECEIVE, 2, NULL, "ping", ts + 1);
+			add(st, EV_SEND, 2, texts[0], "pong", ts + 2);
+		}
+		add(st, EV_RECEIVE, 1, NULL, "pong", ts + 3);
+	}
+}
+
+static size_t count_rows(const struct chart *c, int64_t from_ts, int from,
+			 int state)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		n += c->rows[i].ts >= from_ts && c->rows[i].kind == CHART_MSG &&
+			(from < 0 || c->rows[i].from == from) &&
+			(state < 0 || (int)c->rows[i].state == state);
+	return n;
+}
+
+/* Processes charted at different times: pong's log was open a while
+ * (its receives and sends stored, ping's not), then both were charted.
+ * What was stored before cannot pair with what came after, a receive
+ * never pairs with a later send, and a receive lost while the focus took
+ * effect does not shift the pairs that follow. */
+static void tagged_apart(void)
+{
+	struct store st;
+	struct chart c;
+	store_init(&st, 10000);
+	for (int k = 0; k < 10; k++) {   /* pong in focus alone */
+		add(&st, EV_RECEIVE, 2, NULL, "ping", 1000 + 10 * k + 1);
+		add(&st, EV_SEND, 2, texts[0], "pong", 1000 + 10 * k + 2);
+	}
+	uint64_t since = st.next_seq;    /* q, then s: both charted */
+	ping_pong(&st, 2000, 20, true);
+	chart_init(&c);
+	chart_add_line(&c, pidn(1), texts[0], "ping", since);
+	chart_add_line(&c, pidn(2), texts[1], "pong", since);
+	chart_build(&c, &st, st.next_seq);
+	is_num(c.nmsgs, 20 + 40, "every message once: the 20 old ones, 20 pings, "
+	       "19 pongs since and the pong pong's focus missed");
+	is_num(count_rows(&c, 2000, c.nlines, -1), 1,
+	       "since both were charted, one arrow from others: the pong sent "
+	       "before pong's focus took effect");
+	is_num(count_rows(&c, 0, -1, CHART_WAITING), 0, "no pong left not received");
+	is_num(count_rows(&c, 0, 0, -1), 20, "each ping drawn once, from ping");
+	is_num(count_rows(&c, 0, 1, -1), 10 + 19, "each pong drawn once, from pong");
+	is_num(count_rows(&c, 0, c.nlines, -1), 11,
+	       "the receives stored before ping was charted come from others");
+	size_t lone = 0;
+	for (size_t i = 0; i < c.nrows; i++)
+		lone += c.rows[i].ts == 2000 && c.rows[i].state == CHART_PLAIN &&
+			c.rows[i].from == 0;
+	is_num(lone, 1, "the ping whose receive was lost is not judged");
+
+	/* the same events as batch --chart sees them, both charted from the
+	 * start: the same rows from then on */
+	struct store st2;
+	struct chart c2;
+	store_init(&st2, 10000);
+	ping_pong(&st2, 2000, 20, true);
+	chart_init(&c2);
+	chart_add_line(&c2, pidn(1), texts[0], "ping", 0);
+	chart_add_line(&c2, pidn(2), texts[1], "pong", 0);
+	chart_build(&c2, &st2, st2.next_seq);
+	static char got[8192], want[8192];
+	rows_from(&c, 2000, got, sizeof(got));
+	rows_from(&c2, 2000, want, sizeof(want));
+	ok(!strcmp(got, want) && strlen(got) > 100,
+	   "the view's rows equal batch's for the same events");
+	if (strcmp(got, want))
+		printf("# want:\n%s# got:\n%s", want, got);
+	chart_release(&c2);
+	store_release(&st2);
+
+	/* a receive never pairs with a send made after it */
+	store_clear(&st);
+	add(&st, EV_RECEIVE, 2, NULL, "x", 100);
+	add(&st, EV_SEND, 1, texts[1], "x", 200);
+	c.lines[0].since = c.lines[1].since = 0;
+	chart_build(&c, &st, st.next_seq);
+	ok(c.nrows == 2 && c.rows[0].from == c.nlines && c.rows[1].from == 0 &&
+	   c.rows[1].state == CHART_WAITING,
+	   "a receive before the same text is sent comes from others; the "
+	   "send waits");
+
+	/* a process that has done nothing since it was charted: a send to
+	 * it waits (it may be stuck); one quiet past the grace: what was
+	 * sent in the first second is not judged, what came after is */
+	store_clear(&st);
+	add(&st, EV_SEND, 1, texts[1], "m1", 10000);
+	c.lines[1].since = store_oldest_seq(&st);
+	chart_build(&c, &st, st.next_seq);
+	ok(c.nrows == 1 && c.rows[0].state == CHART_WAITING,
+	   "a send to a process silent since it was charted waits");
+	add(&st, EV_SEND, 1, texts[1], "m2", 10000 + 1500000);
+	add(&st, EV_RECEIVE, 2, NULL, "m2", 10000 + 1600000);
+	chart_build(&c, &st, st.next_seq);
+	ok(c.nrows == 2 && c.rows[0].state == CHART_PLAIN && c.rows[1].paired,
+	   "its first message a while later: sends of its first second are not "
+	   "judged, a later one pairs");
 	chart_release(&c);
 	store_release(&st);
 }
@@ -194,8 +322,9 @@ static void speed(void)
 
 int main(void)
 {
-	plan(29);
+	plan(40);
 	pairing();
+	tagged_apart();
 	escaping();
 	speed();
 	return done_testing();

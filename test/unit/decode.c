@@ -55,7 +55,7 @@ static void monitor_pid(ei_x_buff *x, unsigned num)
 }
 
 static struct event got[16];
-static char strs[16][6][128];
+static char strs[16][7][128];
 static int ngot;
 
 static void keep(const char *s, char *dst, const char **field)
@@ -80,6 +80,7 @@ static void collect(void *arg, const struct event *ev)
 	keep(ev->peer_name, strs[ngot][3], &got[ngot].peer_name);
 	keep(ev->mfa, strs[ngot][4], &got[ngot].mfa);
 	keep(ev->payload, strs[ngot][5], &got[ngot].payload);
+	keep(ev->extra, strs[ngot][6], &got[ngot].extra);
 	ngot++;
 }
 
@@ -90,7 +91,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(45);
+	plan(46);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -212,6 +213,37 @@ int main(void)
 	idx = 1;
 	decode_events(&d, x.buff, &idx, 0, collect, NULL);
 	ok(ngot == 1 && got[0].payload == NULL, "--payload-bytes 0 sends no contents");
+	ei_x_free(&x);
+
+	/* a spawn by proc_lib names what the process runs; a call cannot */
+	ei_x_new_with_version(&x);
+	ei_x_encode_list_header(&x, 2);
+	for (int k = 0; k < 2; k++) {
+		ev_head(&x, k ? "call" : "spawned", 99, 105);
+		if (k)
+			ei_x_encode_empty_list(&x);
+		else
+			ei_x_encode_pid(&x, &sink);
+		ei_x_encode_tuple_header(&x, 5);
+		ei_x_encode_atom(&x, "proc_lib");
+		ei_x_encode_atom(&x, "init_p");
+		ei_x_encode_long(&x, 5);
+		ei_x_encode_empty_list(&x);
+		ei_x_encode_tuple_header(&x, 3);
+		ei_x_encode_atom(&x, "my_job");
+		ei_x_encode_atom(&x, "run");
+		ei_x_encode_long(&x, 2);
+		ei_x_encode_atom(&x, "false");
+	}
+	ei_x_encode_empty_list(&x);
+	ngot = 0;
+	idx = 1;
+	unsigned long bad = d.malformed;
+	decode_events(&d, x.buff, &idx, 0, collect, NULL);
+	ok(ngot == 1 && got[0].type == EV_SPAWNED &&
+	   !strcmp(got[0].mfa, "proc_lib:init_p/5") && got[0].extra &&
+	   !strcmp(got[0].extra, "my_job:run/2") && d.malformed == bad + 1,
+	   "a proc_lib spawn: its function, and the initial call it runs");
 	ei_x_free(&x);
 
 	/* labels: a text, nothing to say, a malformed entry, a text too long */

@@ -1,10 +1,15 @@
 /*
  * Unit tests for gencall: the latency histogram's quantiles against the
  * truth, pairing by tag (also across nodes), calls closed by a caller's or
- * a server's exit, stuck calls, and the slowest calls kept per row.
+ * a server's exit, stuck calls, and the slowest calls kept per row; a
+ * reply stamped before its call; what stays bounded whatever is sent
+ * (kinds and servers folded, calls in flight given up) and costs what
+ * changed (the rows a tick reports, the oldest call of a row).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gencall.h"
 #include "tap.h"
@@ -71,19 +76,21 @@ static void histogram(void)
 	for (int64_t v = 1; v < ((int64_t)1 << 40); v = v * 3 + 1) {
 		struct gc_hist one;
 		memset(&one, 0, sizeof(one));
-		one.max = INT64_MAX;   /* the bucket, not the max, answers */
-		one.n[0] = 0;
 		gc_hist_add(&one, v);
-		one.max = INT64_MAX;
-		if (!within(gc_hist_quantile(&one, 0.5), v, 1.0 / GC_SUB)) {
+		one.max = INT64_MAX;   /* the bucket, not the max, answers */
+		bool near = within(gc_hist_quantile(&one, 0.5), v, 1.0 / GC_SUB);
+		gc_hist_release(&one);
+		if (!near) {
 			ok(0, "a single value's bucket is within 1/32");
+			gc_hist_release(&h);
 			return;
 		}
 	}
 	ok(1, "a single value's bucket is within 1/32, 1 us to 2^40 us");
+	gc_hist_release(&h);
 }
 
-static int closed[4];
+static int closed[5];
 static int64_t last_latency;
 static char last_reply[64];
 
@@ -145,7 +152,7 @@ static void pairing(void)
 	ok(br && br->stuck == 0, "a higher threshold unmarks it");
 	gencall_set_stuck(&g, 5000000);
 	ok(br && br->stuck == 1, "the old one marks it again");
-	old = br ? gc_row_oldest(&g, br) : NULL;
+	old = br ? gc_row_oldest(br) : NULL;
 	ok(old && old->ts == 20000, "the oldest call in flight");
 	e = exit_ev(20000 + 6000000, "<0.95.0>");
 	gencall_event(&g, 0, &e);
@@ -252,12 +259,152 @@ static void many_in_flight(void)
 	gencall_release(&g);
 }
 
+/* A reply stamped before its call is no 0 us call. */
+static void out_of_order(void)
+{
+	struct gencalls g;
+	struct event e;
+	gencall_init(&g);
+	g.done = on_done;
+	memset(closed, 0, sizeof(closed));
+	e = call_ev(5000, 1, "<0.90.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = reply_ev(4000, 1, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	struct gc_row *r = g.rows[0];
+	ok(r->calls == 0 && r->hist.count == 0 && r->nslow == 0,
+	   "a reply stamped before its call: no call timed, no latency");
+	ok(r->out_of_order == 1 && g.out_of_order == 1 && !g.inflight &&
+	   closed[GC_OUT_OF_ORDER] == 1 && closed[GC_REPLIED] == 0,
+	   "it is counted out of order, and closed");
+	/* the same when the reply's record comes first */
+	e = reply_ev(6000, 2, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	e = call_ev(7000, 2, "<0.90.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	ok(r->calls == 0 && r->hist.count == 0 && g.out_of_order == 2,
+	   "also when the reply's record came before the call's");
+	/* a reply at the very microsecond of its call is a call */
+	e = call_ev(8000, 3, "<0.90.0>", "<0.80.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = reply_ev(8000, 3, "<0.80.0>", "ok");
+	gencall_event(&g, 0, &e);
+	ok(r->calls == 1 && g.out_of_order == 2, "the same stamp is a 0 us call");
+	gencall_release(&g);
+}
+
+static int nchanged;
+static struct gc_row *last_changed;
+
+static void count_changed(void *arg, struct gc_row *r)
+{
+	(void)arg;
+	nchanged++;
+	last_changed = r;
+}
+
+/* Kinds past GC_KINDS_MAX of a server, and servers past GC_ROWS_MAX rows,
+ * go to rows of their own; calls past GC_INFLIGHT_MAX give the oldest up. */
+static void bounds(void)
+{
+	struct gencalls g;
+	struct event e;
+	char kind[32], srv[32];
+	uint64_t tag = 1;
+	gencall_init(&g);
+	for (int k = 0; k < GC_KINDS_MAX + 10; k++) {
+		snprintf(kind, sizeof(kind), "k%d", k);
+		e = call_ev(1000 + k, tag++, "<0.90.0>", "<0.80.0>", kind, NULL);
+		gencall_event(&g, 0, &e);
+	}
+	struct gc_row *o = g.rows[g.nrows - 1];
+	ok(g.nrows == GC_KINDS_MAX + 1 && o->other == GC_OTHER_KINDS &&
+	   !strcmp(o->kind, GC_OTHER) && !strcmp(o->server, "<0.80.0>") &&
+	   o->in_flight == 10 && g.nfolded == 1,
+	   "kinds past the limit of a server: one other row of it");
+	/* a kind that has its row keeps it */
+	e = call_ev(2000, tag++, "<0.90.0>", "<0.80.0>", "k3", NULL);
+	gencall_event(&g, 0, &e);
+	ok(g.nrows == GC_KINDS_MAX + 1 && g.rows[3]->in_flight == 2,
+	   "a kind with a row still goes to it");
+	/* a server's exit closes the calls of its other row too */
+	e = exit_ev(3000, "<0.80.0>");
+	gencall_event(&g, 0, &e);
+	ok(g.inflight == 0 && o->server_down == 10,
+	   "its exit closes every call to it, folded ones too");
+
+	for (int i = 0; i < GC_ROWS_MAX + 5; i++) {
+		snprintf(srv, sizeof(srv), "<0.%d.0>", 1000 + i);
+		e = call_ev(4000, tag++, "<0.91.0>", srv, "get", NULL);
+		gencall_event(&g, 0, &e);
+	}
+	ok(g.nrows == GC_ROWS_MAX + 1 && g.other_servers &&
+	   g.other_servers->other == GC_OTHER_SERVERS &&
+	   g.other_servers->in_flight > 0,
+	   "servers past the rows' limit: one other row of all");
+	size_t before = g.other_servers->in_flight;
+	e = call_ev(4100, tag++, "<0.92.0>", "<0.77.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = exit_ev(4200, "<0.77.0>");
+	gencall_event(&g, 0, &e);
+	ok(g.other_servers->in_flight == before &&
+	   g.other_servers->server_down == 1,
+	   "a folded server's exit closes its calls, not the others'");
+
+	/* the rows a tick has news of: those that changed, each once */
+	gencall_changed(&g, count_changed, NULL);
+	nchanged = 0;
+	gencall_tick(&g, 5000);
+	gencall_changed(&g, count_changed, NULL);
+	is_num(nchanged, 0, "nothing happened: no row changed");
+	e = call_ev(5000, tag++, "<0.91.0>", "<0.1000.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	e = call_ev(5001, tag++, "<0.91.0>", "<0.1000.0>", "get", NULL);
+	gencall_event(&g, 0, &e);
+	gencall_changed(&g, count_changed, NULL);
+	ok(nchanged == 1 && last_changed == g.rows[GC_KINDS_MAX + 1],
+	   "two calls to one row: that row, once");
+
+	/* calls in flight: never more than GC_INFLIGHT_MAX, the oldest go */
+	size_t had = g.inflight;
+	uint64_t first = tag;
+	for (int i = 0; i < GC_INFLIGHT_MAX; i++) {
+		e = call_ev(6000 + i, tag++, "<0.93.0>", "<0.81.0>", "get", NULL);
+		gencall_event(&g, 0, &e);
+	}
+	ok(g.inflight == GC_INFLIGHT_MAX && g.given_up == had,
+	   "past the limit, the oldest calls in flight are given up, counted");
+	/* the oldest of each row in no time, whatever is in flight */
+	clock_t t0 = clock();
+	size_t with = 0;
+	for (int round = 0; round < 100; round++)
+		for (size_t i = 0; i < g.nrows; i++)
+			with += gc_row_oldest(g.rows[i]) != NULL;
+	double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	printf("# the oldest call of %zu rows, 100 times: %.3f s\n", g.nrows,
+	       secs);
+	ok(with > 0 && secs < 5, "the oldest call of every row, in no time");
+	struct gc_row *r80 = g.other_servers;
+	ok(gc_row_oldest(r80) && gc_row_oldest(r80)->tag == first,
+	   "a row's oldest is its first call still in flight");
+	/* a caller's exit looks at its own calls: abandoned after grace */
+	e = exit_ev(200000, "<0.93.0>");
+	gencall_event(&g, 0, &e);
+	gencall_tick(&g, 200000 + GC_GRACE_US + 1);
+	ok(g.inflight == 0 && g.gone_n == 0 &&
+	   r80->abandoned == GC_INFLIGHT_MAX,
+	   "a caller's death abandons its calls, each once");
+	gencall_release(&g);
+}
+
 int main(void)
 {
-	plan(35);
+	plan(50);
 	histogram();
 	pairing();
 	slowest();
 	many_in_flight();
+	out_of_order();
+	bounds();
 	return done_testing();
 }

@@ -72,7 +72,7 @@ static const char *atom_ref(const char *bytes, size_t n)
 
 int main(void)
 {
-	plan(27);
+	plan(44);
 
 	/* messages */
 	is(escaped("node \"a\x1b[31mb\" not found"),
@@ -84,6 +84,19 @@ int main(void)
 	is(escaped("caf\xc3\xa9 \xe2\x9c\x93"), "caf\xc3\xa9 \xe2\x9c\x93",
 	   "plain UTF-8 stays");
 	is(escaped(escaped("a\x07" "b")), "a\\x{7}b", "escaping twice changes nothing");
+	is(escaped(""), "", "nothing to escape: an empty string, terminated");
+	/* what a terminal shows as nothing: format characters and the other
+	 * default-ignorable ones */
+	is(escaped("a\xe2\x80\x8b" "b"), "a\\x{200B}b", "a zero-width space is escaped");
+	is(escaped("\xef\xbb\xbf" "bom"), "\\x{FEFF}bom", "a byte order mark");
+	is(escaped("soft\xc2\xad" "hyphen"), "soft\\x{AD}hyphen", "a soft hyphen");
+	is(escaped("x\xe2\x80\x8d\xe2\x81\xa0\xe2\x81\xa4" "y"),
+	   "x\\x{200D}\\x{2060}\\x{2064}y", "a joiner, a word joiner, an invisible plus");
+	is(escaped("t\xf3\xa0\x81\x81" "g\xef\xb8\x8f" "v\xe3\x85\xa4" "f"),
+	   "t\\x{E0041}g\\x{FE0F}v\\x{3164}f", "a tag, a variation selector, a filler");
+	is(escaped("\xc2\xac\xc2\xae\xe2\x80\x90\xe6\xbc\xa2\xe5\xad\x97\xef\xbc\xa1"),
+	   "\xc2\xac\xc2\xae\xe2\x80\x90\xe6\xbc\xa2\xe5\xad\x97\xef\xbc\xa1",
+	   "their neighbours and wide characters stay");
 	ok(!esc_needed(text, strlen(text)), "escaped text needs nothing more");
 
 	/* JSON strings */
@@ -91,6 +104,10 @@ int main(void)
 	is(json("\xe2\x80\xa8\xe2\x80\xae"), "\"\\u2028\\u202e\"",
 	   "JSON: U+2028 and U+202E as \\u");
 	is(json("\xc3\xa9"), "\"\xc3\xa9\"", "JSON: other characters stay");
+	is(json("a\xe2\x80\x8b\xc2\xad\xef\xbb\xbf" "b"), "\"a\\u200b\\u00ad\\ufeffb\"",
+	   "JSON: zero-width space, soft hyphen and BOM as \\u");
+	is(json("\xf3\xa0\x81\x81"), "\"\\udb40\\udc41\"",
+	   "JSON: a tag past U+FFFF as a surrogate pair");
 
 	/* atoms */
 	bool cut;
@@ -129,6 +146,54 @@ int main(void)
 			       .payload = "{ping,1}" };
 	ok(!redact_event(&plain) && !strcmp(plain.payload, "{ping,1}"),
 	   "other events are left alone");
+
+	/* the bytes behind the text, whatever the syntax made of them */
+	const char *c = "SECRETCOOKIEVALUE";
+	size_t cn = strlen(c);
+	ei_x_buff x;
+	ei_x_new(&x);   /* <<Cookie/binary, 0>> */
+	ei_x_encode_binary(&x, "SECRETCOOKIEVALUE\0", (long)cn + 1);
+	ok(redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "the term: a binary holding it");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* binary_to_list(Cookie) ++ [1000]: a list of integers */
+	ei_x_encode_list_header(&x, (long)cn + 1);
+	for (size_t i = 0; i < cn; i++)
+		ei_x_encode_long(&x, (unsigned char)c[i]);
+	ei_x_encode_long(&x, 1000);
+	ei_x_encode_empty_list(&x);
+	ok(redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "a list of its byte values");
+	struct event ex = { .type = EV_RECEIVE, .name = "srv",
+			    .payload = "[83, 69, ...]",
+			    .truncated = true, .raw = x.buff,
+			    .raw_len = (uint32_t)x.index, .raw_part = RAW_PAYLOAD };
+	ok(redact_event(&ex) && !strcmp(ex.payload, REDACT_TEXT),
+	   "an event whose term holds it, where its text was cut before");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* cut on the target: its first bytes, then '...' */
+	ei_x_encode_list_header(&x, 7);
+	for (size_t i = 0; i < 7; i++)
+		ei_x_encode_long(&x, (unsigned char)c[i]);
+	ei_x_encode_atom(&x, "...");
+	ok(redact_holds_term(x.buff, (size_t)x.index, true, true),
+	   "a cut list holding its first bytes");
+	ok(!redact_holds_term(x.buff, (size_t)x.index, false, true),
+	   "the same, not cut: kept");
+	ei_x_free(&x);
+	ei_x_new(&x);   /* {x, <<"SECR">>}, cut: its first bytes end it */
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "x");
+	ei_x_encode_binary(&x, "SECR", 4);
+	ok(redact_holds_term(x.buff, (size_t)x.index, true, true),
+	   "a term cut to its first bytes, at its end");
+	ok(!redact_holds_term(x.buff, (size_t)x.index, true, false),
+	   "not when the term goes on past the cut");
+	ei_x_free(&x);
+	const char *ex_bytes = "<<83, 69, 67, 82, 69, 84, 67, 79, 79, 75, 73, 69, "
+		"86, 65, 76, 85, 69, 0>>";
+	ok(redact_holds(ex_bytes, strlen(ex_bytes), false),
+	   "the text: byte values as Elixir writes them");
 	redact_reset();
 	return done_testing();
 }

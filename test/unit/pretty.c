@@ -1,6 +1,8 @@
 /* pretty: a term's text laid out on lines of a width. */
 #include "pretty.h"
 
+#include <time.h>
+
 #include "tap.h"
 
 static const char *lay(const char *text, int width)
@@ -41,9 +43,62 @@ static int keeps(const char *text, int width)
 	return same;
 }
 
+/* "[" n times, then "]" n times */
+static char *nested(size_t n)
+{
+	char *t = malloc(2 * n + 1);
+	memset(t, '[', n);
+	memset(t + n, ']', n);
+	t[2 * n] = '\0';
+	return t;
+}
+
+/* a list of n small tuples, nested in d lists */
+static char *wide(size_t n, size_t d)
+{
+	struct sbuf b = SBUF_INIT;
+	for (size_t i = 0; i < d; i++)
+		sbuf_addch(&b, '[');
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s{k%zu,\"v\"}", i ? "," : "", i);
+	for (size_t i = 0; i < d; i++)
+		sbuf_addch(&b, ']');
+	return b.buf;
+}
+
+/* the least of three timings of laying text out, in seconds */
+static double timed(const char *text, int width)
+{
+	double best = 1e9;
+	for (int k = 0; k < 3; k++) {
+		struct timespec a, b;
+		struct sbuf out = SBUF_INIT;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		pretty_term(text, width, &out);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		sbuf_release(&out);
+		double t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* does doubling the text four times cost at most ten times as much? (a
+ * linear layout takes four times, a quadratic one sixteen) */
+static int linear(char *small, char *big, int width)
+{
+	double ts = timed(small, width), tb = timed(big, width);
+	printf("# %zu bytes: %.4f s, %zu bytes: %.4f s\n", strlen(small), ts,
+	       strlen(big), tb);
+	free(small);
+	free(big);
+	return tb < 10 * ts + 0.002;
+}
+
 int main(void)
 {
-	plan(13);
+	plan(20);
 	is(lay("{tick,1}", 40), "{tick,1}\n", "what fits stays on one line");
 	is(lay("{state,[alpha,beta,gamma],#{key => {1,2}}}", 20),
 	   "{state,\n"
@@ -78,5 +133,43 @@ int main(void)
 	   "quoted atoms and structs");
 	ok(keeps("'unclosed quote", 8), "a quote left open");
 	ok(keeps("", 20), "nothing");
+
+	/* deep nesting (a recording can hold anything): cut at the depth a
+	 * live term is cut, without recursing any deeper */
+	char *deep = nested(100000);
+	struct sbuf out = SBUF_INIT;
+	ok(pretty_term(deep, 78, &out), "100000 groups deep: says it cut");
+	free(deep);
+	struct sbuf flat = SBUF_INIT;
+	for (const char *p = sbuf_str(&out); *p; p++)
+		if (*p != ' ' && *p != '\n')
+			sbuf_addch(&flat, *p);
+	char *want = nested(PRETTY_MAX_DEPTH);
+	struct sbuf w = SBUF_INIT;
+	sbuf_add(&w, want, PRETTY_MAX_DEPTH);
+	sbuf_addstr(&w, "...");
+	sbuf_addstr(&w, want + PRETTY_MAX_DEPTH);
+	is(sbuf_str(&flat), sbuf_str(&w), "the first 64 groups, then ...");
+	int longest = 0, col = 0;
+	for (const char *p = sbuf_str(&out); *p; p++) {
+		col = *p == '\n' ? 0 : col + 1;
+		if (col > longest)
+			longest = col;
+	}
+	ok(longest <= 78, "within the width");
+	free(want);
+	sbuf_release(&w);
+	sbuf_release(&flat);
+	sbuf_reset(&out);
+	ok(!pretty_term("{a,[b,{c}]}", 78, &out), "a shallow term is not cut");
+	want = nested(PRETTY_MAX_DEPTH);
+	sbuf_reset(&out);
+	ok(!pretty_term(want, 20, &out), "64 deep is kept whole");
+	free(want);
+	sbuf_release(&out);
+	ok(linear(nested(50000), nested(200000), 78),
+	   "deep nesting: time linear in the text");
+	ok(linear(wide(20000, 60), wide(80000, 60), 78),
+	   "a wide term 60 deep: time linear in the text");
 	return done_testing();
 }

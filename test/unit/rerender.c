@@ -257,6 +257,24 @@ static void test_store(void)
 	       "no entry: the message as it was");
 	is(store_event(&st, seq)->name, "Shop.Cache",
 	       "no entry: the name still in Elixir");
+	/* a proc_lib spawn without its entry: the initial call it says
+	 * too, and the child named by it */
+	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	rerender_store(&st, &rn, 1);
+	struct event sp = { .type = EV_SPAWN, .pid = { 85, 0, 0 },
+			    .pid_text = "<0.85.0>", .peer = "<0.91.0>",
+			    .mfa = "proc_lib:init_p/5",
+			    .extra = "'Elixir.Shop.Job':run/2", .elapsed_us = -1 };
+	seq = store_add_event(&st, &sp);
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rerender_store(&st, &rn, 1);
+	is(store_event(&st, seq)->extra, "Shop.Job.run/2",
+	   "no entry: a spawn's initial call in Elixir");
+	is(store_event(&st, seq)->mfa, ":proc_lib.init_p/5",
+	   "no entry: a spawn's function in Elixir");
+	p = store_proc(&st, (struct bs_pid){ 91, 0, 0 });
+	is(p ? p->initial : NULL, "Shop.Job.run/2",
+	   "the child named by what it runs, in Elixir");
 
 	store_release(&st);
 	store_release(&want);
@@ -266,7 +284,7 @@ static void test_store(void)
 
 int main(void)
 {
-	plan(58);
+	plan(61);
 	test_retext();
 	test_store();
 	return done_testing();

@@ -7,12 +7,13 @@
 static char text[4096];
 
 /* Render x (version byte first) with a limit; returns the text. */
-static const char *render(ei_x_buff *x, size_t max, int *cut_out)
+static const char *render_in(enum term_syntax syn, ei_x_buff *x, size_t max,
+			     int *cut_out)
 {
 	struct sbuf sb = SBUF_INIT;
 	int idx = 1;
 	bool cut = false;
-	int rv = term_render(x->buff, &idx, "t@h", &sb, max, &cut);
+	int rv = term_render_in(syn, x->buff, &idx, "t@h", &sb, max, &cut);
 	snprintf(text, sizeof(text), "%s", rv < 0 ? "(error)" : sbuf_str(&sb));
 	if (rv == 0 && idx != x->index)
 		snprintf(text, sizeof(text), "(index %d, want %d)", idx, x->index);
@@ -21,6 +22,11 @@ static const char *render(ei_x_buff *x, size_t max, int *cut_out)
 	sbuf_release(&sb);
 	ei_x_free(x);
 	return text;
+}
+
+static const char *render(ei_x_buff *x, size_t max, int *cut_out)
+{
+	return render_in(TERM_ERLANG, x, max, cut_out);
 }
 
 static ei_x_buff fresh(void)
@@ -35,7 +41,7 @@ int main(void)
 	ei_x_buff x;
 	int cut;
 
-	plan(31);
+	plan(35);
 
 	x = fresh(); ei_x_encode_atom(&x, "hello");
 	is(render(&x, 0, NULL), "hello", "bare atom");
@@ -61,6 +67,17 @@ int main(void)
 	is(render(&x, 0, NULL), "<<\"hi\\n\">>", "printable binary");
 	x = fresh(); ei_x_encode_binary(&x, "\x00\xff\x1b", 3);
 	is(render(&x, 0, NULL), "<<0,255,27>>", "binary with escape byte stays bytes");
+	/* bitstrings that are not whole bytes: the last byte's high bits */
+	x = fresh(); ei_x_encode_bitstring(&x, "\x20", 0, 3);
+	is(render(&x, 0, NULL), "<<1:3>>", "bitstring of 3 bits");
+	x = fresh(); ei_x_encode_bitstring(&x, "\x01\x02\x30", 0, 20);
+	is(render(&x, 0, NULL), "<<1,2,3:4>>", "bitstring of 20 bits");
+	x = fresh(); ei_x_encode_bitstring(&x, "\x20", 0, 3);
+	is(render_in(TERM_ELIXIR, &x, 0, NULL), "<<1::size(3)>>",
+	   "bitstring of 3 bits, Elixir");
+	x = fresh(); ei_x_encode_bitstring(&x, "\x01\x02\x30", 0, 20);
+	is(render_in(TERM_ELIXIR, &x, 0, NULL), "<<1, 2, 3::size(4)>>",
+	   "bitstring of 20 bits, Elixir");
 
 	x = fresh();
 	ei_x_encode_tuple_header(&x, 3);
