@@ -17,6 +17,7 @@
 #include "frontend.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,8 @@
 #include "exitcode.h"
 #include "json.h"
 #include "jsonsink.h"
+#include "outfile.h"
+#include "recording.h"
 #include "session.h"
 #include "sig.h"
 #include "xalloc.h"
@@ -40,6 +43,7 @@ struct run {
 	struct json_sink js;
 	struct gensum gs;
 	struct store st;        /* --chart: the events charted */
+	struct outfile chart_out; /* --chart: where it goes, opened first */
 };
 
 static void on_event(void *arg, int node, const struct event *ev)
@@ -58,6 +62,13 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 	struct run *r = arg;
 	gensum_counts(&r->gs, pid, pid_text, sends, receives);
 	json_sink_counts(&r->js, node, pid, pid_text, sends, receives, spawns);
+}
+
+/* a recording's counts lines, an interval at a time, with their times */
+static void on_counts_at(void *arg, int64_t ts)
+{
+	struct run *r = arg;
+	json_sink_counts_at(&r->js, ts);
 }
 
 static void on_info(void *arg, int node, struct bs_pid pid,
@@ -201,7 +212,10 @@ static void batch_spec(const struct config *cfg, struct session_spec *sp)
 	if (cfg->match)
 		snprintf(sp->match, sizeof(sp->match), "%s", cfg->match);
 	sp->duration = cfg->duration;
-	sp->max_events = cfg->counts ? 0 : cfg->max_events;
+	/* a recording was limited when it was made: it is replayed whole
+	 * unless a limit is asked for */
+	sp->max_events = cfg->counts || (cfg->open && !cfg->max_events_set) ?
+		0 : cfg->max_events;
 	sp->payload = cfg->payload_bytes;
 	sp->syntax = cfg->syntax;
 	sp->counts_only = cfg->counts;
@@ -227,12 +241,31 @@ static void output_stalled(const struct json_sink *js)
 		  js->own_fd ? "\"" : "", json_sink_error(js), js->unwritten);
 }
 
-/* --chart: the chart of what was traced, to -o FILE or standard output;
- * an exit status. */
+/* --chart: where the chart goes (-o FILE or standard output), opened
+ * before anything is read so that a bad name is said at once; 0, or an
+ * exit status. */
+static int open_chart(struct run *r)
+{
+	struct sbuf err = SBUF_INIT;
+	const char *path = r->cfg->output && strcmp(r->cfg->output, "-") ?
+		r->cfg->output : NULL;
+	int rc = EXIT_OK;
+	if (outfile_open(&r->chart_out, path, OUTFILE_REPLACE,
+			 session_recording_fd(&r->s), &err) < 0) {
+		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
+		rc = EXIT_FAIL;
+	}
+	sbuf_release(&err);
+	return rc;
+}
+
+/* --chart: the chart of what was traced, to where open_chart said; an
+ * exit status. */
 static int write_chart(struct run *r)
 {
 	struct chart c;
 	struct store *st = &r->st;
+	struct sbuf err = SBUF_INIT;
 	chart_init(&c);
 	for (uint64_t s = store_oldest_seq(st); s < st->next_seq; s++) {
 		const struct sevent *e = store_event(st, s);
@@ -241,48 +274,100 @@ static int write_chart(struct run *r)
 	}
 	chart_label(&c, st);
 	chart_build(&c, st, st->next_seq);
-	const char *path = r->cfg->output && strcmp(r->cfg->output, "-") ?
-		r->cfg->output : NULL;
-	FILE *f = path ? fopen(path, "w") : stdout;
-	int bad = !f || chart_write(&c, (enum chart_format)(r->cfg->chart - 1),
-				    f) < 0 || fflush(f) != 0;
-	int err = errno;
-	if (f && path && fclose(f) != 0 && !bad) {
+	struct outfile *of = &r->chart_out;
+	char *name = xstrdup(outfile_name(of));
+	int bad = 0;
+	FILE *f = outfile_file(of);
+	if (!f || chart_write(&c, (enum chart_format)(r->cfg->chart - 1),
+			      f) < 0) {
+		sbuf_addf(&err, "cannot write \"%s\": %s", name,
+			  strerror(errno));
+		outfile_abort(of);
 		bad = 1;
-		err = errno;
+	} else if (outfile_commit(of, &err) < 0) {
+		bad = 1;
 	}
 	if (bad)
-		esc_print(stderr, "beamscope: cannot write the chart to \"%s\": "
-			  "%s; choose another -o FILE", path ? path : "-",
-			  strerror(err));
+		esc_print(stderr, "beamscope: %s; nothing was written there; "
+			  "choose another -o FILE", err.buf);
 	else if (!r->cfg->quiet)
 		esc_print(stderr, "beamscope: a chart of %zu messages between %d "
-			  "processes written to %s", c.nmsgs, c.nlines,
-			  path ? path : "standard output");
+			  "processes written to %s", c.nmsgs, c.nlines, name);
 	chart_release(&c);
+	sbuf_release(&err);
+	free(name);
 	return bad ? EXIT_FAIL : EXIT_OK;
 }
 
-/* A recording in, NDJSON out: the same filters as a live run. */
+/* A replay's last line: how it ended, what it wrote, what it skipped. */
+static void replay_summary(struct run *r, const char *ended, int64_t started,
+			   long long duration_ms)
+{
+	struct session *s = &r->s;
+	const struct recording_stats *st = &s->rec->stats;
+	const char **names = xmalloc((size_t)(s->nnodes ? s->nnodes : 1) *
+				     sizeof(*names));
+	for (int i = 0; i < s->nnodes; i++)
+		names[i] = session_node_name(s, i);
+	struct replay_summary rs = {
+		.nodes = names, .nnodes = s->nnodes, .file = r->cfg->open,
+		.ended = ended, .started_us = started,
+		.duration_ms = duration_ms, .events = r->js.events,
+		.limit_events = s->spec.max_events, .over_limit = s->over_limit,
+		.malformed = st->malformed, .truncated = st->truncated,
+	};
+	if (json_sink_is_open(&r->js) && !r->js.write_errno)
+		json_replay_summary(json_sink_buf(&r->js), &rs);
+	free(names);
+}
+
+/*
+ * A recording in, NDJSON out: the same filters as a live run.  It is
+ * replayed whole unless --max-events says otherwise, and a cut is said
+ * whatever --quiet says (--exact: exit 7) and in the summary line that
+ * ends the output.  A pipe that goes quiet is
+ * waited for in poll, with the signals, never in a read.
+ */
 static int replay(struct run *r)
 {
-	struct sbuf err = SBUF_INIT;
-	int rc = EXIT_OK;
-	if (session_open_recording(&r->s, r->cfg->open, &err) < 0) {
-		esc_print(stderr, "beamscope: %s", err.buf);
-		sbuf_release(&err);
-		return EXIT_USAGE;
-	}
-	while (session_replay(&r->s, SESSION_REPLAY_SLICE)) {
+	struct session *s = &r->s;
+	const struct config *cfg = r->cfg;
+	int rc = EXIT_OK, nsig = sig_count();
+	long long t0 = clock_mono_ms();
+	int64_t started = clock_wall_us();
+	const char *ended = "end_of_recording";
+	bool interrupted = false;
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = sig_fd(), .events = POLLIN } };
+		int np = 1 + session_pollfds(s, pfd + 1, 1);
+		int pr = poll(pfd, (nfds_t)np, session_wait_ms(s, 1000));
+		if (sig_count() != nsig) {
+			ended = sig_take() == SIGINT ? "interrupted" : "terminated";
+			interrupted = true;
+			break;
+		}
+		session_poll_done(s, pfd + 1, pr > 0 ? np - 1 : 0,
+				  SESSION_READ_BATCH);
+		if (!session_replay(s, SESSION_REPLAY_SLICE))
+			break;
 		json_sink_flush(&r->js);
-		if (r->js.write_errno || sig_count())
+		if (r->js.write_errno)
 			break;
 	}
 	json_sink_tick(&r->js, true);
 	gensum_tick(&r->gs, true);
+	if (s->over_limit)
+		ended = "max_events";
+	replay_summary(r, ended, started, clock_mono_ms() - t0);
 	json_sink_finish(&r->js, FINISH_MS);
+	json_sink_close(&r->js);   /* the output in place, whole */
 	if (r->js.stalled) {
 		output_stalled(&r->js);
+		rc = EXIT_FAIL;
+	} else if (r->js.write_errno && r->js.discarded) {
+		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; nothing "
+			"was written there; make room or choose another -o FILE",
+			r->js.name, strerror(r->js.write_errno));
 		rc = EXIT_FAIL;
 	} else if (r->js.write_errno) {
 		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
@@ -290,12 +375,21 @@ static int replay(struct run *r)
 			"choose another -o FILE", r->js.name,
 			strerror(r->js.write_errno), r->js.good);
 		rc = EXIT_FAIL;
-	} else if (!r->cfg->quiet) {
+	} else if (s->over_limit) {
+		/* the session said where it stopped; this is the summary */
+		esc_print(stderr, "beamscope: %lu events written from \"%s\", cut "
+			"at --max-events %lu%s", r->js.events, cfg->open,
+			s->spec.max_events, cfg->exact ? " (--exact: exit 7)" : "");
+		rc = cfg->exact ? EXIT_INCOMPLETE : EXIT_OK;
+	} else if (interrupted) {
+		esc_print(stderr, "beamscope: interrupted: %lu events written from "
+			"\"%s\"; the rest of it was not read", r->js.events,
+			cfg->open);
+	} else if (!cfg->quiet) {
 		esc_print(stderr, "beamscope: %lu events written from \"%s\"",
-			r->js.events, r->cfg->open);
+			r->js.events, cfg->open);
 	}
 	gensum_summary(&r->gs, stderr);
-	sbuf_release(&err);
 	return rc;
 }
 
@@ -309,9 +403,11 @@ int batch_run(const struct config *cfg)
 
 	memset(&r, 0, sizeof(r));
 	r.cfg = cfg;
+	r.chart_out.fd = -1;
 	batch_spec(cfg, &spec);
 	struct session_sink sink = {
-		.event = on_event, .counts = on_counts, .info = on_info,
+		.event = on_event, .counts = on_counts,
+		.counts_at = on_counts_at, .info = on_info,
 		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
 	};
 	session_init(&r.s, cfg, &spec, &sink);
@@ -323,8 +419,20 @@ int batch_run(const struct config *cfg)
 	gensum_init(&r.gs, &r.s, &r.js, cfg, !cfg->open);
 	if (cfg->chart)
 		store_init(&r.st, cfg->ring ? cfg->ring : 200000);
+	/* the input first: the output is checked against it, and nothing
+	 * is emptied before it is open */
+	if (cfg->open && session_open_recording(&r.s, cfg->open, &err) < 0) {
+		esc_print(stderr, "beamscope: %s", err.buf);
+		rc = sig_count() ? EXIT_OK : EXIT_USAGE;
+		goto out;
+	}
+	if (cfg->chart && (rc = open_chart(&r)) != EXIT_OK)
+		goto out;
+	/* a capture is read as it grows; a replay's output replaces the
+	 * file once whole */
 	if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
-			   &err) < 0) {
+			   cfg->open ? OUTFILE_REPLACE : OUTFILE_STREAM,
+			   session_recording_fd(&r.s), &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
 		goto out;
@@ -454,10 +562,14 @@ fail:
 	session_drain(&r.s);
 out:
 	if (cfg->chart) {
-		if (rc == EXIT_OK || rc == EXIT_LOST || rc == EXIT_INCOMPLETE) {
+		bool ok = rc == EXIT_OK || rc == EXIT_LOST ||
+			rc == EXIT_INCOMPLETE;
+		if (r.chart_out.fd >= 0 && ok) {
 			int crc = write_chart(&r);
 			if (crc != EXIT_OK)
 				rc = crc;
+		} else if (r.chart_out.fd >= 0) {
+			outfile_abort(&r.chart_out);
 		}
 		store_release(&r.st);
 	}

@@ -1,15 +1,26 @@
-/* export: one JSON object: {"type":"export", node, processes, events}. */
+/* export: one JSON object: {"type":"export", node, processes, events},
+ * written through outfile a chunk at a time. */
 #include "export.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "json.h"
+#include "outfile.h"
+
+/* the document goes out in pieces of about this size */
+#define EXPORT_CHUNK (1 << 20)
+
+/* What out holds, to f; out is emptied.  False on a write error. */
+static bool flush_chunk(struct sbuf *out, FILE *f)
+{
+	bool ok = fwrite(out->buf, 1, out->len, f) == out->len;
+	sbuf_reset(out);
+	return ok;
+}
 
 /* node: the process's node when several are traced, else NULL */
 static void proc_json(struct sbuf *out, const struct proc *p, const char *node)
@@ -57,8 +68,11 @@ static void proc_json(struct sbuf *out, const struct proc *p, const char *node)
 	sbuf_addch(out, '}');
 }
 
-void export_json(struct sbuf *out, const struct store *st,
-		 const char *const *nodes, int nnodes)
+/* The document into out; with f, out is written to f whenever it holds
+ * a chunk, so that a big ring is never held twice.  False when writing
+ * failed (errno says why). */
+static bool export_emit(struct sbuf *out, const struct store *st,
+			const char *const *nodes, int nnodes, FILE *f)
 {
 	sbuf_addstr(out, "{\"type\":\"export\",\"node\":");
 	json_string(out, nodes[0]);
@@ -80,6 +94,8 @@ void export_json(struct sbuf *out, const struct store *st,
 		const struct proc *p = st->procs[i];
 		proc_json(out, p, nnodes > 1 && (int)p->pid.node < nnodes ?
 			  nodes[p->pid.node] : NULL);
+		if (f && out->len >= EXPORT_CHUNK && !flush_chunk(out, f))
+			return false;
 	}
 	sbuf_addstr(out, "],\"events\":[");
 	bool first = true;
@@ -102,49 +118,55 @@ void export_json(struct sbuf *out, const struct store *st,
 		json_event_paired(out, &ev, (int)e->pid.node < nnodes ?
 				  nodes[e->pid.node] : nodes[0]);
 		sbuf_truncate(out, out->len - 1);   /* the newline */
+		if (f && out->len >= EXPORT_CHUNK && !flush_chunk(out, f))
+			return false;
 	}
 	sbuf_addstr(out, "]}\n");
+	return !f || flush_chunk(out, f);
+}
+
+void export_json(struct sbuf *out, const struct store *st,
+		 const char *const *nodes, int nnodes)
+{
+	export_emit(out, st, nodes, nnodes, NULL);
 }
 
 int export_write(const char *path, const struct store *st,
-		 const char *const *nodes, int nnodes, struct sbuf *err)
+		 const char *const *nodes, int nnodes, int input_fd,
+		 struct sbuf *err)
 {
-	char tmp[4200];
-	struct sbuf doc = SBUF_INIT;
+	struct outfile of;
+	struct sbuf doc = SBUF_INIT, why = SBUF_INIT;
 
 	if (!path || !*path) {
 		sbuf_addstr(err, "export needs a file name: export FILE");
 		return -1;
 	}
-	struct stat sb;
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		sbuf_addf(err, "\"%s\" is a directory; name a file in it, e.g. "
-			  "%s%sbeamscope.json", path, path,
-			  path[strlen(path) - 1] == '/' ? "" : "/");
+	if (outfile_open(&of, path, OUTFILE_REPLACE, input_fd, &why) < 0) {
+		if (strstr(why.buf, "is a directory"))
+			sbuf_addf(err, "%s; name a file in it, e.g. %s%sbeamscope.json",
+				  why.buf, path,
+				  path[strlen(path) - 1] == '/' ? "" : "/");
+		else
+			sbuf_addf(err, "%s; choose another file", why.buf);
+		sbuf_release(&why);
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		sbuf_addf(err, "cannot write \"%s\": %s; choose another file",
-			  path, strerror(errno));
-		return -1;
-	}
-	export_json(&doc, st, nodes, nnodes);
-	/* the first failure names the reason */
-	int e = 0;
-	if (fwrite(doc.buf, 1, doc.len, f) != doc.len || fflush(f) != 0)
-		e = errno ? errno : EIO;
-	if (fclose(f) != 0 && !e)
-		e = errno ? errno : EIO;
-	sbuf_release(&doc);
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
+	FILE *f = outfile_file(&of);
+	if (!f || !export_emit(&doc, st, nodes, nnodes, f)) {
+		int e = errno ? errno : EIO;
+		outfile_abort(&of);
+		sbuf_release(&doc);
 		sbuf_addf(err, "cannot write \"%s\": %s; nothing was written "
 			  "there; make room or choose another file", path,
 			  strerror(e));
+		return -1;
+	}
+	sbuf_release(&doc);
+	if (outfile_commit(&of, &why) < 0) {
+		sbuf_addf(err, "%s; nothing was written there; make room or "
+			  "choose another file", why.buf);
+		sbuf_release(&why);
 		return -1;
 	}
 	return 0;

@@ -344,6 +344,27 @@ void json_node_stats(struct sbuf *out, const char *node, int64_t ts,
 	sbuf_addstr(out, "]}\n");
 }
 
+/* What every summary says of its run: why it ended, when it started, how
+ * long it ran, the event lines written. */
+static void add_run(cJSON *o, const char *ended, int64_t started_us,
+		    int64_t duration_ms, unsigned long events)
+{
+	add_str(o, "ended", ended);
+	add_int(o, "started_ts", (long long)started_us);
+	add_int(o, "duration_ms", (long long)duration_ms);
+	add_int(o, "events", (long long)events);
+}
+
+/* o as one line of out; o is freed. */
+static void put_line(struct sbuf *out, cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+	sbuf_addstr(out, text);
+	sbuf_addch(out, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+}
+
 void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st)
 {
@@ -355,10 +376,7 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 		add_int(o, "clock_error_us", si->clock_error_us);
 		add_int(o, "sessions", si->sessions);
 	}
-	add_str(o, "ended", si->ended);
-	add_int(o, "started_ts", (long long)si->started_us);
-	add_int(o, "duration_ms", (long long)si->duration_ms);
-	add_int(o, "events", (long long)st->written);
+	add_run(o, si->ended, si->started_us, si->duration_ms, st->written);
 
 	/* several tags share a JSON type (send and send_to_non_existing_process) */
 	cJSON *counts = cJSON_AddObjectToObject(o, "counts");
@@ -424,11 +442,7 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	}
 	add_int(o, "unknown_messages", (long long)st->unknown);
 
-	char *text = cJSON_PrintUnformatted(o);
-	sbuf_addstr(out, text);
-	sbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(o);
+	put_line(out, o);
 }
 
 void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
@@ -442,10 +456,7 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 		if (cs->lost[i])
 			cJSON_AddItemToArray(lost, str_item(cs->nodes[i]));
 	}
-	add_str(o, "ended", cs->ended);
-	add_int(o, "started_ts", (long long)cs->started_us);
-	add_int(o, "duration_ms", (long long)cs->duration_ms);
-	add_int(o, "events", (long long)cs->events);
+	add_run(o, cs->ended, cs->started_us, cs->duration_ms, cs->events);
 	add_int(o, "delivered", (long long)cs->delivered);
 	add_int(o, "dropped", (long long)cs->dropped);
 	cJSON *p = cJSON_AddObjectToObject(o, "pairs");
@@ -454,11 +465,29 @@ void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs)
 	add_int(p, "unmatched_sends", (long long)cs->unmatched);
 	add_int(o, "reordered", (long long)cs->forced);
 
-	char *text = cJSON_PrintUnformatted(o);
-	sbuf_addstr(out, text);
-	sbuf_addch(out, '\n');
-	cJSON_free(text);
-	cJSON_Delete(o);
+	put_line(out, o);
+}
+
+void json_replay_summary(struct sbuf *out, const struct replay_summary *rs)
+{
+	cJSON *o = cJSON_CreateObject();
+	add_str(o, "type", "summary");
+	if (rs->nnodes == 1) {
+		add_str(o, "node", rs->nodes[0]);
+	} else {
+		cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
+		for (int i = 0; i < rs->nnodes; i++)
+			cJSON_AddItemToArray(ns, str_item(rs->nodes[i]));
+	}
+	add_str(o, "replayed", rs->file);
+	add_run(o, rs->ended, rs->started_us, rs->duration_ms, rs->events);
+	add_int(o, "over_limit", (long long)rs->over_limit);
+	cJSON *lim = cJSON_AddObjectToObject(o, "limits");
+	add_int(lim, "max_events", (long long)rs->limit_events);
+	add_int(o, "malformed", (long long)rs->malformed);
+	cJSON_AddBoolToObject(o, "truncated", rs->truncated);
+
+	put_line(out, o);
 }
 
 /* "<name@host.N.S>": its node into out (empty if there is none). */

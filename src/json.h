@@ -92,9 +92,26 @@ struct cluster_summary {
 	unsigned long paired, ambiguous, unmatched, forced;
 };
 
+/* The last line of a replay (--open --batch): a summary the reader
+ * takes as any other. */
+struct replay_summary {
+	const char *const *nodes;
+	int nnodes;
+	const char *file;         /* the recording replayed */
+	const char *ended;        /* end_of_recording, max_events,
+				   * interrupted, terminated */
+	int64_t started_us, duration_ms;
+	unsigned long events;     /* event lines written */
+	unsigned long limit_events; /* --max-events; 0: none */
+	unsigned long over_limit; /* events not written for it */
+	unsigned long malformed;  /* lines of the recording skipped */
+	bool truncated;           /* its last line was cut short */
+};
+
 /* Append the summary line (with newline). */
 void json_summary(struct sbuf *out, const struct summary_info *si,
 		  const struct trace_stats *st);
 void json_cluster_summary(struct sbuf *out, const struct cluster_summary *cs);
+void json_replay_summary(struct sbuf *out, const struct replay_summary *rs);
 
 #endif

@@ -2,7 +2,6 @@
 #include "jsonsink.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -30,39 +29,32 @@ void json_sink_init(struct json_sink *js, const struct session *s,
 {
 	memset(js, 0, sizeof(*js));
 	js->s = s;
-	js->fd = -1;
+	js->fd = js->file.fd = -1;
 	js->counts_mode = counts_mode;
 	js->interval_ms = interval_ms > 0 ? interval_ms : 1000;
 	sbuf_init(&js->out);
 	store_init(&js->counts, 1);
 }
 
-int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err)
+int json_sink_open(struct json_sink *js, const char *path,
+		   enum outfile_mode mode, int input_fd, struct sbuf *err)
 {
 	json_sink_close(js);
 	free(js->name);
+	js->name = NULL;
 	js->good = js->base = js->unwritten = 0;
 	js->off = 0;
 	js->stalled = false;
+	js->discarded = false;
 	js->write_errno = 0;
 	js->events = 0;
 	js->count_lines = 0;
-	if (!path || !strcmp(path, "-")) {
-		js->fd = STDOUT_FILENO;
-		js->own_fd = false;
-		js->name = xstrdup("standard output");
-	} else {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			sbuf_addf(err, "cannot write \"%s\": %s", path,
-				  strerror(errno));
-			js->name = NULL;
-			return -1;
-		}
-		js->fd = fd;
-		js->own_fd = true;
-		js->name = xstrdup(path);
-	}
+	js->stamped = false;
+	if (outfile_open(&js->file, path, mode, input_fd, err) < 0)
+		return -1;
+	js->fd = js->file.fd;
+	js->own_fd = js->file.path != NULL;
+	js->name = xstrdup(outfile_name(&js->file));
 	struct stat st;
 	js->regular = fstat(js->fd, &st) == 0 &&
 		(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
@@ -194,8 +186,15 @@ void json_sink_close(struct json_sink *js)
 	if (js->fd < 0)
 		return;
 	json_sink_finish(js, FINISH_MS);
-	if (js->own_fd)
-		close(js->fd);
+	if (js->write_errno && js->file.tmp) {
+		outfile_abort(&js->file);
+		js->discarded = true;
+	} else {
+		struct sbuf err = SBUF_INIT;
+		if (outfile_commit(&js->file, &err) < 0 && !js->write_errno)
+			js->write_errno = errno ? errno : EIO;
+		sbuf_release(&err);
+	}
 	js->fd = -1;
 }
 
@@ -253,10 +252,9 @@ void json_sink_name(struct json_sink *js, struct bs_pid pid,
 }
 
 /* A counts line for every process with activity (counts mode), or whose
- * totals changed since the last line. */
-static void write_counts(struct json_sink *js)
+ * totals changed since the last line, stamped ts. */
+static void write_counts(struct json_sink *js, int64_t ts)
 {
-	int64_t ts = clock_wall_us();
 	const struct store *st = &js->counts;
 	if (js->nsent < st->nprocs) {
 		js->sent_sum = xrealloc(js->sent_sum, st->nprocs *
@@ -287,10 +285,20 @@ void json_sink_tick(struct json_sink *js, bool force)
 	if (js->fd < 0)
 		return;
 	long long now = clock_mono_ms();
-	if (force || now >= js->next_counts_ms) {
+	if (!js->stamped && (force || now >= js->next_counts_ms)) {
 		if (!js->write_errno)
-			write_counts(js);
+			write_counts(js, clock_wall_us());
 		js->next_counts_ms = now + js->interval_ms;
 	}
+	json_sink_flush(js);
+}
+
+void json_sink_counts_at(struct json_sink *js, int64_t ts)
+{
+	if (js->fd < 0)
+		return;
+	js->stamped = true;
+	if (!js->write_errno)
+		write_counts(js, ts);
 	json_sink_flush(js);
 }

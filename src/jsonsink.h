@@ -8,7 +8,9 @@
  * file is cut back to the end of the last whole line.  The first write
  * error stops writing and is kept for the caller to report.  A pipe or a
  * terminal is written only as fast as its reader reads, without ever
- * blocking: a reader that stops is given up, never waited for.
+ * blocking: a reader that stops is given up, never waited for.  The file
+ * is opened through outfile: a capture in place, read as it grows; a
+ * replay's output beside it, put in place once whole.
  *
  * In counts mode (batch --counts) no event is written: spawns are counted
  * from their events, sends and receives from the count tier, and every
@@ -22,6 +24,7 @@
 #include <stdbool.h>
 
 #include "event.h"
+#include "outfile.h"
 #include "sbuf.h"
 #include "store.h"
 
@@ -30,8 +33,11 @@ struct session;
 struct json_sink {
 	const struct session *s;
 	struct sbuf out;         /* whole lines waiting to be written */
-	int fd;                  /* -1: not open */
+	struct outfile file;
+	int fd;                  /* file.fd; -1: not open */
 	bool own_fd;
+	bool discarded;          /* a replaced file's temporary was removed
+				  * on an error: the file is as it was */
 	char *name;              /* for messages: the file, or "standard output" */
 	bool regular;            /* a file: writes never wait for a reader */
 	bool socket;
@@ -47,15 +53,22 @@ struct json_sink {
 	size_t nsent;
 	long long interval_ms, next_counts_ms;
 	unsigned long count_lines;
+	bool stamped;            /* counts lines have a recording's times */
 	unsigned long events;    /* event lines written */
 };
 
 void json_sink_init(struct json_sink *js, const struct session *s,
 		    bool counts_mode, long long interval_ms);
-/* Open path for writing ("-" or NULL: standard output).  0, or -1 with err. */
-int json_sink_open(struct json_sink *js, const char *path, struct sbuf *err);
+/* Open path for writing ("-" or NULL: standard output) through outfile:
+ * OUTFILE_STREAM for a capture (read as it grows), OUTFILE_REPLACE for a
+ * recording written again; input_fd is the file read, or -1.  0, or -1
+ * with err. */
+int json_sink_open(struct json_sink *js, const char *path,
+		   enum outfile_mode mode, int input_fd, struct sbuf *err);
 /* Write what is waiting (json_sink_tick(js, true) first for the last
- * counts lines), then close; the sink can be opened again. */
+ * counts lines), then close; the sink can be opened again.  A replaced
+ * file is put in place, or, after a write error, left as it was
+ * (discarded); an error putting it in place is a write error. */
 void json_sink_close(struct json_sink *js);
 void json_sink_release(struct json_sink *js);
 static inline bool json_sink_is_open(const struct json_sink *js)
@@ -73,6 +86,9 @@ void json_sink_name(struct json_sink *js, struct bs_pid pid,
 struct sbuf *json_sink_buf(struct json_sink *js);
 /* Counts lines when the interval has passed (or force), then write. */
 void json_sink_tick(struct json_sink *js, bool force);
+/* Counts lines stamped ts (a recording's interval), then write; from then
+ * on the sink writes counts lines only so (stamped). */
+void json_sink_counts_at(struct json_sink *js, int64_t ts);
 /*
  * Write what is waiting, as far as the reader takes it: never blocks for
  * long, so that signals and limits keep working whatever the reader does.

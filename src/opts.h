@@ -35,7 +35,7 @@
 	X(MATCH,       "match",              0,   "PATTERN", 0, "ship only the messages matching an Erlang pattern [when Guard], filtered on the target; counts stay exact") \
 	X(FOLLOW,      "follow",             'f', "PID|NAME", 0, "trace a process and everything it spawns from now on") \
 	X(DURATION,    "duration",           'd', "SECONDS", 1, "stop after SECONDS (default: 10 in batch, 600 in the view; 0: none)") \
-	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view)") \
+	X(MAX_EVENTS,  "max-events",         'n', "N",       1, "stop after N events (default: 100000 in batch, none in the view or a replay of --open)") \
 	X(PAYLOAD,     "payload-bytes",      0,   "N",       1, "cut messages to N bytes on the target (default: 256; 0: none)") \
 	X(RATE,        "rate",               'r', "N",       1, "at most N events per second, enforced on the target (default: none)") \
 	X(ON_LIMIT,    "on-limit",           0,   "stop|shed", 1, "over --rate: stop tracing (default) or drop and count") \
@@ -55,7 +55,7 @@
 	X(LIST,        "list",               0,   NULL,      0, "list the nodes epmd knows on HOST (default: this host)") \
 	X(CLUSTER,     "cluster",            0,   NULL,      0, "also attach to every visible node the given nodes are connected to") \
 	X(RECONNECT,   "reconnect",          0,   NULL,      1, "attach again to a node that was lost, when it comes back") \
-	X(RING,        "ring",               0,   "N",       1, "events the interactive view keeps (default: 200000)") \
+	X(RING,        "ring",               0,   "N",       1, "events the interactive view keeps (default: 200000), and N KiB of them at most (64 MiB at least)") \
 	X(WORKERS,     "workers",            0,   "N",       1, "worker processes on the target (default: one per scheduler)") \
 	X(HIGH_WATER,  "high-water",         0,   "N",       1, "room per worker on the target, in 64-byte cells, before it drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", 1, "the target cleans up after SECONDS without beamscope (default: 30)") \

@@ -2,10 +2,14 @@
  * recording: the reader of batch NDJSON and exports (see recording.h).
  *
  * Bytes come in through rbuf, a fixed buffer.  A line wholly inside it is
- * parsed in place (its newline becomes the NUL cJSON stops at); a line
- * that spans reads is gathered in r->line, up to line_max, past which the
- * rest of it is read and dropped.  An export is parsed whole, then handed
- * out an entry at a time from r->export across calls.
+ * parsed in place (its newline becomes the NUL cJSON stops at); an export
+ * that short is parsed whole, then handed out an entry at a time from
+ * r->export across calls.  A line that spans reads is gathered in
+ * r->line, up to line_max, past which the rest of it is read and dropped;
+ * while it is gathered, r->scan follows its structure, and once the
+ * members before its first array say it is an export, the line is no
+ * longer gathered: each entry of its arrays is, parsed and handed out as
+ * it ends (so an export of any size takes an entry's worth of memory).
  */
 #include "recording.h"
 
@@ -31,6 +35,9 @@
 #define READ_BUDGET ((uint64_t)8 << 20)
 /* a line buffer grown beyond this is freed, not kept for the next line */
 #define LINE_KEEP (1 << 20)
+
+#define STR(x) STR_(x)
+#define STR_(x) #x
 
 #define HOW_TO_RECORD "record one with beamscope --batch -o FILE or :record FILE"
 
@@ -179,8 +186,10 @@ static int node_index(struct recording *r, const char *name, size_t len)
 	for (i = 0; i < r->nnodes; i++)
 		if (strlen(r->nodes[i]) == len && !memcmp(r->nodes[i], name, len))
 			return r->last_node = i;
-	if (r->nnodes >= RECORDING_NODES_MAX)
+	if (r->nnodes >= RECORDING_NODES_MAX) {
+		r->over_nodes = true;   /* the line is malformed for this */
 		return -1;
+	}
 	r->nodes = xrealloc(r->nodes, (size_t)(r->nnodes + 1) * sizeof(*r->nodes));
 	r->nodes[r->nnodes] = xstrndup(name, len);
 	return r->last_node = r->nnodes++;
@@ -247,6 +256,9 @@ static bool nodes_array(struct recording *r, const cJSON *o)
 
 static void malformed(struct recording *r, unsigned long line, const char *why)
 {
+	if (r->over_nodes)
+		why = "more than " STR(RECORDING_NODES_MAX) " nodes";
+	r->over_nodes = false;
 	if (!r->stats.malformed++) {
 		r->stats.first_malformed = line;
 		r->stats.first_malformed_why = why;
@@ -472,25 +484,82 @@ static bool export_array(const cJSON *o, const char *key, const cJSON **first)
 	return true;
 }
 
-/* Takes doc on success. */
-static const char *take_export(struct recording *r, cJSON *doc,
-			       const struct recording_sink *s, void *arg)
+/* What an export says of itself (its node and nodes, when it was written,
+ * what its ring had lost), with the node in *node; NULL, or what is wrong. */
+static const char *export_header(struct recording *r, const cJSON *doc,
+				 int *node)
 {
-	struct recording_export x = { .doc = doc, .line = r->stats.lines };
 	int64_t ts = -1, evicted = -1;
 
-	if ((x.node = line_node(r, doc)) < 0)
+	if ((*node = line_node(r, doc)) < 0)
 		return "no node";
 	if (!nodes_array(r, doc))
 		return "bad nodes";
 	if (!get_i64(doc, "exported_ts", &ts) ||
-	    !get_i64(doc, "evicted_events", &evicted) ||
-	    !export_array(doc, "processes", &x.proc) ||
-	    !export_array(doc, "events", &x.event))
+	    !get_i64(doc, "evicted_events", &evicted))
 		return "bad field type";
 	r->stats.is_export = true;
 	r->stats.exported_ts = ts;
 	r->stats.evicted_events = evicted;
+	return NULL;
+}
+
+/* A process entry of an export on line `line`, whose node is xnode. */
+static void export_proc(struct recording *r, const cJSON *o, int xnode,
+			unsigned long line, const struct recording_sink *s,
+			void *arg)
+{
+	struct recording_proc p;
+	int node = xnode, mark = r->nnodes;
+	const char *why = parse_proc(r, o, &node, &p);
+	if (why) {
+		malformed(r, line, why);
+		forget_nodes(r, mark);
+		return;
+	}
+	r->stats.items++;
+	tell_nodes(r, s, arg);
+	if (s->proc)
+		s->proc(arg, node, &p);
+}
+
+/* An event entry of an export on line `line`. */
+static void export_event(struct recording *r, const cJSON *o,
+			 unsigned long line, const struct recording_sink *s,
+			 void *arg)
+{
+	const char *type, *why;
+	struct event ev;
+	int t, node, mark = r->nnodes;
+	if (!cJSON_IsObject(o) || !get_str(o, "type", &type) || !type) {
+		malformed(r, line, "event is not an object with a type");
+		return;
+	}
+	if ((t = event_type_of(type)) < 0) {
+		malformed(r, line, "unknown type");
+		return;
+	}
+	if ((why = parse_event(r, o, t, &ev, &node))) {
+		malformed(r, line, why);
+		forget_nodes(r, mark);
+		return;
+	}
+	deliver_event(r, node, &ev, s, arg);
+}
+
+/* An export on one line read whole: takes doc on success, and hands its
+ * entries out from r->export across calls. */
+static const char *take_export(struct recording *r, cJSON *doc,
+			       const struct recording_sink *s, void *arg)
+{
+	struct recording_export x = { .doc = doc, .line = r->stats.lines };
+	const char *why;
+
+	if (!export_array(doc, "processes", &x.proc) ||
+	    !export_array(doc, "events", &x.event))
+		return "bad field type";
+	if ((why = export_header(r, doc, &x.node)))
+		return why;
 	r->export = xmalloc(sizeof(*r->export));
 	*r->export = x;
 	tell_nodes(r, s, arg);
@@ -509,42 +578,12 @@ static int export_step(struct recording *r, int n,
 		       const struct recording_sink *s, void *arg)
 {
 	struct recording_export *x = r->export;
-	const char *why;
 	int done = 0;
 
-	for (; x->proc && done < n; x->proc = x->proc->next, done++) {
-		struct recording_proc p;
-		int node = x->node, mark = r->nnodes;
-		if ((why = parse_proc(r, x->proc, &node, &p))) {
-			malformed(r, x->line, why);
-			forget_nodes(r, mark);
-			continue;
-		}
-		r->stats.items++;
-		tell_nodes(r, s, arg);
-		if (s->proc)
-			s->proc(arg, node, &p);
-	}
-	for (; !x->proc && x->event && done < n; x->event = x->event->next, done++) {
-		const cJSON *o = x->event;
-		const char *type;
-		struct event ev;
-		int t, node, mark = r->nnodes;
-		if (!cJSON_IsObject(o) || !get_str(o, "type", &type) || !type) {
-			malformed(r, x->line, "event is not an object with a type");
-			continue;
-		}
-		if ((t = event_type_of(type)) < 0) {
-			malformed(r, x->line, "unknown type");
-			continue;
-		}
-		if ((why = parse_event(r, o, t, &ev, &node))) {
-			malformed(r, x->line, why);
-			forget_nodes(r, mark);
-			continue;
-		}
-		deliver_event(r, node, &ev, s, arg);
-	}
+	for (; x->proc && done < n; x->proc = x->proc->next, done++)
+		export_proc(r, x->proc, x->node, x->line, s, arg);
+	for (; !x->proc && x->event && done < n; x->event = x->event->next, done++)
+		export_event(r, x->event, x->line, s, arg);
 	if (!x->proc && !x->event)
 		export_done(r);
 	return done;
@@ -638,16 +677,19 @@ static void take_line(struct recording *r, char *p, size_t n, bool last,
 		cJSON_Delete(o);
 }
 
-/* 1: read some; 0: the end; 2: not now; -1: error. */
+/* 1: read some; 0: the end; 2: not now (a quiet pipe: starved, or a
+ * signal to see to); -1: error. */
 static int fill(struct recording *r)
 {
-	ssize_t k;
 	r->rpos = r->rlen = 0;
-	do {
-		k = read(r->fd, r->rbuf, RBUF_SIZE);
-	} while (k < 0 && errno == EINTR);
-	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	ssize_t k = read(r->fd, r->rbuf, RBUF_SIZE);
+	if (k < 0 && errno == EINTR)
 		return 2;
+	if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		r->starved = true;
+		return 2;
+	}
+	r->starved = false;
 	if (k < 0) {
 		sbuf_reset(&r->error);
 		sbuf_addf(&r->error, "cannot read \"%s\": %s", r->path,
@@ -663,83 +705,391 @@ static int fill(struct recording *r)
 	return 1;
 }
 
+/* A line's buffer is done with: kept for the next one unless it grew big. */
+static void line_reset(struct recording *r)
+{
+	if (r->line.cap > LINE_KEEP)
+		sbuf_release(&r->line);
+	else
+		sbuf_reset(&r->line);
+}
+
 /* The start of a line too long to keep. */
 static void too_long(struct recording *r)
 {
 	r->stats.too_long++;
 	malformed(r, r->stats.lines + 1, "line too long");
 	r->skipping = true;
-	if (r->line.cap > LINE_KEEP)
-		sbuf_release(&r->line);
-	else
-		sbuf_reset(&r->line);
+	line_reset(r);
+}
+
+/* Streamed exports. */
+
+enum { ARRAY_PROCS = 1, ARRAY_EVENTS = 2 };
+
+/* A new line: nothing known of it. */
+static void scan_reset(struct recording_scan *sc)
+{
+	struct sbuf head = sc->head;
+	memset(sc, 0, sizeof(*sc));
+	sbuf_reset(&head);
+	sc->head = head;
 }
 
 /*
+ * The top object's structure, byte by byte, outside entries: strings,
+ * depth, and the key each member's value belongs to.  When c opens the
+ * value of "processes" or "events" as an array, that array's kind.
+ */
+static int scan_top(struct recording_scan *sc, char c)
+{
+	if (sc->str) {
+		if (sc->esc)
+			sc->esc = false;
+		else if (c == '\\')
+			sc->esc = true;
+		else if (c == '"')
+			sc->str = sc->in_key = false;
+		else if (sc->in_key)   /* a longer key matches none of ours */
+			sc->key[sc->keylen < sizeof(sc->key) - 1 ?
+				sc->keylen++ : sc->keylen] = c;
+		return 0;
+	}
+	bool value = sc->depth == 1 && sc->want_value;
+	if (c != ' ' && c != '\t' && c != '\r')
+		sc->want_value = false;
+	switch (c) {
+	case '"':
+		sc->str = true;
+		if (sc->depth == 1 && sc->want_key) {
+			sc->in_key = true;
+			sc->want_key = false;
+			sc->keylen = 0;
+		}
+		return 0;
+	case ':':
+		sc->want_value = sc->depth == 1;
+		return 0;
+	case ',':
+		sc->want_key = sc->depth == 1;
+		return 0;
+	case '{':
+	case '[':
+		sc->want_key = sc->depth++ == 0 && c == '{';
+		if (!value || c != '[' || sc->keylen >= sizeof(sc->key) - 1)
+			return 0;
+		sc->key[sc->keylen] = '\0';
+		return !strcmp(sc->key, "processes") ? ARRAY_PROCS :
+			!strcmp(sc->key, "events") ? ARRAY_EVENTS : 0;
+	case '}':
+	case ']':
+		if (sc->depth > 0 && --sc->depth == 0)
+			sc->closed = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The start of a line that spans reads, p[0..n) of it, its first byte at
+ * offset `at` of the line: how many bytes come before the '[' of an
+ * export's first array (n when none does; *opens then stays false).
+ */
+static size_t scan_detect(struct recording_scan *sc, const char *p, size_t n,
+			  size_t at, bool *opens)
+{
+	*opens = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		if (!sc->depth && !sc->str && c != '{' && c != ' ' &&
+		    c != '\t' && c != '\r') {
+			sc->mode = SCAN_PLAIN;   /* not an object */
+			return n;
+		}
+		/* where the members so far end: after the top object's '{',
+		 * before a ',' of it */
+		size_t end = !sc->str && c == '{' && !sc->depth ? at + i + 1 :
+			!sc->str && c == ',' && sc->depth == 1 ? at + i : 0;
+		int a = scan_top(sc, c);
+		if (end)
+			sc->member_at = end;
+		if (a) {
+			sc->array = a;
+			*opens = true;
+			return i;
+		}
+		if (sc->closed) {
+			sc->mode = SCAN_PLAIN;
+			return n;
+		}
+	}
+	return n;
+}
+
+/*
+ * The line so far is the start of an export, up to the '[' of its first
+ * array: the members before it, made an object, tell (r->scan.head); if
+ * they say "type":"export", the line is streamed from here.
+ */
+static bool stream_begin(struct recording *r)
+{
+	struct recording_scan *sc = &r->scan;
+	const char *type = NULL;
+	sbuf_reset(&sc->head);
+	sbuf_add(&sc->head, r->line.buf, sc->member_at);
+	sbuf_addch(&sc->head, '}');
+	cJSON *o = memchr(sc->head.buf, '\0', sc->head.len) ? NULL :
+		cJSON_ParseWithLength(sc->head.buf, sc->head.len);
+	bool is = cJSON_IsObject(o) && get_str(o, "type", &type) && type &&
+		!strcmp(type, "export");
+	cJSON_Delete(o);
+	if (!is) {
+		sc->mode = SCAN_PLAIN;
+		sc->array = 0;
+		return false;
+	}
+	sc->mode = SCAN_STREAM;
+	sc->depth = 2;   /* in the array */
+	line_reset(r);
+	return true;
+}
+
+/* The header of an export being streamed (r->scan.head): its nodes are
+ * told; if it is not one, the rest of the line is skipped. */
+static void stream_header(struct recording *r, const struct recording_sink *s,
+			  void *arg)
+{
+	struct recording_scan *sc = &r->scan;
+	int mark = r->nnodes;
+	cJSON *o = cJSON_ParseWithLength(sc->head.buf, sc->head.len);
+	const char *why = export_header(r, o, &sc->node);
+	cJSON_Delete(o);
+	if (why) {
+		malformed(r, r->stats.lines + 1, why);
+		forget_nodes(r, mark);
+		r->skipping = true;
+		sc->mode = SCAN_PLAIN;
+		return;
+	}
+	tell_nodes(r, s, arg);
+}
+
+/* An entry's byte: kept while the entry fits in line_max. */
+static void entry_add(struct recording *r, char c)
+{
+	struct recording_scan *sc = &r->scan;
+	if (sc->entry_long)
+		return;
+	if (r->line.len + 1 > r->line_max) {
+		sc->entry_long = true;
+		line_reset(r);
+		return;
+	}
+	sbuf_addch(&r->line, c);
+}
+
+enum { STREAM_MORE, STREAM_ENTRY, STREAM_EOL };
+
+/*
+ * A streamed export's bytes p[0..n): how many were taken; *what says
+ * whether an entry is whole (in r->line, or skipped: entry_long) or the
+ * line ended (its newline taken).
+ */
+static size_t scan_stream(struct recording *r, const char *p, size_t n,
+			  int *what)
+{
+	struct recording_scan *sc = &r->scan;
+	*what = STREAM_MORE;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		if (c == '\n') {   /* never inside JSON text: the line ends */
+			*what = STREAM_EOL;
+			return i + 1;
+		}
+		if (!sc->in_entry && sc->array && sc->depth == 2) {
+			/* between the entries of an array */
+			if (c == ' ' || c == '\t' || c == '\r' || c == ',')
+				continue;
+			if (c == ']' || c == '}') {   /* '}': not JSON; ends it too */
+				sc->array = 0;
+				sc->depth = 1;
+				if (c == '}')
+					scan_top(sc, c);
+				continue;
+			}
+			sc->in_entry = true;
+			sc->entry_long = false;
+			sc->entry_scalar = c != '{' && c != '[';
+		}
+		if (!sc->in_entry) {
+			int a = scan_top(sc, c);
+			if (a)
+				sc->array = a;
+			continue;
+		}
+		/* an entry: a scalar ends before the ',' or ']' after it, an
+		 * object or array with its closing bracket */
+		if (sc->entry_scalar && !sc->str && sc->depth == 2 &&
+		    (c == ',' || c == ']' || c == '}')) {
+			sc->in_entry = false;
+			*what = STREAM_ENTRY;
+			return i;
+		}
+		entry_add(r, c);
+		scan_top(sc, c);
+		if (!sc->entry_scalar && sc->depth == 2) {
+			sc->in_entry = false;
+			*what = STREAM_ENTRY;
+			return i + 1;
+		}
+	}
+	return n;
+}
+
+/* An entry of a streamed export, whole in p[0..n). */
+static void take_entry(struct recording *r, const char *p, size_t n,
+		       const struct recording_sink *s, void *arg)
+{
+	struct recording_scan *sc = &r->scan;
+	unsigned long line = r->stats.lines + 1;
+	if (sc->entry_long) {
+		r->stats.too_long++;
+		malformed(r, line, "entry too long");
+		return;
+	}
+	cJSON *o = memchr(p, '\0', n) ? NULL : cJSON_ParseWithLength(p, n);
+	if (sc->array == ARRAY_PROCS)
+		export_proc(r, o, sc->node, line, s, arg);
+	else
+		export_event(r, o, line, s, arg);
+	cJSON_Delete(o);
+}
+
+/* A streamed export's line is over (last: at the end of the input,
+ * without a newline): an export cut short is malformed, or, on the last
+ * line, flagged as truncated; what it held stands. */
+static void stream_end(struct recording *r, bool last)
+{
+	r->stats.lines++;
+	if (!r->scan.closed && last)
+		r->stats.truncated = r->stats.export_cut = true;
+	else if (!r->scan.closed)
+		malformed(r, r->stats.lines, "export cut short");
+	line_reset(r);
+	scan_reset(&r->scan);
+}
+
+/* Lines. */
+
+/* What next_line found. */
+enum {
+	NEXT_ERROR = -1, NEXT_END = 0, NEXT_LINE = 1, NEXT_LATER = 2,
+	NEXT_HEADER = 3,   /* a streamed export's header: stream_header */
+	NEXT_ENTRY = 4,    /* an entry of it in p, n: take_entry */
+};
+
+/*
  * The next line in *p, *n, NUL-terminated, *last when it ended at the end
- * of the input without a newline.  1: a line; 0: the end; 2: stop for now
- * (read enough since `since`); -1: error.
+ * of the input without a newline; or the next piece of a streamed export.
+ * NEXT_LATER: stop for now (read enough since `since`, or a pipe has
+ * nothing yet).
  */
 static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 		     uint64_t since)
 {
+	struct recording_scan *sc = &r->scan;
 	*last = false;
 	for (;;) {
 		if (r->rpos < r->rlen) {
 			char *start = r->rbuf + r->rpos;
 			size_t avail = r->rlen - r->rpos;
+			if (sc->mode == SCAN_STREAM && !r->skipping) {
+				int what;
+				r->rpos += scan_stream(r, start, avail, &what);
+				if (what == STREAM_ENTRY) {
+					*p = r->line.buf ? r->line.buf : start;
+					*n = r->line.len;
+					return NEXT_ENTRY;
+				}
+				if (what == STREAM_EOL)
+					stream_end(r, false);
+				continue;
+			}
 			char *nl = memchr(start, '\n', avail);
 			size_t take = nl ? (size_t)(nl - start) : avail;
 
-			r->rpos += take + (nl ? 1 : 0);
-			if (!r->skipping && r->line.len + take > r->line_max)
-				too_long(r);
 			if (r->skipping) {
+				r->rpos += take + (nl ? 1 : 0);
 				if (nl) {
 					r->skipping = false;
 					r->stats.lines++;
+					scan_reset(sc);
 				}
 				continue;
 			}
-			if (nl && !r->line.len) {
+			if (nl && !r->line.len) {   /* whole in the buffer */
+				r->rpos += take + 1;
 				*nl = '\0';
 				*p = start;
 				*n = take;
-				return 1;
+				return NEXT_LINE;
 			}
-			sbuf_add(&r->line, start, take);
+			bool opens = false;
+			size_t use = sc->mode == SCAN_DETECT ?
+				scan_detect(sc, start, take, r->line.len, &opens) :
+				take;
+			if (r->line.len + use > r->line_max) {
+				too_long(r);
+				continue;
+			}
+			sbuf_add(&r->line, start, use);
+			r->rpos += use;
+			if (opens) {
+				if (stream_begin(r)) {
+					r->rpos++;   /* the '[' */
+					return NEXT_HEADER;
+				}
+				continue;   /* gathered whole after all */
+			}
 			if (nl) {
+				r->rpos++;
 				*p = r->line.buf;
 				*n = r->line.len;
-				return 1;
+				return NEXT_LINE;
 			}
+			continue;
 		}
 		if (r->eof) {
 			if (r->skipping) {
 				r->skipping = false;
 				r->stats.lines++;
 			}
+			if (sc->mode == SCAN_STREAM) {
+				stream_end(r, true);
+				return NEXT_END;
+			}
 			if (!r->line.len)
-				return 0;
+				return NEXT_END;
 			*p = r->line.buf;
 			*n = r->line.len;
 			*last = true;
-			return 1;
+			return NEXT_LINE;
 		}
 		if (r->stats.bytes - since >= READ_BUDGET)
-			return 2;
+			return NEXT_LATER;
 		int k = fill(r);
-		if (k < 0 || k == 2)
-			return k;
+		if (k < 0)
+			return NEXT_ERROR;
+		if (k == 2)
+			return NEXT_LATER;
 	}
 }
 
 static void line_done(struct recording *r)
 {
-	if (r->line.cap > LINE_KEEP)
-		sbuf_release(&r->line);
-	else
-		sbuf_reset(&r->line);
+	line_reset(r);
+	scan_reset(&r->scan);
 }
 
 int recording_read(struct recording *r, int max_items,
@@ -759,15 +1109,26 @@ int recording_read(struct recording *r, int max_items,
 		size_t n;
 		bool last;
 		int k = next_line(r, &p, &n, &last, since);
-		if (k == 2)
+		if (k == NEXT_LATER)
 			return 1;
-		if (k <= 0)
+		if (k == NEXT_ERROR || k == NEXT_END)
 			return k;
+		if (k == NEXT_HEADER) {
+			stream_header(r, s, arg);
+			continue;
+		}
+		if (k == NEXT_ENTRY) {
+			take_entry(r, p, n, s, arg);
+			line_reset(r);
+			steps++;
+			continue;
+		}
 		take_line(r, p, n, last, s, arg);
 		line_done(r);
 		steps++;
 	}
-	return r->export || !r->eof || r->rpos < r->rlen || r->line.len ? 1 : 0;
+	return r->export || !r->eof || r->rpos < r->rlen || r->line.len ||
+		r->scan.mode == SCAN_STREAM ? 1 : 0;
 }
 
 /* Opening. */
@@ -854,19 +1215,21 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 			  HOW_TO_RECORD, name);
 		goto fail;
 	}
+	/* a file's size says how far loading is; 0 (a pipe, or a file of
+	 * /proc, whose size says nothing) is not known: it is read to tell */
 	if (S_ISREG(st.st_mode))
 		r->stats.size = (uint64_t)st.st_size;
-	if (S_ISREG(st.st_mode) && st.st_size == 0) {
-		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
-		goto fail;
-	}
 
-	/* the first line, or as much of it as the buffer holds */
+	/* the first line, or as much of it as the buffer holds; a signal
+	 * while a pipe is quiet ends the wait */
 	size_t got = 0;
 	while (got < RBUF_SIZE && !first_line_end(r->rbuf, got)) {
 		ssize_t k = read(fd, r->rbuf + got, RBUF_SIZE - got);
-		if (k < 0 && errno == EINTR)
-			continue;
+		if (k < 0 && errno == EINTR) {
+			sbuf_addf(err, "interrupted while waiting for \"%s\"",
+				  name);
+			goto fail;
+		}
 		if (k < 0) {
 			sbuf_addf(err, "cannot read \"%s\": %s", name,
 				  strerror(errno));
@@ -880,6 +1243,14 @@ int recording_open_fd(struct recording *r, int fd, const char *name,
 		r->stats.bytes += (uint64_t)k;
 	}
 	r->rlen = got;
+	if (!got) {
+		sbuf_addf(err, "\"%s\" is empty; " HOW_TO_RECORD, name);
+		goto fail;
+	}
+	/* from now on a quiet pipe is waited for in the caller's loop, never
+	 * in a read */
+	if (S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 
 	unsigned long lineno;
 	const unsigned char *u = (const unsigned char *)r->rbuf;
@@ -944,5 +1315,6 @@ void recording_release(struct recording *r)
 	r->rbuf = NULL;
 	r->rpos = r->rlen = 0;
 	sbuf_release(&r->line);
+	sbuf_release(&r->scan.head);
 	sbuf_release(&r->error);
 }

@@ -22,10 +22,15 @@
  * bytes (RECORDING_LINE_MAX unless the caller lowers it after opening); a
  * longer one is skipped as it is read, never held whole, and counted as
  * malformed.  So is any line that is not a JSON object beamscope writes:
- * unknown type, missing "ts", "pid" or "node", a field of the wrong type.
+ * unknown type, missing "ts", "pid" or "node", a field of the wrong type,
+ * one node more than RECORDING_NODES_MAX.  An export is read an entry at
+ * a time, whatever its length: each of its process entries and events
+ * may be up to line_max (a longer one is skipped and counted as
+ * malformed).  So memory is bounded by line_max, whatever the file holds.
  * Blank lines and "\r\n" endings are accepted.  A last line without its
  * newline that does not parse was cut short while it was written: it is
- * flagged in stats.truncated, not counted as malformed.
+ * flagged in stats.truncated, not counted as malformed (an export cut
+ * short keeps the entries read before the cut: stats.export_cut).
  *
  * Strings handed to a sink are valid only during the call.
  */
@@ -39,8 +44,9 @@
 #include "event.h"
 #include "sbuf.h"
 
-/* longest line read, newline excluded; an export can be long */
-#define RECORDING_LINE_MAX ((size_t)256 << 20)
+/* longest line read, newline excluded, and longest entry of an export
+ * (which is streamed, never held whole) */
+#define RECORDING_LINE_MAX ((size_t)64 << 20)
 /* distinct nodes in one recording; a line naming one more is malformed */
 #define RECORDING_NODES_MAX 1024
 
@@ -111,10 +117,14 @@ struct recording_stats {
 	unsigned long malformed;   /* lines (or export entries) skipped */
 	unsigned long first_malformed; /* the first one's line number; 0: none */
 	const char *first_malformed_why; /* and what was wrong with it */
-	unsigned long too_long;    /* of the malformed, lines over line_max */
+	unsigned long too_long;    /* of the malformed, lines (or export
+				    * entries) over line_max */
 	bool truncated;            /* the last line was cut short: ignored */
+	bool export_cut;           /* ... and it was an export streamed: what
+				    * it held up to there was read */
 	uint64_t bytes;            /* read so far */
-	uint64_t size;             /* of the file; 0 for a pipe */
+	uint64_t size;             /* of the file; 0 when not known (a pipe,
+				    * a file of /proc) */
 	bool has_ts;               /* an event was read: first_ts, last_ts */
 	int64_t first_ts, last_ts; /* earliest and latest event ts */
 	/* an export: when it was written, and the events the ring had lost */
@@ -125,6 +135,39 @@ struct recording_stats {
 
 struct recording_export;
 
+/*
+ * A line that spans reads is looked at as it comes: when it is an export
+ * (its members before "processes" or "events" say "type":"export"), its
+ * two arrays are streamed, an entry at a time, each entry up to line_max;
+ * the line is never held whole.
+ */
+enum recording_scan_mode {
+	SCAN_DETECT,               /* the line's start: is it an export? */
+	SCAN_PLAIN,                /* no: gathered whole, up to line_max */
+	SCAN_STREAM,               /* yes: entries handed out as they end */
+};
+
+struct recording_scan {
+	enum recording_scan_mode mode;
+	int depth;                 /* of the line's JSON, before this byte */
+	bool str, esc;             /* in a string; after its backslash */
+	bool want_key;             /* depth 1: a key comes next */
+	bool in_key;               /* the string being read is a key */
+	bool want_value;           /* depth 1: after a key's ':' */
+	char key[12];              /* the last key, as far as it fits */
+	size_t keylen;
+	size_t member_at;          /* SCAN_DETECT: where in the line the
+				    * member being read starts */
+	int array;                 /* SCAN_STREAM: 1 "processes", 2 "events",
+				    * 0 outside them */
+	bool in_entry;             /* an entry is being gathered in line */
+	bool entry_scalar;         /* ... and it is not an object or array */
+	bool entry_long;           /* ... over line_max: skipped */
+	bool closed;               /* the top object has ended */
+	int node;                  /* the export's node */
+	struct sbuf head;          /* the members before the first array */
+};
+
 struct recording {
 	int fd;                    /* owned; -1 once released */
 	char *path;                /* for messages */
@@ -134,20 +177,30 @@ struct recording {
 	int nnodes;
 	int told;                  /* nodes the sink has been told of */
 	int last_node;             /* the last one looked up, tried first */
+	bool over_nodes;           /* the line being read named one node too
+				    * many */
 
 	char *rbuf;                /* bytes read, not yet taken */
 	size_t rpos, rlen;
 	bool eof;
+	bool starved;              /* a pipe had nothing the last time: wait
+				    * for it to be readable (poll) */
 	struct sbuf line;          /* a line that spans reads */
 	bool skipping;             /* inside a line over line_max */
-	struct recording_export *export; /* an export being delivered */
+	struct recording_export *export; /* an export read whole, being
+					  * delivered */
+	struct recording_scan scan; /* the line being read, when it spans
+				     * reads */
 	struct sbuf error;         /* why recording_read returned -1 */
 };
 
 /*
  * Open path: a regular file or a pipe, not empty, that looks like a
  * recording (its first line is JSON, no binary data).  0, or -1 with one
- * line in err saying what is wrong and what to do.
+ * line in err saying what is wrong and what to do.  A pipe is waited for
+ * until its first line (a signal ends the wait: "interrupted"); after
+ * that it is read without blocking: recording_read returns 1 with
+ * starved set when it has nothing yet, for the caller to poll r->fd.
  */
 int recording_open(struct recording *r, const char *path, struct sbuf *err);
 /* The same for fd, already open; it is the reader's and closed by

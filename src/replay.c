@@ -7,6 +7,11 @@
  *
  * --pids by name: a process is known by its name only from the lines that
  * carry it, so a file is read once for names before it is replayed.
+ *
+ * Memory: nothing is kept for each process of a recording but what the
+ * spec needs: the processes --pids keeps (the ones it names, and what
+ * --follow adds), the totals of "counts" lines (to turn them into
+ * deltas), and an export's process table until its events are in.
  */
 #include "replay.h"
 
@@ -21,6 +26,10 @@
 #include "session.h"
 #include "xalloc.h"
 
+/* An export's process entries kept until its events are in, at most: as
+ * many as the view's table holds by default */
+#define REPLAY_PROCS_MAX 200000
+
 /* An export's process entry, kept until the events are in. */
 struct rec_proc_copy {
 	struct recording_proc p;
@@ -29,7 +38,6 @@ struct rec_proc_copy {
 };
 
 struct rec_state {
-	struct names names[BS_MAX_NODES]; /* names seen, per node */
 	struct names keep;      /* --pids: processes kept (and followers) */
 	struct names totals_seen; /* counts lines: pids seen */
 	struct rec_total {
@@ -39,11 +47,25 @@ struct rec_state {
 	size_t ntotals, totals_cap;
 	struct rec_proc_copy *procs;
 	size_t nprocs, procs_cap;
+	unsigned long procs_left_out; /* past REPLAY_PROCS_MAX */
+	int64_t counts_ts;      /* the interval of the counts lines read */
+	bool counts_open;       /* ... and some are not told as of it yet */
 };
+
 
 static struct rec_state *rec_state(struct session *s)
 {
 	return (struct rec_state *)s->replay;
+}
+
+/* The counts lines of an interval are all in: the sink hears when they
+ * were written. */
+static void counts_interval_done(struct session *s)
+{
+	struct rec_state *rs = rec_state(s);
+	if (rs->counts_open && s->sink.counts_at)
+		s->sink.counts_at(s->sink.arg, rs->counts_ts);
+	rs->counts_open = false;
 }
 
 bool session_is_recording(const struct session *s)
@@ -51,12 +73,15 @@ bool session_is_recording(const struct session *s)
 	return s->rec != NULL;
 }
 
+int session_recording_fd(const struct session *s)
+{
+	return s->rec ? s->rec->fd : -1;
+}
+
 void session_replay_release(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
 	if (rs) {
-		for (int i = 0; i < BS_MAX_NODES; i++)
-			names_release(&rs->names[i]);
 		names_release(&rs->keep);
 		names_release(&rs->totals_seen);
 		free(rs->totals);
@@ -81,9 +106,10 @@ void session_replay_release(struct session *s)
 static void rec_node(void *arg, int idx, const char *name)
 {
 	struct session *s = arg;
-	if (idx != s->nnodes || s->nnodes == BS_MAX_NODES)
-		return;   /* past BS_MAX_NODES: its events are left out */
-	struct snode *n = session_add_node(s, name, false);
+	struct snode *n = idx == s->nnodes ? session_add_node(s, name, false) :
+		NULL;
+	if (!n)
+		return;   /* the reader bounds them: never */
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->state = SN_RECORDED;
 	s->multi = s->nnodes > 1;
@@ -91,22 +117,20 @@ static void rec_node(void *arg, int idx, const char *name)
 		s->sink.node_state(s->sink.arg, n->idx);
 }
 
-/* Is this event's process one the spec asks for? */
-static bool rec_wanted(struct session *s, const struct event *ev)
+/* Is this process one the spec asks for?  name: what the line says it
+ * is registered as, or NULL.  A process named once is kept from then on. */
+static bool rec_wanted(struct session *s, struct bs_pid pid, const char *name)
 {
 	struct rec_state *rs = rec_state(s);
 	if (s->rec_sel.mode != SEL_LIST)
 		return true;
-	if (names_get(&rs->keep, ev->pid))
+	if (names_get(&rs->keep, pid))
 		return true;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	const char *name = names_get(&rs->names[ev->pid.node], local);
 	for (int i = 0; i < s->rec_sel.n; i++) {
 		const struct pidsel_item *it = &s->rec_sel.items[i];
-		if (it->is_pid ? it->num == ev->pid.num &&
-		    it->serial == ev->pid.serial :
+		if (it->is_pid ? it->num == pid.num && it->serial == pid.serial :
 		    name && !strcmp(name, it->name)) {
-			names_set(&rs->keep, ev->pid, "");
+			names_set(&rs->keep, pid, "");
 			return true;
 		}
 	}
@@ -143,12 +167,7 @@ static void rec_event(void *arg, int node, const struct event *ev)
 	int pn = (int)ev->pid.node;
 	if (node < 0 || node >= s->nnodes || pn < 0 || pn >= s->nnodes)
 		return;
-	struct bs_pid local = { ev->pid.num, ev->pid.serial, 0 };
-	if (ev->type == EV_UNREGISTER)
-		names_unset(&rs->names[pn], local);
-	else if (ev->name)
-		names_set(&rs->names[pn], local, ev->name);
-	if (!rec_wanted(s, ev))
+	if (!rec_wanted(s, ev->pid, ev->name))
 		return;
 	struct event e = *ev;
 	if (s->spec.follow && e.type == EV_SPAWN) {
@@ -167,12 +186,13 @@ static void rec_counts(void *arg, int node, const struct recording_counts *c)
 	(void)node;
 	if (pn < 0 || pn >= s->nnodes)
 		return;
-	struct event probe = { .pid = c->pid };
-	struct bs_pid local = { c->pid.num, c->pid.serial, 0 };
-	if (c->name)
-		names_set(&rs->names[pn], local, c->name);
-	if (!rec_wanted(s, &probe))
+	if (!rec_wanted(s, c->pid, c->name))
 		return;
+	/* the lines of one interval share their time */
+	if (rs->counts_open && c->ts != rs->counts_ts)
+		counts_interval_done(s);
+	rs->counts_ts = c->ts;
+	rs->counts_open = true;
 	/* counts lines carry totals; the sink wants what is new */
 	struct rec_total *t = NULL;
 	const char *slot = names_get(&rs->totals_seen, c->pid);
@@ -221,9 +241,13 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 {
 	struct session *s = arg;
 	struct rec_state *rs = rec_state(s);
-	if ((int)p->pid.node >= s->nnodes)
+	if ((int)p->pid.node >= s->nnodes || !s->sink.proc)
 		return;
-	const char *strs[] = { p->pid_text, p->name, p->initial_call,
+	if (rs->nprocs == REPLAY_PROCS_MAX) {
+		rs->procs_left_out++;
+		return;
+	}
+	const char *strs[] = { p->pid_text, p->name, p->label, p->initial_call,
 			       p->current_function, p->parent_text, p->reason };
 	size_t total = 1;
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -239,22 +263,18 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 	char *at = c->strs;
 	c->p.pid_text = dup_into(&at, p->pid_text);
 	c->p.name = dup_into(&at, p->name);
+	c->p.label = dup_into(&at, p->label);
 	c->p.initial_call = dup_into(&at, p->initial_call);
 	c->p.current_function = dup_into(&at, p->current_function);
 	c->p.parent_text = dup_into(&at, p->parent_text);
 	c->p.reason = dup_into(&at, p->reason);
-	if (p->name) {
-		struct bs_pid local = { p->pid.num, p->pid.serial, 0 };
-		names_set(&rs->names[p->pid.node], local, p->name);
-	}
 }
 
-/* The prescan's sink: names only. */
-static void scan_name(struct rec_state *rs, struct bs_pid pid, const char *name)
+/* The prescan's sink: the processes named by --pids, kept. */
+static void scan_name(struct session *s, struct bs_pid pid, const char *name)
 {
-	struct bs_pid local = { pid.num, pid.serial, 0 };
-	if (name && pid.node < BS_MAX_NODES)
-		names_set(&rs->names[pid.node], local, name);
+	if (name)
+		rec_wanted(s, pid, name);
 }
 
 static void scan_event(void *arg, int node, const struct event *ev)
@@ -296,7 +316,7 @@ static void prescan_names(struct session *s, const char *path)
 			.event = scan_event, .counts = scan_counts,
 			.proc = scan_proc,
 		};
-		while (recording_read(&scan, 100000, &sink, rec_state(s)) > 0)
+		while (recording_read(&scan, 100000, &sink, s) > 0)
 			;
 		recording_release(&scan);
 	}
@@ -306,6 +326,14 @@ static void prescan_names(struct session *s, const char *path)
 int session_open_recording(struct session *s, const char *path,
 			   struct sbuf *err)
 {
+	/* a recording may name more nodes than one attaches to: as many as
+	 * the reader takes (no node is attached yet, nothing points into the
+	 * slots) */
+	if (!s->nnodes && s->nodes_max < RECORDING_NODES_MAX) {
+		free(s->nodes);
+		s->nodes = xcalloc(RECORDING_NODES_MAX, sizeof(*s->nodes));
+		s->nodes_max = RECORDING_NODES_MAX;
+	}
 	s->rec = xcalloc(1, sizeof(*s->rec));
 	if (recording_open(s->rec, path, err) < 0) {
 		free(s->rec);
@@ -316,8 +344,6 @@ int session_open_recording(struct session *s, const char *path,
 	s->multi = false;
 	s->replay = (struct replay *)xcalloc(1, sizeof(struct rec_state));
 	struct rec_state *rs = rec_state(s);
-	for (int i = 0; i < BS_MAX_NODES; i++)
-		names_init(&rs->names[i]);
 	names_init(&rs->keep);
 	names_init(&rs->totals_seen);
 	if (pidsel_parse(s->spec.pids[0] ? s->spec.pids : "all", &s->rec_sel,
@@ -337,11 +363,11 @@ static void replay_done(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
 	const struct recording_stats *st = &s->rec->stats;
+	counts_interval_done(s);
 	/* an export's process table, now that its events are counted */
 	for (size_t i = 0; i < rs->nprocs; i++) {
 		struct rec_proc_copy *c = &rs->procs[i];
-		struct event probe = { .pid = c->p.pid };
-		if (rec_wanted(s, &probe) && s->sink.proc)
+		if (rec_wanted(s, c->p.pid, c->p.name) && s->sink.proc)
 			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
 	}
 	struct sbuf t = SBUF_INIT;
@@ -352,27 +378,44 @@ static void replay_done(struct session *s)
 			  st->malformed == 1 ? "" : "s", st->first_malformed,
 			  st->first_malformed_why ? st->first_malformed_why :
 			  "not a beamscope line");
-	if (st->truncated)
+	if (rs->procs_left_out)
+		sbuf_addf(&t, "%lu process entries past the first %d left "
+			  "out; ", rs->procs_left_out, REPLAY_PROCS_MAX);
+	if (s->over_limit)
+		sbuf_addf(&t, "stopped at --max-events %lu, the rest was not "
+			  "read; ", s->spec.max_events);
+	else if (st->export_cut)
+		sbuf_addstr(&t, "the export was cut short; what it held up to "
+			    "there is read; ");
+	else if (st->truncated)
 		sbuf_addstr(&t, "the last line was cut short and is ignored; ");
 	sbuf_addf(&t, "opened %s: %lu events from %d node%s", s->rec_path,
 		  st->events, s->nnodes, s->nnodes == 1 ? "" : "s");
 	snprintf(s->rec_summary, sizeof(s->rec_summary), "%s", t.buf);
 	sbuf_release(&t);
 	s->rec_done = true;
-	session_notice(s, st->malformed ? SESSION_WARN : SESSION_NOTE, "%s",
-	       s->rec_summary);
+	session_notice(s, st->malformed || s->over_limit ? SESSION_WARN :
+		       SESSION_NOTE, "%s", s->rec_summary);
 }
 
 bool session_replay(struct session *s, int max_items)
 {
 	if (!s->rec || s->rec_done)
 		return false;
+	if (s->rec->starved)   /* until poll says the pipe has more */
+		return true;
 	static const struct recording_sink sink = {
 		.node = rec_node, .event = rec_event, .counts = rec_counts,
 		.proc = rec_proc,
 	};
+	/* near the limit, a line at a time: the first event over it ends
+	 * the replay, and the rest is not read (replay_done says so) */
+	if (s->spec.max_events && s->events + (unsigned long)max_items >
+	    s->spec.max_events)
+		max_items = s->events < s->spec.max_events ?
+			(int)(s->spec.max_events - s->events) : 1;
 	int r = recording_read(s->rec, max_items, &sink, s);
-	if (r > 0)
+	if (r > 0 && !s->over_limit)
 		return true;
 	if (r < 0)
 		session_notice(s, SESSION_ERROR, "%s", sbuf_str(&s->rec->error));
@@ -382,7 +425,11 @@ bool session_replay(struct session *s, int max_items)
 
 int session_replay_percent(const struct session *s)
 {
-	if (!s->rec || s->rec_done || !s->rec->stats.size)
+	if (!s->rec || s->rec_done)
 		return 100;
-	return (int)(s->rec->stats.bytes * 100 / s->rec->stats.size);
+	const struct recording_stats *st = &s->rec->stats;
+	if (!st->size)
+		return -1;
+	/* a file that grows while it is read is not done at its size */
+	return st->bytes >= st->size ? 99 : (int)(st->bytes * 100 / st->size);
 }

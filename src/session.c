@@ -30,6 +30,7 @@
 #include "pidsel.h"
 #include "pidtext.h"
 #include "redact.h"
+#include "recording.h"
 #include "replay.h"
 #include "retext.h"
 #include "sig.h"
@@ -341,6 +342,7 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	if (s->spec.max_events && s->events >= s->spec.max_events) {
 		if (st)
 			st->over_limit++;
+		s->over_limit++;
 		s->limit_hit = true;
 		return;
 	}
@@ -553,6 +555,7 @@ void session_init(struct session *s, const struct config *cfg,
 	s->multi = cfg->nnodes > 1 || cfg->cluster;
 	/* allocated once: agents, decoders and streams point into it */
 	s->nodes = xcalloc(BS_MAX_NODES, sizeof(*s->nodes));
+	s->nodes_max = BS_MAX_NODES;
 	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
 	callstacks_init(&s->calls);
 	gencall_init(&s->gcalls);
@@ -599,7 +602,7 @@ void session_release(struct session *s)
 struct snode *session_add_node(struct session *s, const char *name,
 			       bool required)
 {
-	if (s->nnodes == BS_MAX_NODES)
+	if (s->nnodes == s->nodes_max)
 		return NULL;
 	struct snode *n = &s->nodes[s->nnodes];
 	memset(n, 0, sizeof(*n));
@@ -1299,6 +1302,7 @@ void session_start(struct session *s)
 	s->start_error[0] = '\0';
 	s->events = 0;
 	s->limit_hit = false;
+	s->over_limit = 0;
 	s->trace_start_ms = clock_mono_ms();
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
@@ -1436,6 +1440,12 @@ int session_unfollow(struct session *s)
 int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 {
 	int np = 0;
+	if (s->rec && !s->rec_done && s->rec->starved && max > 0) {
+		pfd[np].fd = s->rec->fd;
+		pfd[np].events = POLLIN;
+		pfd[np].revents = 0;
+		np++;
+	}
 	for (int i = 0; i < s->nnodes && np < max; i++) {
 		struct snode *n = &s->nodes[i];
 		if (n->state == SN_CONNECTING) {
@@ -1470,6 +1480,10 @@ void session_poll_done(struct session *s, const struct pollfd *pfd, int n,
 	for (int k = 0; k < n; k++) {
 		if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
+		if (s->rec && pfd[k].fd == s->rec->fd) {
+			s->rec->starved = false;   /* session_replay reads it */
+			continue;
+		}
 		struct snode *nd = node_of_fd(s, pfd[k].fd);
 		if (nd && agent_read(&nd->agent, budget) == PUMP_LOST)
 			node_lost(nd);
@@ -1615,6 +1629,10 @@ int session_wait_ms(const struct session *s, int wanted)
 {
 	long long now = clock_mono_ms();
 	long long w = wanted;
+	/* a recording has no node to ping nor timeline to merge: only more
+	 * of the file (its pipe is polled while it has nothing) */
+	if (s->rec)
+		return s->rec_done || s->rec->starved ? (wanted < 0 ? 0 : wanted) : 0;
 	if (s->next_ping_ms - now < w)
 		w = s->next_ping_ms - now;
 	if (s->multi && w > 50)
@@ -1622,8 +1640,6 @@ int session_wait_ms(const struct session *s, int wanted)
 	for (int i = 0; i < s->nnodes; i++)
 		if (busy(&s->nodes[i]) && w > 20)
 			w = 20;   /* deadlines and pauses of requests */
-	if (s->rec && !s->rec_done)
-		w = 0;
 	return w < 0 ? 0 : (int)w;
 }
 
@@ -1803,6 +1819,8 @@ void session_discover(struct session *s)
 
 void session_drain(struct session *s)
 {
+	if (s->rec)   /* nothing attached: nothing to stop or wait for */
+		return;
 	s->closing = true;
 	session_stop(s, "quit");
 	/* each stopping node gives up by itself (node_step) */

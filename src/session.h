@@ -170,6 +170,10 @@ struct session_sink {
 	void (*counts)(void *arg, int node, struct bs_pid pid,
 		       const char *pid_text, unsigned long sends,
 		       unsigned long receives, unsigned long spawns);
+	/* a recording: the counts handed over so far are as of ts, when its
+	 * counts lines were written (one call per interval it has, so that
+	 * a series stays a series) */
+	void (*counts_at)(void *arg, int64_t ts);
 	/* what is known of a process: a sample from the target, a name from
 	 * a registration, an entry of an export; NULL/-1: not known */
 	void (*info)(void *arg, int node, struct bs_pid pid,
@@ -228,8 +232,9 @@ struct session {
 	struct session_sink sink;
 	struct session_spec spec;
 	bool multi;             /* several nodes: merged timeline */
-	struct snode *nodes;    /* BS_MAX_NODES slots, never moved */
-	int nnodes;
+	struct snode *nodes;    /* nodes_max slots, never moved */
+	int nnodes, nodes_max;  /* BS_MAX_NODES, or a recording's
+				 * RECORDING_NODES_MAX */
 	struct merge merge;
 	struct callstacks calls;
 	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */
@@ -253,6 +258,8 @@ struct session {
 	unsigned long events;
 	unsigned long events_all; /* ... in the whole run */
 	bool limit_hit;         /* max_events reached */
+	unsigned long over_limit; /* events refused at max_events since the
+				   * last start: a recording was cut */
 	long long last_turn_ms, recheck_at_ms, next_ping_ms;
 	long long rates_ms;     /* the nodes' events and drops a second:
 				 * when last taken */
@@ -355,14 +362,16 @@ const char *const *session_modules(struct session *s);
 void session_discover(struct session *s);
 
 /*
- * The loop's fds: fills pfd (up to max) with the nodes' sockets, and
- * returns how many.  After poll(), session_poll_done() reads what arrived
- * (at most budget messages per node) and runs the ticks.
+ * The loop's fds: fills pfd (up to max) with the nodes' sockets, or a
+ * recording's pipe while it has nothing to read, and returns how many.
+ * After poll(), session_poll_done() reads what arrived (at most budget
+ * messages per node) and runs the ticks.
  */
 int session_pollfds(struct session *s, struct pollfd *pfd, int max);
 void session_poll_done(struct session *s, const struct pollfd *pfd, int n,
 		       int budget);
-/* How long the loop may sleep before the session wants a turn, in ms. */
+/* How long the loop may sleep before the session wants a turn, in ms:
+ * at most wanted; 0 while a recording has more to read at once. */
 int session_wait_ms(const struct session *s, int wanted);
 /* Run the ticks without reading (also called by session_poll_done). */
 void session_tick(struct session *s);
@@ -416,8 +425,12 @@ int session_open_recording(struct session *s, const char *path,
 /* Read the next slice of the recording; false once it is all read. */
 bool session_replay(struct session *s, int max_items);
 bool session_is_recording(const struct session *s);
+/* The recording's file, open for reading (an output must not be it), or
+ * -1. */
+int session_recording_fd(const struct session *s);
 void session_replay_release(struct session *s);
-/* Loading progress, 0..100; 100 when done or live. */
+/* Loading progress, 0..100; 100 when done or live; -1 while a stream of
+ * unknown size (a pipe) is read. */
 int session_replay_percent(const struct session *s);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * store: ring of owned events plus per-process aggregates.
- * Invariant: ring[seq % cap] holds event seq for seq in
- * [store_oldest_seq, next_seq); everything older has been freed.
+ * Invariant: ring[seq % cap] holds event seq for seq in [oldest,
+ * next_seq), with oldest >= next_seq - cap; everything older has been
+ * freed (its slot's seq is 0 or a newer one); bytes is the sum of the
+ * held events' sizes.
  * Every process has its own activity stamp (seen): the store's clock
  * steps once per touch, so no two processes share one and "the k least
  * recently active" is always exactly k processes.
@@ -20,8 +22,16 @@ void store_init(struct store *st, size_t ring_cap)
 	memset(st, 0, sizeof(*st));
 	st->cap = ring_cap ? ring_cap : 1;
 	st->ring = xcalloc(st->cap, sizeof(*st->ring));
-	st->next_seq = 1;
+	st->next_seq = st->oldest = 1;
+	st->max_bytes = store_ring_bytes(st->cap);
 	st->max_exited = 10000;
+}
+
+size_t store_ring_bytes(size_t ring_cap)
+{
+	size_t b = ring_cap * STORE_EVENT_BYTES;
+	return b / STORE_EVENT_BYTES == ring_cap && b > STORE_BYTES_MIN ? b :
+		STORE_BYTES_MIN;
 }
 
 static void proc_free(struct proc *p)
@@ -64,6 +74,7 @@ static void free_events(struct store *st)
 		st->ring[i].pid_text = NULL;
 		st->ring[i].seq = 0;
 	}
+	st->bytes = 0;
 }
 
 void store_release(struct store *st)
@@ -82,7 +93,7 @@ void store_clear(struct store *st)
 	free_procs(st);
 	free_funcs(st);
 	st->evicted = 0;
-	st->next_seq = 1;
+	st->next_seq = st->oldest = 1;
 	st->nexited = 0;
 	st->generation++;
 	st->tree_gen++;
@@ -90,7 +101,7 @@ void store_clear(struct store *st)
 
 uint64_t store_oldest_seq(const struct store *st)
 {
-	return st->next_seq > st->cap ? st->next_seq - st->cap : 1;
+	return st->oldest;
 }
 
 const struct sevent *store_event(const struct store *st, uint64_t seq)
@@ -440,6 +451,7 @@ static void put_text(struct sevent *e, const struct event *ev,
 		lens[i] = fields[i] ? strlen(fields[i]) + 1 : 0;
 		total += lens[i];
 	}
+	e->size = total;
 	char *blk = xmalloc(total), *at = blk;
 	char **dst[8] = { &e->pid_text, &e->name, &e->peer, &e->peer_name,
 			  &e->mfa, &e->payload, &e->extra, &e->from };
@@ -461,19 +473,34 @@ void store_set_text(struct store *st, struct sevent *e,
 		    const struct event *ev)
 {
 	char *old = e->pid_text;
+	st->bytes -= e->size;
 	put_text(e, ev, e->raw, e->raw_len);
+	st->bytes += e->size;
 	free(old);
 	st->generation++;
 }
 
-uint64_t store_add_event(struct store *st, const struct event *ev)
+/* The oldest event goes. */
+static void evict(struct store *st)
 {
-	uint64_t seq = st->next_seq++;
-	struct sevent *e = &st->ring[seq % st->cap];
-	if (e->seq) {
+	struct sevent *e = &st->ring[st->oldest % st->cap];
+	if (e->seq == st->oldest) {
 		free(e->pid_text);
+		e->pid_text = NULL;
+		e->seq = 0;
+		st->bytes -= e->size;
 		st->evicted++;
 	}
+	st->oldest++;
+}
+
+uint64_t store_add_event(struct store *st, const struct event *ev)
+{
+	uint64_t seq = st->next_seq;
+	if (seq - st->oldest == st->cap)
+		evict(st);   /* its slot */
+	st->next_seq++;
+	struct sevent *e = &st->ring[seq % st->cap];
 	memset(e, 0, sizeof(*e));
 	e->seq = seq;
 	e->type = ev->type;
@@ -486,6 +513,10 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	memcpy(e->heap, ev->heap, sizeof(e->heap));
 	e->latency_us = ev->latency_us;
 	put_text(e, ev, ev->raw, ev->raw_len);
+	/* the bytes bound: the oldest go, never the one just added */
+	st->bytes += e->size;
+	while (st->bytes > st->max_bytes && st->oldest < seq)
+		evict(st);
 
 	struct bs_pid child = { 0, 0, ev->pid.node };
 	bool has_child = ev->type == EV_SPAWN && pid_of_text(ev->peer, &child);

@@ -1,8 +1,9 @@
 /*
  * store: what the UI and export know about a traced node.
  *
- *  - a bounded ring of events, oldest dropped first; each event gets a
- *    sequence id, and views hold sequence ids, never pointers;
+ *  - a bounded ring of events, by count and by bytes, oldest dropped
+ *    first; each event gets a sequence id, and views hold sequence ids,
+ *    never pointers;
  *  - one record per process seen: name, current function, totals and
  *    per-second rates of sends/receives/spawns, message queue length,
  *    parent, and how it exited.
@@ -52,7 +53,15 @@ struct sevent {
 	const char *raw;      /* what was shipped, in the same block
 			       * (struct event's raw), or NULL */
 	int64_t latency_us;   /* a paired receive: since its send */
+	size_t size;          /* bytes of its block (strings and raw) */
 };
+
+/* Bytes the ring's events may hold together (their strings and raw
+ * bytes): STORE_EVENT_BYTES for each slot on average, and never less
+ * than STORE_BYTES_MIN; beyond that the oldest events go, whatever the
+ * count.  The newest event is always kept. */
+#define STORE_EVENT_BYTES 1024
+#define STORE_BYTES_MIN ((size_t)64 << 20)
 
 #define STORE_LATENCIES 1024
 
@@ -137,7 +146,9 @@ struct store {
 	struct sevent *ring;  /* cap slots */
 	size_t cap;
 	uint64_t next_seq;    /* seq the next event gets; seqs start at 1 */
+	uint64_t oldest;      /* the oldest seq held (next_seq: none) */
 	uint64_t evicted;     /* events pushed out of the ring */
+	size_t bytes, max_bytes; /* the events' blocks, and their bound */
 
 	struct proc **procs;  /* owned; index order is first-seen order */
 	size_t nprocs, procs_cap;
@@ -162,7 +173,9 @@ struct store {
 	size_t nfuncs;
 };
 
+/* A ring of ring_cap events and max_bytes of store_ring_bytes(ring_cap). */
 void store_init(struct store *st, size_t ring_cap);
+size_t store_ring_bytes(size_t ring_cap);
 void store_release(struct store *st);
 /* Forget every event and process (the "clear" command). */
 void store_clear(struct store *st);

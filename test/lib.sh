@@ -358,3 +358,28 @@ mmd_parse() {
 	rm -f "$m/.bs-parse-$$.mjs"
 	return $rc
 }
+
+# ---- what a beamscope process costs ----
+
+# ui_pid FILE: the pid of the view ui_open runs on FILE
+ui_pid() {
+	pgrep -f "^$BEAMSCOPE --open $1" | head -n 1
+}
+
+# cpu_ticks PID: the CPU time PID has used so far, in clock ticks
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# peak_kb PID: the most memory PID has held so far (VmHWM), in kB
+peak_kb() {
+	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"
+}
+
+# peak_run FILE COMMAND...: run COMMAND; the most memory it held, in kB,
+# is the last line of FILE; its exit status is COMMAND's
+peak_run() {
+	_pf=$1
+	shift
+	/usr/bin/time -f %M -o "$_pf" "$@"
+}

@@ -472,14 +472,18 @@ static int c_export(struct app *a, const struct cmd_line *cl)
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
 	expand_home(cl->argv[0], path, sizeof(path));
-	const char *names[BS_MAX_NODES];
+	const char **names = xmalloc((size_t)(a->s.nnodes > 0 ? a->s.nnodes : 1) *
+				     sizeof(*names));
+	names[0] = "";   /* a recording that has named no node yet */
 	for (int i = 0; i < a->s.nnodes; i++)
 		names[i] = app_node_name(a, i);
-	if (export_write(path, &a->store, names, a->s.nnodes, &err) < 0)
+	if (export_write(path, &a->store, names, a->s.nnodes,
+			 session_recording_fd(&a->s), &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
 			path);
+	free(names);
 	sbuf_release(&err);
 	return ACT_REDRAW;
 }

@@ -25,9 +25,15 @@ static void recording_status(struct app *a, int y)
 		draw_time(t1, sizeof(t1), s->rec->stats.last_ts);
 		snprintf(span, sizeof(span), "%s-%s", t0, t1);
 	}
-	if (!s->rec_done)
+	int pc = session_replay_percent(s);
+	if (!s->rec_done && pc >= 0)
 		snprintf(line, sizeof(line), " recording %s  loading %d%%  %s",
-			 s->rec_path, session_replay_percent(s), sbuf_str(&nodes));
+			 s->rec_path, pc, sbuf_str(&nodes));
+	else if (!s->rec_done)   /* a stream: how much, not how far */
+		snprintf(line, sizeof(line), " recording %s  reading: %lu "
+			 "events so far%s  %s", s->rec_path,
+			 s->rec->stats.events, s->rec->starved ?
+			 ", waiting for more" : "", sbuf_str(&nodes));
 	else
 		snprintf(line, sizeof(line), " recording %s  %s  %s  %zu "
 			 "processes%s%s", s->rec_path, span, sbuf_str(&nodes),

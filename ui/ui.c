@@ -235,6 +235,14 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 		a->dirty = true;
 }
 
+/* :record of a recording: its counts lines keep their times */
+static void on_counts_at(void *arg, int64_t ts)
+{
+	struct app *a = arg;
+	if (json_sink_is_open(&a->rec))
+		json_sink_counts_at(&a->rec, ts);
+}
+
 static void on_info(void *arg, int node, struct bs_pid pid,
 		    const char *pid_text, const char *name, const char *current,
 		    long mqlen)
@@ -322,6 +330,10 @@ static void on_node_state(void *arg, int node)
 	struct app *a = arg;
 	const struct snode *n = &a->s.nodes[node];
 	a->multi = a->s.multi;   /* a recording finds its nodes as it loads */
+	if (n->state == SN_RECORDED) {   /* never traced */
+		a->dirty = true;
+		return;
+	}
 	/* a node traced afresh (again, or attached later): the process in
 	 * focus there is in focus again */
 	if (n->state == SN_TRACING && !a->refocused[node]) {
@@ -497,7 +509,8 @@ int app_record(struct app *a, const char *path)
 	}
 	if (!app_live(a, ":record"))
 		return ACT_REDRAW;
-	if (json_sink_open(&a->rec, path, &err) < 0)
+	if (json_sink_open(&a->rec, path, OUTFILE_STREAM,
+			   session_recording_fd(&a->s), &err) < 0)
 		app_msg(a, true, "%s; choose another file", err.buf);
 	else
 		app_msg(a, false, "recording to %s; :record alone stops", path);
@@ -634,8 +647,12 @@ static int loop(struct app *a)
 		session_poll_done(&a->s, pfd + 2, r > 0 ? np - 2 : 0,
 				  SESSION_READ_VIEW);
 		if (session_is_recording(&a->s) && !a->s.rec_done) {
+			/* a quiet pipe is not read until poll says so: the
+			 * view stays idle meanwhile */
+			uint64_t was = a->s.rec->stats.bytes;
 			session_replay(&a->s, SESSION_REPLAY_SLICE);
-			a->dirty = true;
+			if (a->s.rec->stats.bytes != was || a->s.rec_done)
+				a->dirty = true;
 			if (a->s.rec_done)
 				app_msg(a, a->s.rec->stats.malformed > 0, "%s",
 					a->s.rec_summary);
@@ -743,8 +760,8 @@ int ui_run(const struct config *cfg)
 	if (cfg->match)
 		snprintf(spec.match, sizeof(spec.match), "%s", cfg->match);
 	struct session_sink sink = {
-		.event = on_event, .counts = on_counts, .info = on_info,
-		.sizes = on_sizes,
+		.event = on_event, .counts = on_counts,
+		.counts_at = on_counts_at, .info = on_info, .sizes = on_sizes,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .relations = on_relations,
@@ -790,7 +807,7 @@ int ui_run(const struct config *cfg)
 	if (cfg->open) {
 		if (session_open_recording(&a->s, cfg->open, &err) < 0) {
 			esc_print(stderr, "beamscope: %s", err.buf);
-			rc = EXIT_USAGE;
+			rc = sig_count() ? EXIT_OK : EXIT_USAGE;
 			goto out;
 		}
 		/* the recording says how many nodes it has */
@@ -801,7 +818,9 @@ int ui_run(const struct config *cfg)
 		session_drain(&a->s);
 		goto out;
 	}
-	if (cfg->record && json_sink_open(&a->rec, cfg->record, &err) < 0) {
+	if (cfg->record && json_sink_open(&a->rec, cfg->record, OUTFILE_STREAM,
+					  session_recording_fd(&a->s),
+					  &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another --record FILE",
 			err.buf);
 		session_drain(&a->s);

@@ -26,6 +26,7 @@
 #include "app.h"
 #include "chart.h"
 #include "clock.h"
+#include "outfile.h"
 #include "sbuf.h"
 #include "xalloc.h"
 
@@ -564,16 +565,23 @@ int app_chart_export(struct app *a, const char *path)
 		return ACT_REDRAW;
 	}
 	chart_build(&c, &a->store, chart_end(a));
-	FILE *f = fopen(path, "w");
-	int bad = !f || chart_write(&c, fmt, f) < 0;
-	int err = errno;
-	if (f && fclose(f) != 0 && !bad) {
+	/* a temporary beside it, renamed once whole; never through a link */
+	struct outfile of;
+	struct sbuf err = SBUF_INIT;
+	int bad = outfile_open(&of, path, OUTFILE_REPLACE,
+			       session_recording_fd(&a->s), &err) < 0;
+	FILE *f = bad ? NULL : outfile_file(&of);
+	if (!bad && (!f || chart_write(&c, fmt, f) < 0)) {
+		sbuf_addf(&err, "cannot write \"%s\": %s", path,
+			  strerror(errno));
+		outfile_abort(&of);
 		bad = 1;
-		err = errno;
+	} else if (!bad && outfile_commit(&of, &err) < 0) {
+		bad = 1;
 	}
 	if (bad) {
-		app_msg(a, true, "cannot write \"%s\": %s; try another file",
-			path, strerror(err));
+		app_msg(a, true, "%s; try another file", err.buf);
+		sbuf_release(&err);
 		chart_release(&c);
 		return ACT_REDRAW;
 	}

@@ -5,7 +5,9 @@
  * first byte the line cap is lowered so that lines go over it.  Every
  * string a sink gets is read whole and every event is written back as
  * JSON; an index out of range, a type out of range or a count that does
- * not add up aborts.
+ * not add up aborts.  So does the reader holding more than its bounds
+ * allow: a line or an export's entry over line_max, more nodes than
+ * RECORDING_NODES_MAX (an export of any length is streamed, never held).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -125,9 +127,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r.line_max = 48;
 	struct seen sn = { .r = &r };
 	int rc, calls = 0;
-	while ((rc = recording_read(&r, 1 + calls % 5, &sink, &sn)) == 1)
+	while ((rc = recording_read(&r, 1 + calls % 5, &sink, &sn)) == 1) {
 		if (++calls > 1000000)
 			abort();
+		if (r.line.len > r.line_max || r.scan.head.len > r.line_max + 1 ||
+		    r.nnodes > RECORDING_NODES_MAX)
+			abort();
+	}
 	if (rc != 0 || sn.items != r.stats.items || sn.events != r.stats.events ||
 	    sn.nodes != r.nnodes || r.told != r.nnodes || r.stats.bytes != size ||
 	    (r.stats.malformed && !r.stats.first_malformed) ||

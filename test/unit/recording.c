@@ -886,9 +886,119 @@ static void test_pipe(void)
 	sbuf_release(&err);
 }
 
+/* An export longer than the read buffer is streamed: an entry at a time,
+ * each entry within line_max, the line never held whole. */
+static void test_export_streamed(void)
+{
+	enum { N = 2000 };
+	struct store st;
+	static struct event ev[N], want[N];
+	char pay[200];
+	struct sbuf f = SBUF_INIT, err = SBUF_INIT;
+	static const char *const node[] = { "n@h" };
+
+	memset(pay, 'p', sizeof(pay) - 1);
+	pay[sizeof(pay) - 1] = '\0';
+	store_init(&st, N);
+	for (int i = 0; i < N; i++) {
+		ev[i] = base(EV_SEND, 1000 + i, "<0.85.0>", 85);
+		ev[i].peer = "<0.86.0>";
+		ev[i].payload = pay;
+		store_add_event(&st, &ev[i]);
+	}
+	store_set_info(&st, (struct bs_pid){ 85, 0, 0 }, "<0.85.0>", "ping",
+		       NULL, 4);
+	export_json(&f, &st, node, 1);
+	const char *p = put_sb("streamed.json", &f);
+	int nwant = store_events(&st, want, N);
+
+	struct recording r;
+	struct got g;
+	got_init(&g, want, nwant);
+	recording_open(&r, p, &err);
+	r.line_max = 4096;   /* the line is 100 times longer */
+	int calls, rc = read_all(&r, 50, &g, &calls);
+	ok(f.len > 100 * 4096, "(an export of a single line of 100 line caps)");
+	ok(rc == 0 && g.nev == N && !g.bad, "streamed: every event, every field");
+	is_num(r.stats.malformed, 0, "nothing malformed, nothing too long");
+	ok(r.stats.is_export && r.stats.exported_ts > 0, "its header read");
+	ok(strstr(sbuf_str(&g.procs), "ping") != NULL, "its process entry");
+	is_num(r.stats.items, N + st.nprocs, "items: events and processes");
+	ok(calls >= N / 50, "handed out a few at a time");
+	ok(r.line.cap <= 2 * 4096, "never more than an entry held");
+	recording_release(&r);
+	got_release(&g);
+
+	/* one entry over the cap is skipped and said; the others stand */
+	char big[5000];
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ev[0].payload = big;
+	store_add_event(&st, &ev[0]);
+	sbuf_reset(&f);
+	export_json(&f, &st, node, 1);
+	p = put_sb("streamed-long.json", &f);
+	got_init(&g, NULL, 0);
+	recording_open(&r, p, &err);
+	r.line_max = 4096;
+	rc = read_all(&r, 50, &g, NULL);
+	ok(rc == 0 && g.nev == N - 1, "an entry too long is left out, not the rest");
+	ok(r.stats.malformed == 1 && r.stats.too_long == 1 &&
+	   !strcmp(r.stats.first_malformed_why, "entry too long"), "and said");
+	recording_release(&r);
+	got_release(&g);
+
+	/* cut short: what came before stands, flagged */
+	sbuf_truncate(&f, f.len / 2);
+	p = put_sb("streamed-cut.json", &f);
+	got_init(&g, NULL, 0);
+	recording_open(&r, p, &err);
+	rc = read_all(&r, 50, &g, NULL);
+	ok(rc == 0 && g.nev > N / 3 && g.nev < N, "cut in the middle: its first half read");
+	ok(r.stats.truncated && r.stats.export_cut && !r.stats.malformed,
+	   "cut short, not malformed");
+	recording_release(&r);
+	got_release(&g);
+	store_release(&st);
+	sbuf_release(&f);
+	sbuf_release(&err);
+}
+
+/* What a replay writes last is a summary the reader takes. */
+static void test_replay_summary(void)
+{
+	struct sbuf f = SBUF_INIT, err = SBUF_INIT;
+	static const char *const one[] = { "n@h" }, *const three[] = {
+		"a@h", "b@h", "c@h" };
+	struct replay_summary rs = {
+		.nodes = one, .nnodes = 1, .file = "in.ndjson",
+		.ended = "max_events", .started_us = 5, .duration_ms = 7,
+		.events = 10, .limit_events = 10, .over_limit = 1,
+	};
+	json_replay_summary(&f, &rs);
+	rs.nodes = three;
+	rs.nnodes = 3;
+	rs.ended = "end_of_recording";
+	rs.events = 3;
+	json_replay_summary(&f, &rs);
+	const char *p = put_sb("replayed.ndjson", &f);
+	struct recording r;
+	struct got g;
+	got_init(&g, NULL, 0);
+	int rc = open_read(&r, p, &g, &err);
+	ok(rc == 0 && !r.stats.malformed, "a replay's summaries read back");
+	is(sbuf_str(&g.summaries),
+	   "0:summary:n@h:max_events:10 -1:summary:-:end_of_recording:3 ",
+	   "one node, then several");
+	recording_release(&r);
+	got_release(&g);
+	sbuf_release(&f);
+	sbuf_release(&err);
+}
+
 int main(void)
 {
-	plan(81);
+	plan(95);
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
@@ -901,6 +1011,8 @@ int main(void)
 	test_crlf();
 	test_long_lines();
 	test_export();
+	test_export_streamed();
+	test_replay_summary();
 	test_pipe();
 
 	char cmd[128];

@@ -268,10 +268,57 @@ static void tree_links(void)
 	store_release(&st);
 }
 
+/* The ring is bounded by bytes too: big events push out the oldest
+ * before the count does; the newest is kept whatever its size. */
+static void ring_bytes(void)
+{
+	struct store st;
+	store_init(&st, 1000);
+	is_num(st.max_bytes, STORE_BYTES_MIN, "a small ring holds the least bytes");
+	is_num(store_ring_bytes(200000), (size_t)200000 * STORE_EVENT_BYTES,
+	       "a big one a KiB an event");
+	size_t big = (size_t)1 << 20;
+	char *pay = malloc(big + 1);
+	memset(pay, 'a', big);
+	pay[big] = '\0';
+	bool bounded = true;
+	for (unsigned i = 0; i < 300; i++) {
+		struct event e = mk(EV_SEND, 100 + i % 7, "<0.100.0>", "<0.1.0>", pay);
+		store_add_event(&st, &e);
+		bounded &= st.bytes <= st.max_bytes;
+	}
+	ok(bounded, "300 events of 1 MiB stay within the bytes bound");
+	uint64_t held = st.next_seq - store_oldest_seq(&st);
+	ok(held >= 60 && held <= 64, "about 64 of them are held");
+	ok(store_event(&st, store_oldest_seq(&st)) &&
+	   !store_event(&st, store_oldest_seq(&st) - 1),
+	   "the oldest held is there, the one before gone");
+	is_num(st.evicted, 300 - held, "the others counted as evicted");
+	size_t sum = 0;
+	for (uint64_t q = store_oldest_seq(&st); q < st.next_seq; q++)
+		sum += store_event(&st, q)->size;
+	is_num(sum, st.bytes, "bytes is the sum of what is held");
+	char *huge = malloc(3 * STORE_BYTES_MIN / 2);
+	memset(huge, 'b', 3 * STORE_BYTES_MIN / 2 - 1);
+	huge[3 * STORE_BYTES_MIN / 2 - 1] = '\0';
+	struct event e = mk(EV_SEND, 100, "<0.100.0>", "<0.1.0>", huge);
+	uint64_t seq = store_add_event(&st, &e);
+	ok(store_event(&st, seq) && store_oldest_seq(&st) == seq,
+	   "an event bigger than the bound is kept alone");
+	e = mk(EV_SEND, 100, "<0.100.0>", "<0.1.0>", "small");
+	for (int i = 0; i < 1500; i++)
+		store_add_event(&st, &e);
+	is_num(st.next_seq - store_oldest_seq(&st), 1000,
+	       "small events: the count bounds them again");
+	free(huge);
+	free(pay);
+	store_release(&st);
+}
+
 int main(void)
 {
 	struct store st;
-	plan(76);
+	plan(85);
 	quiet_ticks();
 
 	store_init(&st, 4);
@@ -416,5 +463,6 @@ int main(void)
 	history();
 	forgetting();
 	forgetting_cost();
+	ring_bytes();
 	return done_testing();
 }
