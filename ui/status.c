@@ -29,7 +29,7 @@ static void recording_status(struct app *a, int y)
 	if (!s->rec_done && pc >= 0)
 		snprintf(line, sizeof(line), " recording %s  loading %d%%  %s",
 			 s->rec_path, pc, sbuf_str(&nodes));
-	else if (!s->rec_done)   /* a stream: how much, not how far */
+	else if (!s->rec_done && s->rec)   /* a stream: how much, not how far */
 		snprintf(line, sizeof(line), " recording %s  reading: %lu "
 			 "events so far%s  %s", s->rec_path,
 			 s->rec->stats.events, s->rec->starved ?
