@@ -14,6 +14,14 @@ BUILD=${BUILD:-$TOP/build}
 BEAMSCOPE=$BUILD/beamscope
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/beamscope-test.XXXXXX")
 eval "$("$TOP/scripts/erl-config" | sed 's/ = /=/; s/^\([A-Z_]*\)=\(.*\)$/\1="\2"/')"
+# OTP=27 or 29: target nodes, erlc and Elixir of that runtime
+# (scripts/otp-targets), beamscope as built on the host
+if [ -n "${OTP:-}" ] && [ "$OTP" != "$OTP_RELEASE" ]; then
+	_otp_bin=$("$TOP/scripts/otp-targets" --bin "$OTP") || exit 1
+	PATH=$_otp_bin:$PATH
+	BS_OTP_BIND=$TOP
+	export PATH BS_OTP_BIND
+fi
 export HOME=$TRASH             # no stray ~/.erlang.cookie is ever used
 unset XDG_CONFIG_HOME          # nor a config file of the one running the tests
 cd "$TRASH" || exit 1         # tests write their scratch files here
