@@ -609,10 +609,11 @@ handle({top, Metric, N}, Ref, St)
         Metric =:= message_queue_len), is_integer(N), N > 0 ->
     reply_owner(St, Ref, ok),
     loop(St#st{top = top_new(Metric, min(N, ?TOP_MAX))});
-handle({describe, Pids}, _Ref, St) when is_list(Pids) ->
+handle({Op, Pids}, _Ref, St)
+  when (Op =:= describe orelse Op =:= describe_again), is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
     %% waits for nothing
-    send(St#st.dest, {beamscope_labels, describe(Pids)}),
+    send(St#st.dest, {beamscope_labels, describe(Pids, Op =:= describe)}),
     loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
@@ -1068,18 +1069,34 @@ utilisation(_, _) ->
 
 %% What a process is, beyond its pid, for processes the Owner met: what
 %% observer_cli shows when there is no registered name (the Owner knows
-%% those).  The '$initial_call' a proc_lib process keeps in its dictionary
-%% (a gen_server's is {Mod, init, 1}, a supervisor's {supervisor, Mod, 1}),
-%% else the label of proc_lib:set_label/1 where the VM has it (OTP 27),
+%% those).  The label it gave itself with proc_lib:set_label/1 where the
+%% VM has labels (OTP 27: what its developer chose to call it), else the
+%% '$initial_call' a proc_lib process keeps in its dictionary (a
+%% gen_server's is {Mod, init, 1}, a supervisor's {supervisor, Mod, 1}),
 %% else [] and the Owner keeps the initial call it knows.  One look per
-%% process, and never a copy of a big dictionary.
-describe(Pids) ->
-    Ctx = {one_key_dictionary(),
-           erlang:function_exported(proc_lib, get_label, 1)},
-    [{P, label(P, Ctx)} || P <- lists:sublist(Pids, ?DESCRIBE_MAX),
-                           is_pid(P), node(P) =:= node()].
+%% process (both keys in one process_info on OTP 27), and never a copy of
+%% a big dictionary.  Where labels exist, the first answer of a process
+%% without one yet says so ({P, Text, again}): a label is often set just
+%% after the start (in init/1, after a handshake), after the first look,
+%% and the Owner asks once more a little later (First false).
+describe(Pids, First) ->
+    Ctx = {dictionary_reach(), First},
+    [label(P, Ctx) || P <- lists:sublist(Pids, ?DESCRIBE_MAX),
+                      is_pid(P), node(P) =:= node()].
 
-%% process_info(P, {dictionary, Key}) exists since OTP 26
+%% How much of another process's dictionary the VM reads: labels and one
+%% key at a time (OTP 27: proc_lib:set_label/1), one key
+%% (process_info(P, {dictionary, Key}) exists since OTP 26), or only the
+%% whole dictionary, copied (OTP 25).
+dictionary_reach() ->
+    case erlang:function_exported(proc_lib, set_label, 1) of
+        true -> labels;
+        false -> case one_key_dictionary() of
+                     true -> one_key;
+                     false -> whole
+                 end
+    end.
+
 one_key_dictionary() ->
     try erlang:process_info(self(), {dictionary, '$beamscope'}) of
         _ -> true
@@ -1087,20 +1104,32 @@ one_key_dictionary() ->
         error:badarg -> false
     end.
 
-label(P, {OneKey, HasLabel}) ->
-    case initial_call(P, OneKey) of
-        {M, F, A} when is_atom(M), is_atom(F), is_integer(A) ->
-            text(io_lib:format("~ts:~ts/~b", [M, F, A]));
-        _ when HasLabel ->
-            case catch proc_lib:get_label(P) of
-                undefined -> [];
-                {'EXIT', _} -> [];
-                L when is_binary(L) -> text(L);
-                L -> text(io_lib:format("~0tP", [L, 8]))
-            end;
-        _ ->
-            []
-    end.
+%% {P, Text | []} or {P, Text | [], again}
+label(P, {labels, First}) ->
+    case erlang:process_info(P, [{dictionary, '$process_label'},
+                                 {dictionary, '$initial_call'}]) of
+        [{_, undefined}, {_, Init}] when First -> {P, mfa_text(Init), again};
+        [{_, undefined}, {_, Init}] -> {P, mfa_text(Init)};
+        [{_, Label}, _] -> {P, label_text(Label)};
+        _ -> {P, []}
+    end;
+label(P, {Reach, _}) ->
+    {P, mfa_text(initial_call(P, Reach =:= one_key))}.
+
+mfa_text({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    text(io_lib:format("~ts:~ts/~b", [M, F, A]));
+mfa_text(_) ->
+    [].
+
+%% a binary as the text it holds (proc_lib's own examples), anything else
+%% (and a binary that is no UTF-8) as Erlang writes it, 8 levels deep
+label_text(L) when is_binary(L) ->
+    case text(L) of
+        [] -> text(io_lib:format("~0tP", [L, 8]));
+        T -> T
+    end;
+label_text(L) ->
+    text(io_lib:format("~0tP", [L, 8])).
 
 initial_call(P, true) ->
     case erlang:process_info(P, {dictionary, '$initial_call'}) of
