@@ -41,7 +41,7 @@
 -export([agent/5, worker/5]).
 %% the top-N scan, a step at a time (scripts/bench-ui top runs it), and
 %% the table's samples (scripts/bench-ui procinfo)
--export([top_new/2, top_step/3, top_passed/1, sample_rows/1]).
+-export([top_new/2, top_new/3, top_step/3, top_passed/1, sample_rows/1]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -93,10 +93,15 @@
 %% second within a time budget; the best N of the pass so far and of the
 %% last whole pass are the candidates, sampled every second with the rows
 %% on screen.  Reductions a second take two looks a second apart: a
-%% slice's first looks are kept (prev) for its second ones.
+%% slice's first looks are kept (prev) for its second ones.  A pass walks
+%% the node with erlang:processes_iterator/0 where the VM has it (OTP 28),
+%% else a list of erlang:processes() taken at its start.
 -record(top, {metric :: memory | reductions | message_queue_len,
               n :: pos_integer(),
-              todo = [] :: [pid()],                 % this pass, not yet seen
+              walk = list :: iterator | list,
+              todo = [] :: [pid()] | tuple(),       % this pass, not yet seen:
+                                                    % a list or an iterator
+              ours = [] :: [pid()],                 % skipped by the iterator
               prev = [] :: [{pid(), integer()}],    % first looks, reductions
               prev_us = 0 :: integer(),
               best = [] :: [{number(), pid()}],     % this pass, best first
@@ -864,14 +869,23 @@ walkable(P) ->
 %% are never candidates.
 
 top_new(Metric, N) ->
-    #top{metric = Metric, n = N}.
+    top_new(Metric, N, case erlang:function_exported(erlang,
+                                                     processes_iterator, 0) of
+                           true -> iterator;
+                           false -> list
+                       end).
+
+%% the walk chosen (the bench compares both on one node)
+top_new(Metric, N, Walk) when Walk =:= iterator; Walk =:= list ->
+    #top{metric = Metric, n = N, walk = Walk}.
 
 top_tick(#st{top = none} = St) ->
     St;
 top_tick(#st{top = T0, dest = Owner, workers = Ws} = St) ->
     Ours = [self() | [P || {_, P, _} <- Ws]],
     T = top_step(T0, ?TOP_BUDGET_US, Ours),
-    put('$beamscope_top', {T#top.scanned, T#top.total, T#top.passes}),
+    put('$beamscope_top', {T#top.scanned, T#top.total, T#top.passes,
+                           T#top.walk}),
     send(Owner, {beamscope_top, T#top.metric, T#top.scanned, T#top.total,
                  T#top.pass_ms}),
     St#st{top = T}.
@@ -885,49 +899,85 @@ top_step(#top{} = T0, Budget, Ours) ->
              [] -> top_pass(T1, Ours, Now);
              _ -> T1
          end,
-    {Looked, Todo, N} = top_looks(T2#top.metric, T2#top.todo, Now + Budget,
-                                  [], 0),
-    T3 = T2#top{todo = Todo, scanned = T2#top.scanned + N},
+    {Looked, Todo, N} = top_looks(T2#top.metric, T2#top.todo, T2#top.ours,
+                                  Now + Budget, [], 0),
+    Scanned = T2#top.scanned + N,
+    %% the iterator's total is the count at the pass's start: processes
+    %% spawned since may be met too
+    T3 = T2#top{todo = Todo, scanned = Scanned,
+                total = max(T2#top.total, Scanned)},
     case T3#top.metric of
         reductions -> T3#top{prev = Looked, prev_us = Now};
         _ -> top_keep(T3, Looked)
     end.
 
 %% A new pass: the last one's best become the last pass's; the processes
-%% alive now are this one's.
-top_pass(#top{started = S} = T, Ours, NowUs) ->
+%% alive now are this one's.  The iterator reads the process table a
+%% chunk at a time, as the pass goes: the agent's heap never holds a list
+%% of every process (8 MB at 500 000), and the pass does not begin with a
+%% copy of the whole table.
+top_pass(#top{started = S, walk = Walk} = T, Ours, NowUs) ->
     Ms = NowUs div 1000,
-    Todo = erlang:processes() -- Ours,
-    T#top{todo = Todo, total = length(Todo), scanned = 0, started = Ms,
+    {Todo, Total} =
+        case Walk of
+            iterator ->
+                {erlang:processes_iterator(),
+                 max(0, erlang:system_info(process_count) - length(Ours))};
+            list ->
+                L = erlang:processes() -- Ours,
+                {L, length(L)}
+        end,
+    T#top{todo = Todo, ours = Ours, total = Total, scanned = 0, started = Ms,
           best = [], last = T#top.best,
           passes = T#top.passes + case S of none -> 0; _ -> 1 end,
           pass_ms = case S of none -> 0; _ -> Ms - S end}.
 
 %% First looks until the deadline (checked every 32 looks, and every look
-%% by memory, whose looks may be dear).
-top_looks(_, [], _, Acc, N) ->
-    {Acc, [], N};
-top_looks(Metric, Todo, Deadline, Acc, N)
+%% by memory, whose looks may be dear), or the pass's end ([] left).  The
+%% iterator (opaque, never a list) is taken apart here, a process at a
+%% time, so that a look allocates no more than one of the list does.
+top_looks(Metric, Todo, Ours, Deadline, Acc, N)
   when N band 31 =:= 0, N > 0; Metric =:= memory, N > 0 ->
     case erlang:monotonic_time(microsecond) >= Deadline of
         true -> {Acc, Todo, N};
-        false -> top_looks1(Metric, Todo, Deadline, Acc, N)
+        false -> top_looks1(Metric, Todo, Ours, Deadline, Acc, N)
     end;
-top_looks(Metric, Todo, Deadline, Acc, N) ->
-    top_looks1(Metric, Todo, Deadline, Acc, N).
+top_looks(Metric, Todo, Ours, Deadline, Acc, N) ->
+    top_looks1(Metric, Todo, Ours, Deadline, Acc, N).
 
-top_looks1(memory, [P | Todo], Deadline, Acc, N) ->
-    Acc1 = case top_memory(P, Deadline, N =:= 0) of
-               undefined -> Acc;
-               V -> [{V, P} | Acc]
-           end,
-    top_looks(memory, Todo, Deadline, Acc1, N + 1);
-top_looks1(Metric, [P | Todo], Deadline, Acc, N) ->
-    Acc1 = case erlang:process_info(P, Metric) of
-               {_, V} -> [{V, P} | Acc];
-               undefined -> Acc
-           end,
-    top_looks(Metric, Todo, Deadline, Acc1, N + 1).
+top_looks1(Metric, [P | Todo], Ours, Deadline, Acc, N) ->
+    top_looks(Metric, Todo, Ours, Deadline,
+              top_look(Metric, P, Deadline, N =:= 0, Acc), N + 1);
+top_looks1(_, [], _, _, Acc, N) ->
+    {Acc, [], N};
+top_looks1(Metric, Iter, Ours, Deadline, Acc, N) ->
+    case erlang:processes_next(Iter) of
+        {P, Todo} ->
+            case lists:member(P, Ours) of
+                true ->
+                    top_looks1(Metric, Todo, Ours, Deadline, Acc, N);
+                false ->
+                    top_looks(Metric, Todo, Ours, Deadline,
+                              top_look(Metric, P, Deadline, N =:= 0, Acc),
+                              N + 1)
+            end;
+        none ->
+            {Acc, [], N}
+    end.
+
+top_look(Metric, P, Deadline, First, Acc) ->
+    case top_value(Metric, P, Deadline, First) of
+        undefined -> Acc;
+        V -> [{V, P} | Acc]
+    end.
+
+top_value(memory, P, Deadline, First) ->
+    top_memory(P, Deadline, First);
+top_value(Metric, P, _, _) ->
+    case erlang:process_info(P, Metric) of
+        {_, V} -> V;
+        undefined -> undefined
+    end.
 
 %% A look by memory: the queue's length first, then memory where Dear
 %% process_info items allows it, else what memory is at least (so that a
