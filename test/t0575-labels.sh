@@ -130,6 +130,17 @@ last_label() {
 	jqs -r "[.[] | select(.pid == \"$1\" and .type == \"$2\")] | last | .label"
 }
 
+# labels_are TYPE: the last line of TYPE of each of the first four
+# processes of bs_lbl_tag carries the label it should ($l1 to $l4)
+labels_are() {
+	set -- "$1" $(tag_pids)
+	for i in 1 2 3 4; do
+		eval "p=\${$((i + 1))} want=\$l$i" && got=$(last_label "$p" "$1") &&
+		{ [ "$got" = "$want" ] ||
+			{ echo "$p: want $want, got $got"; return 1; }; }
+	done
+}
+
 # the label each of the processes should carry in batch lines
 if [ "$LABELS" ]; then
 	l1="{bs_lbl,plain}" l2="{bs_lbl,7}" l3="bs_lbl shop" l4="{bs_lbl,late}"
@@ -140,24 +151,14 @@ fi
 
 test_expect_success "batch: events carry $SAYS" '
 	bs_start -d 3 && bs_wait && [ "$BS_RC" = 0 ] &&
-	set -- $(tag_pids) &&
-	for i in 1 2 3 4; do
-		eval "p=\$$i want=\$l$i" && got=$(last_label "$p" receive) &&
-		{ [ "$got" = "$want" ] ||
-			{ echo "$p: want $want, got $got"; false; }; } || exit 1
-	done &&
+	labels_are receive && set -- $(tag_pids) &&
 	[ "$(last_label "$5" receive)" = null ] &&
 	jqs -e "any(.[]; .pid == \"$5\" and .name == \"bs_lbl_reg\")"
 '
 
 test_expect_success "batch: counts lines and the servers of the gen call summary too" '
 	bs_start -d 3 --gen-calls --summary && bs_wait && [ "$BS_RC" = 0 ] &&
-	set -- $(tag_pids) &&
-	for i in 1 2 3 4; do
-		eval "p=\$$i want=\$l$i" && got=$(last_label "$p" counts) &&
-		{ [ "$got" = "$want" ] ||
-			{ echo "$p: want $want, got $got"; false; }; } || exit 1
-	done &&
+	labels_are counts && set -- $(tag_pids) &&
 	jqs -c "[.[] | select(.type == \"gen_call_stats\" and .server == \"$3\")] | last" | tee gen &&
 	jq -e ".server_label == \"$l3\"" gen &&
 	grep -F " $3 $l3 (ping)" "$TRASH/bs.err" &&
