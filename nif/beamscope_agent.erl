@@ -41,7 +41,7 @@
 -export([agent/5, worker/5]).
 %% the top-N scan, a step at a time (scripts/bench-ui top runs it), and
 %% the table's samples (scripts/bench-ui procinfo)
--export([top_new/2, top_step/3, top_passed/1, sample_rows/1]).
+-export([top_new/2, top_new/3, top_step/3, top_passed/1, sample_rows/1]).
 
 -define(NAME, beamscope_agent).
 %% the bootstrap lock's name (PROTOCOL.md)
@@ -93,10 +93,15 @@
 %% second within a time budget; the best N of the pass so far and of the
 %% last whole pass are the candidates, sampled every second with the rows
 %% on screen.  Reductions a second take two looks a second apart: a
-%% slice's first looks are kept (prev) for its second ones.
+%% slice's first looks are kept (prev) for its second ones.  A pass walks
+%% the node with erlang:processes_iterator/0 where the VM has it (OTP 28),
+%% else a list of erlang:processes() taken at its start.
 -record(top, {metric :: memory | reductions | message_queue_len,
               n :: pos_integer(),
-              todo = [] :: [pid()],                 % this pass, not yet seen
+              walk = list :: iterator | list,
+              todo = [] :: [pid()] | tuple(),       % this pass, not yet seen:
+                                                    % a list or an iterator
+              ours = [] :: [pid()],                 % skipped by the iterator
               prev = [] :: [{pid(), integer()}],    % first looks, reductions
               prev_us = 0 :: integer(),
               best = [] :: [{number(), pid()}],     % this pass, best first
@@ -609,10 +614,11 @@ handle({top, Metric, N}, Ref, St)
         Metric =:= message_queue_len), is_integer(N), N > 0 ->
     reply_owner(St, Ref, ok),
     loop(St#st{top = top_new(Metric, min(N, ?TOP_MAX))});
-handle({describe, Pids}, _Ref, St) when is_list(Pids) ->
+handle({Op, Pids}, _Ref, St)
+  when (Op =:= describe orelse Op =:= describe_again), is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
     %% waits for nothing
-    send(St#st.dest, {beamscope_labels, describe(Pids)}),
+    send(St#st.dest, {beamscope_labels, describe(Pids, Op =:= describe)}),
     loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
@@ -863,14 +869,23 @@ walkable(P) ->
 %% are never candidates.
 
 top_new(Metric, N) ->
-    #top{metric = Metric, n = N}.
+    top_new(Metric, N, case erlang:function_exported(erlang,
+                                                     processes_iterator, 0) of
+                           true -> iterator;
+                           false -> list
+                       end).
+
+%% the walk chosen (the bench compares both on one node)
+top_new(Metric, N, Walk) when Walk =:= iterator; Walk =:= list ->
+    #top{metric = Metric, n = N, walk = Walk}.
 
 top_tick(#st{top = none} = St) ->
     St;
 top_tick(#st{top = T0, dest = Owner, workers = Ws} = St) ->
     Ours = [self() | [P || {_, P, _} <- Ws]],
     T = top_step(T0, ?TOP_BUDGET_US, Ours),
-    put('$beamscope_top', {T#top.scanned, T#top.total, T#top.passes}),
+    put('$beamscope_top', {T#top.scanned, T#top.total, T#top.passes,
+                           T#top.walk}),
     send(Owner, {beamscope_top, T#top.metric, T#top.scanned, T#top.total,
                  T#top.pass_ms}),
     St#st{top = T}.
@@ -884,49 +899,85 @@ top_step(#top{} = T0, Budget, Ours) ->
              [] -> top_pass(T1, Ours, Now);
              _ -> T1
          end,
-    {Looked, Todo, N} = top_looks(T2#top.metric, T2#top.todo, Now + Budget,
-                                  [], 0),
-    T3 = T2#top{todo = Todo, scanned = T2#top.scanned + N},
+    {Looked, Todo, N} = top_looks(T2#top.metric, T2#top.todo, T2#top.ours,
+                                  Now + Budget, [], 0),
+    Scanned = T2#top.scanned + N,
+    %% the iterator's total is the count at the pass's start: processes
+    %% spawned since may be met too
+    T3 = T2#top{todo = Todo, scanned = Scanned,
+                total = max(T2#top.total, Scanned)},
     case T3#top.metric of
         reductions -> T3#top{prev = Looked, prev_us = Now};
         _ -> top_keep(T3, Looked)
     end.
 
 %% A new pass: the last one's best become the last pass's; the processes
-%% alive now are this one's.
-top_pass(#top{started = S} = T, Ours, NowUs) ->
+%% alive now are this one's.  The iterator reads the process table a
+%% chunk at a time, as the pass goes: the agent's heap never holds a list
+%% of every process (8 MB at 500 000), and the pass does not begin with a
+%% copy of the whole table.
+top_pass(#top{started = S, walk = Walk} = T, Ours, NowUs) ->
     Ms = NowUs div 1000,
-    Todo = erlang:processes() -- Ours,
-    T#top{todo = Todo, total = length(Todo), scanned = 0, started = Ms,
+    {Todo, Total} =
+        case Walk of
+            iterator ->
+                {erlang:processes_iterator(),
+                 max(0, erlang:system_info(process_count) - length(Ours))};
+            list ->
+                L = erlang:processes() -- Ours,
+                {L, length(L)}
+        end,
+    T#top{todo = Todo, ours = Ours, total = Total, scanned = 0, started = Ms,
           best = [], last = T#top.best,
           passes = T#top.passes + case S of none -> 0; _ -> 1 end,
           pass_ms = case S of none -> 0; _ -> Ms - S end}.
 
 %% First looks until the deadline (checked every 32 looks, and every look
-%% by memory, whose looks may be dear).
-top_looks(_, [], _, Acc, N) ->
-    {Acc, [], N};
-top_looks(Metric, Todo, Deadline, Acc, N)
+%% by memory, whose looks may be dear), or the pass's end ([] left).  The
+%% iterator (opaque, never a list) is taken apart here, a process at a
+%% time, so that a look allocates no more than one of the list does.
+top_looks(Metric, Todo, Ours, Deadline, Acc, N)
   when N band 31 =:= 0, N > 0; Metric =:= memory, N > 0 ->
     case erlang:monotonic_time(microsecond) >= Deadline of
         true -> {Acc, Todo, N};
-        false -> top_looks1(Metric, Todo, Deadline, Acc, N)
+        false -> top_looks1(Metric, Todo, Ours, Deadline, Acc, N)
     end;
-top_looks(Metric, Todo, Deadline, Acc, N) ->
-    top_looks1(Metric, Todo, Deadline, Acc, N).
+top_looks(Metric, Todo, Ours, Deadline, Acc, N) ->
+    top_looks1(Metric, Todo, Ours, Deadline, Acc, N).
 
-top_looks1(memory, [P | Todo], Deadline, Acc, N) ->
-    Acc1 = case top_memory(P, Deadline, N =:= 0) of
-               undefined -> Acc;
-               V -> [{V, P} | Acc]
-           end,
-    top_looks(memory, Todo, Deadline, Acc1, N + 1);
-top_looks1(Metric, [P | Todo], Deadline, Acc, N) ->
-    Acc1 = case erlang:process_info(P, Metric) of
-               {_, V} -> [{V, P} | Acc];
-               undefined -> Acc
-           end,
-    top_looks(Metric, Todo, Deadline, Acc1, N + 1).
+top_looks1(Metric, [P | Todo], Ours, Deadline, Acc, N) ->
+    top_looks(Metric, Todo, Ours, Deadline,
+              top_look(Metric, P, Deadline, N =:= 0, Acc), N + 1);
+top_looks1(_, [], _, _, Acc, N) ->
+    {Acc, [], N};
+top_looks1(Metric, Iter, Ours, Deadline, Acc, N) ->
+    case erlang:processes_next(Iter) of
+        {P, Todo} ->
+            case lists:member(P, Ours) of
+                true ->
+                    top_looks1(Metric, Todo, Ours, Deadline, Acc, N);
+                false ->
+                    top_looks(Metric, Todo, Ours, Deadline,
+                              top_look(Metric, P, Deadline, N =:= 0, Acc),
+                              N + 1)
+            end;
+        none ->
+            {Acc, [], N}
+    end.
+
+top_look(Metric, P, Deadline, First, Acc) ->
+    case top_value(Metric, P, Deadline, First) of
+        undefined -> Acc;
+        V -> [{V, P} | Acc]
+    end.
+
+top_value(memory, P, Deadline, First) ->
+    top_memory(P, Deadline, First);
+top_value(Metric, P, _, _) ->
+    case erlang:process_info(P, Metric) of
+        {_, V} -> V;
+        undefined -> undefined
+    end.
 
 %% A look by memory: the queue's length first, then memory where Dear
 %% process_info items allows it, else what memory is at least (so that a
@@ -1068,18 +1119,34 @@ utilisation(_, _) ->
 
 %% What a process is, beyond its pid, for processes the Owner met: what
 %% observer_cli shows when there is no registered name (the Owner knows
-%% those).  The '$initial_call' a proc_lib process keeps in its dictionary
-%% (a gen_server's is {Mod, init, 1}, a supervisor's {supervisor, Mod, 1}),
-%% else the label of proc_lib:set_label/1 where the VM has it (OTP 27),
+%% those).  The label it gave itself with proc_lib:set_label/1 where the
+%% VM has labels (OTP 27: what its developer chose to call it), else the
+%% '$initial_call' a proc_lib process keeps in its dictionary (a
+%% gen_server's is {Mod, init, 1}, a supervisor's {supervisor, Mod, 1}),
 %% else [] and the Owner keeps the initial call it knows.  One look per
-%% process, and never a copy of a big dictionary.
-describe(Pids) ->
-    Ctx = {one_key_dictionary(),
-           erlang:function_exported(proc_lib, get_label, 1)},
-    [{P, label(P, Ctx)} || P <- lists:sublist(Pids, ?DESCRIBE_MAX),
-                           is_pid(P), node(P) =:= node()].
+%% process (both keys in one process_info on OTP 27), and never a copy of
+%% a big dictionary.  Where labels exist, the first answer of a process
+%% without one yet says so ({P, Text, again}): a label is often set just
+%% after the start (in init/1, after a handshake), after the first look,
+%% and the Owner asks once more a little later (First false).
+describe(Pids, First) ->
+    Ctx = {dictionary_reach(), First},
+    [label(P, Ctx) || P <- lists:sublist(Pids, ?DESCRIBE_MAX),
+                      is_pid(P), node(P) =:= node()].
 
-%% process_info(P, {dictionary, Key}) exists since OTP 26
+%% How much of another process's dictionary the VM reads: labels and one
+%% key at a time (OTP 27: proc_lib:set_label/1), one key
+%% (process_info(P, {dictionary, Key}) exists since OTP 26), or only the
+%% whole dictionary, copied (OTP 25).
+dictionary_reach() ->
+    case erlang:function_exported(proc_lib, set_label, 1) of
+        true -> labels;
+        false -> case one_key_dictionary() of
+                     true -> one_key;
+                     false -> whole
+                 end
+    end.
+
 one_key_dictionary() ->
     try erlang:process_info(self(), {dictionary, '$beamscope'}) of
         _ -> true
@@ -1087,20 +1154,32 @@ one_key_dictionary() ->
         error:badarg -> false
     end.
 
-label(P, {OneKey, HasLabel}) ->
-    case initial_call(P, OneKey) of
-        {M, F, A} when is_atom(M), is_atom(F), is_integer(A) ->
-            text(io_lib:format("~ts:~ts/~b", [M, F, A]));
-        _ when HasLabel ->
-            case catch proc_lib:get_label(P) of
-                undefined -> [];
-                {'EXIT', _} -> [];
-                L when is_binary(L) -> text(L);
-                L -> text(io_lib:format("~0tP", [L, 8]))
-            end;
-        _ ->
-            []
-    end.
+%% {P, Text | []} or {P, Text | [], again}
+label(P, {labels, First}) ->
+    case erlang:process_info(P, [{dictionary, '$process_label'},
+                                 {dictionary, '$initial_call'}]) of
+        [{_, undefined}, {_, Init}] when First -> {P, mfa_text(Init), again};
+        [{_, undefined}, {_, Init}] -> {P, mfa_text(Init)};
+        [{_, Label}, _] -> {P, label_text(Label)};
+        _ -> {P, []}
+    end;
+label(P, {Reach, _}) ->
+    {P, mfa_text(initial_call(P, Reach =:= one_key))}.
+
+mfa_text({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    text(io_lib:format("~ts:~ts/~b", [M, F, A]));
+mfa_text(_) ->
+    [].
+
+%% a binary as the text it holds (proc_lib's own examples), anything else
+%% (and a binary that is no UTF-8) as Erlang writes it, 8 levels deep
+label_text(L) when is_binary(L) ->
+    case text(L) of
+        [] -> text(io_lib:format("~0tP", [L, 8]));
+        T -> T
+    end;
+label_text(L) ->
+    text(io_lib:format("~0tP", [L, 8])).
 
 initial_call(P, true) ->
     case erlang:process_info(P, {dictionary, '$initial_call'}) of

@@ -2,7 +2,11 @@
 %% (beamscope_agent:top_step/3, one step a second within its budget) on a
 %% node with Procs idle processes and a few that lead, side by side with
 %% walking every process once, as a tool that ranks them all each refresh
-%% does.  Run by scripts/bench-ui top.
+%% does.  Each pass is run both ways the agent walks the node where the VM
+%% has both (OTP 28: erlang:processes_iterator/0, and the list of
+%% erlang:processes() of older releases): the steps, what the scan holds
+%% on the agent's heap between them, and whether both find the same top
+%% N.  Run by scripts/bench-ui top.
 -module(bench_top).
 -export([run/1]).
 
@@ -22,48 +26,76 @@ run(Procs) ->
     Walk = median(fun() -> walk(memory) end, 5),
     io:format("walking every process once, top ~b by memory  ~10.1f ms~n",
               [?N, Walk / 1000]),
-    io:format("the list a pass walks: ~.1f MB on the agent's heap, "
-              "freed as the pass goes~n",
-              [erts_debug:flat_size(erlang:processes()) * 8 / 1.0e6]),
-    scan(memory, walk(memory), "a full walk finds", Walk, 0),
-    scan(message_queue_len, walk(message_queue_len), "a full walk finds",
-         Walk, 0),
+    Walks = case erlang:function_exported(erlang, processes_iterator, 0) of
+                true -> [list, iterator];
+                false -> [list]
+            end,
+    io:format("OTP ~s; the walks: ~p~n",
+              [erlang:system_info(otp_release), Walks]),
+    scans(memory, walk(memory), "a full walk finds", Walk, 0, Walks),
+    scans(message_queue_len, walk(message_queue_len), "a full walk finds",
+          Walk, 0, Walks),
     _ = Big,
     _ = Queued,
     %% two busy loops: the schedulers are shared with the scan, as on a
     %% busy node
     Busy = [spawn(fun spin/0) || _ <- lists:seq(1, 2)],
-    scan(reductions, Busy, "busy loops", Walk, 100),
+    scans(reductions, Busy, "busy loops", Walk, 100, Walks),
     [exit(P, kill) || P <- Idle ++ Big ++ Queued ++ Busy],
     ok.
 
+%% One pass by Metric each way the VM can walk, and whether they found
+%% the same top N.
+scans(Metric, Want, What, Walk, Sleep, Walks) ->
+    Found = [scan(Metric, Want, What, Walk, Sleep, W) || W <- Walks],
+    case Found of
+        [A, B] ->
+            io:format("~-17s list and iterator find the same top ~b: ~s~n",
+                      [Metric, ?N, case lists:sort(A) =:= lists:sort(B) of
+                                       true -> "yes";
+                                       false -> "NO"
+                                   end]);
+        _ ->
+            ok
+    end.
+
 %% Want: the pids a full walk ranks first (or the busy loops); steps
-%% Sleep ms apart (a second in the agent; reductions a second need some)
-scan(Metric, Want0, What, Walk, Sleep) ->
+%% Sleep ms apart (a second in the agent; reductions a second need some).
+%% The pids found.
+scan(Metric, Want0, What, Walk, Sleep, How) ->
     Want = [case E of {_, P} -> P; P -> P end || E <- Want0],
-    T0 = beamscope_agent:top_new(Metric, ?N),
-    {Steps, T} = steps(T0, [], Sleep),
+    T0 = beamscope_agent:top_new(Metric, ?N, How),
+    {Steps, Words, T} = steps(T0, [], 0, Sleep),
+    [First | _] = lists:reverse(Steps),
     Ts = lists:sort(Steps),
     Med = lists:nth(length(Ts) div 2 + 1, Ts),
     {_, Last} = beamscope_agent:top_passed(T),
     Found = [P || {_, P} <- Last],
     Hit = length([P || P <- Want, lists:member(P, Found)]),
-    io:format("~-17s a pass: ~b steps (one a second: ~b s); a step "
-              "median ~.1f ms, max ~.1f ms (~bx less than one walk); "
-              "found ~b of the ~b ~s~n",
-              [Metric, length(Steps), length(Steps), Med / 1000,
-               lists:last(Ts) / 1000, round(Walk / Med), Hit, length(Want), What]).
+    io:format("~-17s ~-8s a pass: ~b steps (one a second: ~b s), its "
+              "first ~.1f ms; a step median ~.1f ms, max ~.1f ms (~bx less "
+              "than one walk); held between steps at most ~s; found ~b of "
+              "the ~b ~s~n",
+              [Metric, How, length(Steps), length(Steps), First / 1000,
+               Med / 1000, lists:last(Ts) / 1000, round(Walk / Med),
+               size_text(Words * erlang:system_info(wordsize)), Hit,
+               length(Want), What]),
+    Found.
 
-%% steps until one whole pass is done; the step that starts the next
-%% pass (it lists the processes) is counted too
-steps(T, Acc, Sleep) ->
+%% steps until one whole pass is done (the step that starts the next pass
+%% is counted too), and the most words the scan's state held after one
+steps(T, Acc, Words, Sleep) ->
     timer:sleep(Sleep),
     {Us, T1} = timer:tc(fun() -> beamscope_agent:top_step(T, ?BUDGET_US, [])
                         end),
+    W = max(Words, erts_debug:flat_size(T1)),
     case beamscope_agent:top_passed(T1) of
-        {0, _} -> steps(T1, [Us | Acc], Sleep);
-        _ -> {[Us | Acc], T1}
+        {0, _} -> steps(T1, [Us | Acc], W, Sleep);
+        _ -> {[Us | Acc], W, T1}
     end.
+
+size_text(B) when B >= 1000000 -> io_lib:format("~.1f MB", [B / 1.0e6]);
+size_text(B) -> io_lib:format("~.1f kB", [B / 1.0e3]).
 
 walk(Metric) ->
     L = [{V, P} || P <- erlang:processes(),

@@ -1715,9 +1715,11 @@ int agent_sample(struct agent *a, const struct bs_pid *pids, int n)
 	return pid_list_request(a, "sample", pids, n, AGENT_SAMPLE_MAX);
 }
 
-int agent_describe(struct agent *a, const struct bs_pid *pids, int n)
+int agent_describe(struct agent *a, const struct bs_pid *pids, int n,
+		   bool again)
 {
-	return pid_list_request(a, "describe", pids, n, AGENT_DESCRIBE_MAX);
+	return pid_list_request(a, again ? "describe_again" : "describe",
+				pids, n, AGENT_DESCRIBE_MAX);
 }
 
 int agent_node_stats(struct agent *a, bool on)

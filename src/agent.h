@@ -172,9 +172,11 @@ int agent_focus(struct agent *a, unsigned num, unsigned serial, bool on);
 #define AGENT_SAMPLE_MAX 2000
 int agent_sample(struct agent *a, const struct bs_pid *pids, int n);
 /* Ask what these processes are (at most AGENT_DESCRIBE_MAX of them); the
- * answer comes on the stream (labels).  Local pids of the target. */
+ * answer comes on the stream (labels).  Local pids of the target.  again:
+ * the second and last question about them (no answer says again). */
 #define AGENT_DESCRIBE_MAX 500
-int agent_describe(struct agent *a, const struct bs_pid *pids, int n);
+int agent_describe(struct agent *a, const struct bs_pid *pids, int n,
+		   bool again);
 /* Ask for the node's samples (the view's header) once a second, or stop
  * them; they come on the stream (node).  No reply is awaited. */
 int agent_node_stats(struct agent *a, bool on);

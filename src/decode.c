@@ -886,7 +886,8 @@ struct labels_ctx {
 	void *arg;
 };
 
-/* {Pid, Text | []}: Text a UTF-8 binary, cut to LABEL_MAX bytes here too */
+/* {Pid, Text | []} or {Pid, Text | [], again}: Text a UTF-8 binary, cut
+ * to LABEL_MAX bytes here too */
 static int one_label(struct decoder *d, const char *buf, int *idx, void *ctx)
 {
 	struct labels_ctx *c = ctx;
@@ -896,22 +897,30 @@ static int one_label(struct decoder *d, const char *buf, int *idx, void *ctx)
 	int arity, type, size;
 	long len;
 
-	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 ||
+	    (arity != 2 && arity != 3) ||
 	    get_pid(d, buf, idx, &pid, &text) < 0 ||
 	    ei_get_type(buf, idx, &type, &size) < 0)
 		return -1;
 	snprintf(ptext, sizeof(ptext), "%s", text);
 	if (type == ERL_NIL_EXT) {
 		(*idx)++;
-		c->fn(c->arg, pid, ptext, NULL);
-		return 0;
-	}
-	if (type != ERL_BINARY_EXT || size > LABEL_MAX ||
-	    ei_decode_binary(buf, idx, label, &len) < 0)
+		len = 0;
+	} else if (type != ERL_BINARY_EXT || size > LABEL_MAX ||
+		   ei_decode_binary(buf, idx, label, &len) < 0) {
 		return -1;
+	}
 	label[len] = '\0';
+	bool again = false;
+	if (arity == 3) {
+		char mark[MAXATOMLEN_UTF8];
+		if (decode_atom(buf, idx, mark, sizeof(mark)) < 0 ||
+		    strcmp(mark, "again"))
+			return -1;
+		again = true;
+	}
 	c->fn(c->arg, pid, ptext, len && !memchr(label, '\0', (size_t)len) ?
-	      label : NULL);
+	      label : NULL, again);
 	return 0;
 }
 

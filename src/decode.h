@@ -132,8 +132,10 @@ typedef void (*pinfo_fn)(void *arg, struct bs_pid pid, struct psize memory,
 /* bytes of a process's label at most, as the agent cuts it */
 #define LABEL_MAX 120
 
+/* again: the target has labels (OTP 27) and the process had none yet;
+ * asking once more later may find one */
 typedef void (*label_fn)(void *arg, struct bs_pid pid, const char *pid_text,
-			 const char *label);
+			 const char *label, bool again);
 
 /* The count list of a WIRE_COUNTS at buf[*idx]; entries or -1. */
 long decode_counts(struct decoder *d, const char *buf, int *idx,

@@ -112,17 +112,54 @@ static void ask_labels(struct snode *n)
 		int k = n->nask - sent;
 		if (k > AGENT_DESCRIBE_MAX)
 			k = AGENT_DESCRIBE_MAX;
-		if (agent_describe(&n->agent, n->ask + sent, k) < 0)
+		if (agent_describe(&n->agent, n->ask + sent, k, false) < 0)
 			break;
 		sent += k;
 	}
 	n->nask = 0;
 }
 
+/* A process whose first answer had no label: asked again later. */
+struct relabel {
+	struct bs_pid pid;   /* local */
+	long long due_ms;
+};
+
+static void ask_later(struct snode *n, struct bs_pid pid)
+{
+	if (n->nlater == SESSION_ASK_MAX)
+		return;
+	if (!n->later)
+		n->later = xmalloc(SESSION_ASK_MAX * sizeof(*n->later));
+	int i = (n->later_head + n->nlater++) % SESSION_ASK_MAX;
+	n->later[i].pid = pid;
+	n->later[i].due_ms = clock_mono_ms() + SESSION_RELABEL_MS;
+}
+
+/* The second questions that are due, a request at a time; the ring is in
+ * the order of the answers, so the due ones are its first. */
+static void ask_labels_again(struct snode *n, long long now)
+{
+	struct bs_pid due[AGENT_DESCRIBE_MAX];
+	while (n->nlater && n->later[n->later_head].due_ms <= now) {
+		int k = 0;
+		while (k < AGENT_DESCRIBE_MAX && n->nlater &&
+		       n->later[n->later_head].due_ms <= now) {
+			due[k++] = n->later[n->later_head].pid;
+			n->later_head = (n->later_head + 1) % SESSION_ASK_MAX;
+			n->nlater--;
+		}
+		if (agent_describe(&n->agent, due, k, true) < 0)
+			break;
+	}
+}
+
 static void label_one(void *arg, struct bs_pid pid, const char *pid_text,
-		      const char *label)
+		      const char *label, bool again)
 {
 	struct snode *n = arg;
+	if (again)
+		ask_later(n, pid);
 	if (!label)
 		return;   /* "" stays: asked, nothing to say */
 	/* an initial call reads like the other functions shown */
@@ -588,6 +625,7 @@ void session_release(struct session *s)
 		agent_release(&n->agent);
 		names_release(&n->labels);
 		free(n->ask);
+		free(n->later);
 	}
 	free(s->nodes);
 	node_names_free(s->modules);
@@ -780,6 +818,7 @@ static void node_open(struct snode *n)
 	agent_fresh(n);   /* the old agent's names and requests are gone */
 	names_release(&n->labels);   /* questions to it went with it */
 	n->nask = 0;
+	n->nlater = 0;
 	if (n->conn.fd < 0)
 		node_connect(n);
 	else
@@ -1604,6 +1643,8 @@ void session_tick(struct session *s)
 			ask_labels(n);
 			n->next_ask_ms = now + SESSION_ASK_MS;
 		}
+		if (n->nlater && has_agent(n) && !n->agent.gone)
+			ask_labels_again(n, now);
 		if (has_agent(n) && n->agent.gone)
 			node_agent_left(n);
 		else

@@ -56,6 +56,9 @@
 #define SESSION_ASK_MAX 16384
 #define SESSION_ASK_MS 100
 #define SESSION_LABELS_MAX 200000
+/* where labels exist (OTP 27), a process that had none at its first
+ * answer is asked once more this long after it */
+#define SESSION_RELABEL_MS 2000
 #define SESSION_INTERVAL_MS 250    /* count-tier deltas, info samples */
 #define SESSION_RECHECK_MS 3000    /* after a stall: ask the agents again */
 #define SESSION_MERGE_SLACK_US 100000 /* a busy node's streams may lag */
@@ -133,6 +136,9 @@ struct snode {
 	int nask;
 	long long next_ask_ms;  /* the next questions go then, or when a
 				 * request's worth is waiting */
+	struct relabel *later;  /* to ask once more, oldest first: a ring of
+				 * SESSION_ASK_MAX, the rest not asked again */
+	int later_head, nlater;
 	char error[1400];       /* why the last attempt failed, "" if none */
 	int error_rc;
 	/* the node at a glance (the view's header): its samples while asked

@@ -2,8 +2,10 @@
 # The process log's header says the process's links, monitors, monitors
 # of it and '$ancestors', live: a supervised worker with known ones, the
 # count following a new link, names in the syntax in force, a narrow
-# terminal, a process of 10 000 links shown in part; and the agent looks
-# at relations only while a log is open.
+# terminal, a process of 10 000 links shown in part, the ancestors of a
+# process too big to copy the dictionary of (read with one key on OTP 26+,
+# unknown before); and the agent looks at relations only while a log is
+# open.
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
 
@@ -128,6 +130,25 @@ test_expect_success '200000 links: looked at rarely, and the header says when' '
 	echo "$n looks in $ms ms, the last took $c us" &&
 	[ "$c" -gt 0 ] && [ $((n * c)) -le $((ms * 10 + 2 * c)) ] &&
 	header && { [ -s seen ] || { echo "never said how old"; false; }; }
+'
+
+# '$ancestors' is read with one key where the VM can (OTP 26+); before,
+# the whole dictionary is copied, and only for a heap of at most 32768
+# words: a process holding more shows its ancestors as unknown there
+if [ "$(node_eval "try erlang:process_info(self(), {dictionary, x}) of _ -> true catch _:_ -> false end.")" = true ]; then
+	FAT_WANT="bs_rel_holder"
+	say "the node reads one key of a dictionary (OTP 26+): a big process's ancestors are tested"
+else
+	FAT_WANT="unknown"
+	say "one key of a dictionary is read from OTP 26 on, this node copies it whole: a big process's ancestors are unknown"
+fi
+
+test_expect_success "a process of 200 000 words of heap: ancestors $FAT_WANT" '
+	node_eval "bs_rel:fat(100000)." | grep -x ok &&
+	[ "$(node_eval "element(2, process_info(whereis(bs_rel_fat), total_heap_size)) > 32768.")" = true ] &&
+	ui_keys ":focus bs_rel_fat" Enter &&
+	ui_wait "^ <0[.][0-9]+[.][0-9]+> bs_rel_fat" 10 &&
+	ui_wait "monitored by 0  ancestors $FAT_WANT *$" 5
 '
 
 test_expect_success 'switching logs: the relations are the new process'"'"'s' '

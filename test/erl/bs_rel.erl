@@ -3,7 +3,7 @@
 -module(bs_rel).
 -behaviour(supervisor).
 -export([start/0, init/1, start_worker/0, worker/1, link_more/0,
-         big/1, big/2, idle/0, stop/0]).
+         big/1, big/2, fat/1, idle/0, stop/0]).
 
 %% bs_rel_sup, a supervisor kept by bs_rel_holder, starts bs_rel_worker
 %% with proc_lib: its '$ancestors' are [bs_rel_sup, the holder].  The
@@ -19,7 +19,7 @@ start() ->
                   {ok, _} = supervisor:start_link({local, bs_rel_sup},
                                                   ?MODULE, sup),
                   Self ! started,
-                  receive stop -> ok end
+                  holder()
           end),
     receive started -> ok after 5000 -> error(not_started) end,
     bs_rel_e ! {monitor, whereis(bs_rel_worker)},
@@ -54,6 +54,34 @@ link_more() ->
     bs_rel_worker ! {link, whereis(bs_rel_c)},
     ok.
 
+holder() ->
+    receive
+        {fat, Words, From} ->
+            proc_lib:spawn(fun() -> fat_loop(From, lists:seq(1, Words)) end),
+            holder();
+        stop ->
+            ok
+    end.
+
+%% bs_rel_fat, started by bs_rel_holder with proc_lib (its '$ancestors'
+%% are [bs_rel_holder]), holding a list of Words integers: a heap too big
+%% for its dictionary to be copied to read one key
+fat(Words) ->
+    bs_rel_holder ! {fat, Words, self()},
+    receive fat -> ok after 5000 -> error(not_started) end,
+    bs_rel_fat ! hi,
+    ok.
+
+fat_loop(From, L) when is_pid(From) ->
+    register(bs_rel_fat, self()),
+    From ! fat,
+    fat_loop(none, L);
+fat_loop(none, L) ->
+    receive
+        stop -> length(L);
+        _ -> fat_loop(none, L)
+    end.
+
 %% bs_rel_big, linked to N idle processes
 big(N) ->
     big(bs_rel_big, N).
@@ -79,6 +107,7 @@ idle() ->
     end.
 
 stop() ->
-    [exit(whereis(N), kill) || N <- [bs_rel_holder, bs_rel_sup, bs_rel_big, bs_rel_huge],
+    [exit(whereis(N), kill) || N <- [bs_rel_holder, bs_rel_sup, bs_rel_big, bs_rel_huge,
+                                     bs_rel_fat],
                                whereis(N) =/= undefined],
     ok.

@@ -26,13 +26,13 @@ static char labels[4][LABEL_MAX + 1];
 static int nlabels;
 
 static void label_got(void *arg, struct bs_pid p, const char *text,
-		      const char *label)
+		      const char *label, bool again)
 {
 	(void)arg;
 	(void)text;
 	if (nlabels < 4)
-		snprintf(labels[nlabels++], sizeof(labels[0]), "%u %s", p.num,
-			 label ? label : "-");
+		snprintf(labels[nlabels++], sizeof(labels[0]), "%u %s%s",
+			 p.num, label ? label : "-", again ? " again" : "");
 }
 
 static char infos[4][128];
@@ -148,7 +148,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(51);
+	plan(53);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -329,6 +329,34 @@ int main(void)
 	ok(nlabels == 2 && !strcmp(labels[0], "40 my_server:init/1"),
 	   "a label with its pid");
 	ok(nlabels == 2 && !strcmp(labels[1], "41 -"), "nothing to say: NULL");
+	ei_x_free(&x);
+
+	/* labels on OTP 27: no label yet, ask again; a mark that is not again */
+	erlang_pid l4 = pid(43);
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_labels");
+	ei_x_encode_list_header(&x, 3);
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_pid(&x, &l1);
+	ei_x_encode_binary(&x, "my_server:init/1", 16);
+	ei_x_encode_atom(&x, "again");
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_pid(&x, &l4);
+	ei_x_encode_binary(&x, "x", 1);
+	ei_x_encode_atom(&x, "later");
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_pid(&x, &l2);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "again");
+	ei_x_encode_empty_list(&x);
+	nlabels = 0;
+	decode_msg(x.buff, &m);
+	idx = m.body;
+	n = decode_labels(&d, x.buff, &idx, label_got, NULL);
+	is_num(n, 2, "again twice, the other mark skipped");
+	ok(nlabels == 2 && !strcmp(labels[0], "40 my_server:init/1 again") &&
+	   !strcmp(labels[1], "41 - again"), "again: with a text, with none");
 	ei_x_free(&x);
 
 	/* process samples: an older agent's 4-tuple, sizes measured, sizes
