@@ -166,7 +166,8 @@ node_eval() {
 # one: RECEIVE_PATTERN, SEND_PATTERN, as the node prints it), whether
 # scheduler_wall_time is on (false unless a test turned it on:
 # SCHEDULER_WALL_TIME), and the trace sessions named beamscope (OTP 27+;
-# 0 where the node has none).
+# 0 where the node has none).  FLAGGED: processes another tool traces in
+# the legacy session (default 0).
 TARGET_STATE='
 Flagged = [P || P <- processes(), {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
 Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], M =:= beamscope_agent orelse M =:= beamscope_tracer],
@@ -176,13 +177,25 @@ RECEIVE_PATTERN=true
 SCHEDULER_WALL_TIME=false
 SEND_PATTERN=true
 
+# otp_release: the current node's OTP release ("25", "27", "29")
+otp_release() {
+	node_eval "erlang:system_info(otp_release)." | tr -d '"'
+}
+
+# our_pattern send|receive: beamscope's send or receive trace pattern, as
+# the node prints it: in beamscope's trace session while there is one (OTP
+# 27+), else the legacy one
+our_pattern() {
+	node_eval "case list_to_integer(erlang:system_info(otp_release)) >= 27 andalso [W || {beamscope, _} = W <- trace:session_info(all)] of [W | _] -> trace:info(W, '$1', match_spec); _ -> erlang:trace_info('$1', match_spec) end."
+}
+
 # target_clean [SECONDS]: wait until the target looks as if beamscope had
 # never been there.
 target_clean() {
 	limit=${1:-2}
 	tries=$(awk "BEGIN { print int($limit * 10) }")
 	for _ in $(seq 0 "$tries"); do
-		CLEAN_STATE="{0,[],undefined,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN,0}"
+		CLEAN_STATE="{${FLAGGED:-0},[],undefined,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN,0}"
 		state=$(node_eval "$TARGET_STATE" | tr -d " \n")
 		[ "$state" = "$CLEAN_STATE" ] && return 0
 		sleep 0.1
