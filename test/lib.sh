@@ -182,11 +182,16 @@ otp_release() {
 	node_eval "erlang:system_info(otp_release)." | tr -d '"'
 }
 
-# our_pattern send|receive: beamscope's send or receive trace pattern, as
-# the node prints it: in beamscope's trace session while there is one (OTP
-# 27+), else the legacy one
+# our_info WHAT ITEM: what beamscope set, as the node prints it:
+# trace:info/3 of beamscope's trace session while there is one (OTP 27+),
+# else erlang:trace_info/2 of the legacy one (WHAT and ITEM in Erlang)
+our_info() {
+	node_eval "case list_to_integer(erlang:system_info(otp_release)) >= 27 andalso [W || {beamscope, _} = W <- trace:session_info(all)] of [W | _] -> trace:info(W, $1, $2); _ -> erlang:trace_info($1, $2) end."
+}
+
+# our_pattern send|receive: beamscope's send or receive trace pattern
 our_pattern() {
-	node_eval "case list_to_integer(erlang:system_info(otp_release)) >= 27 andalso [W || {beamscope, _} = W <- trace:session_info(all)] of [W | _] -> trace:info(W, '$1', match_spec); _ -> erlang:trace_info('$1', match_spec) end."
+	our_info "'$1'" match_spec
 }
 
 # target_clean [SECONDS]: wait until the target looks as if beamscope had
