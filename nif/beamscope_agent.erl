@@ -149,6 +149,11 @@
              watch = none :: none | {boolean(), [pid()], [mfa()],
                                      [send | 'receive']},
              cleared = [] :: [atom()],
+             %% the receive pattern last set, read back to know it holds
+             %% (Receive timeouts and --match), and whether the receive
+             %% flag was set
+             rms = none :: none | list(),
+             rflag = false :: boolean(),
              %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
              %% {Tripped, Shed} told to Owner
              limits = {0, 0, 0, 0, false},
@@ -597,13 +602,19 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
             end,
     %% a timeout in between is dropped, never counted as a message: the
     %% pattern names a process only while the tracer ships its events
-    _ = On orelse timeouts_shipped(Focus, St),
+    St1 = case On of
+              false -> timeouts_shipped(Focus, St);
+              true -> St
+          end,
     Reply = ?TRACER:focus(S, Pid, On),
-    _ = On andalso timeouts_shipped(Focus, St),
-    reply_owner(St, Ref, Reply),
+    St2 = case On of
+              true -> timeouts_shipped(Focus, St1);
+              false -> St1
+          end,
+    reply_owner(St2, Ref, Reply),
     loop(case On of
-             true -> relations(St#st{focus = Focus});
-             false -> St#st{focus = Focus}
+             true -> relations(St2#st{focus = Focus});
+             false -> St2#st{focus = Focus}
          end);
 handle({node_stats, On}, Ref, St0) when is_boolean(On) ->
     St = node_stats(On, St0),
@@ -3032,7 +3043,13 @@ commit(S, Plan, Notes, Flags, Ours, Ctx, St) ->
     %% the patterns first: no message is traced before its pattern holds
     St1 = timeouts_begin(Plan, Flags, Ctx, St),
     put(?STATE, St1),
-    try apply_plan(Plan, Flags, Ours, Ctx, St1) of
+    try
+        %% no flag before the receive pattern holds: set twice and still
+        %% not read back, it is refused rather than shipping nothing
+        _ = receive_holds(St1) orelse
+            error({receive_pattern, catch t_info(St1, 'receive', match_spec)}),
+        apply_plan(Plan, Flags, Ours, Ctx, St1)
+    of
         {A, St2} ->
             put(?STATE, St2),
             erlang:send_after(?CHECK_MS, self(), '$beamscope_check'),
@@ -3233,15 +3250,24 @@ timeouts_begin(Plan, Flags, Ctx, St0) ->
             {{SendMS, _}, true} -> t_message(St2, send, SendMS);
             _ -> ok
         end,
-    timeouts_shipped(St2#st.timeouts, St2),
-    St2.
+    timeouts_shipped(St2#st.timeouts,
+                     St2#st{rflag = lists:member('receive', Flags)}).
 
-%% Only when the pattern is ours; the count tier names the focus.
-timeouts_shipped(_, #st{timeouts = none}) ->
-    ok;
+%% Only when the pattern is ours; the count tier names the focus.  What
+%% is set is read back, and set again once if it does not hold: a receive
+%% pattern that is not ours would ship no message, or every timeout.
+timeouts_shipped(_, #st{timeouts = none} = St) ->
+    St;
 timeouts_shipped(Shipped, St) ->
-    _ = t_message(St, 'receive', receive_ms(Shipped, St)),
-    ok.
+    MS = receive_ms(Shipped, St),
+    _ = t_message(St, 'receive', MS),
+    _ = receive_holds(St#st{rms = MS}) orelse t_message(St, 'receive', MS),
+    St#st{rms = MS}.
+
+receive_holds(#st{rms = none}) ->
+    true;
+receive_holds(#st{rms = MS} = St) ->
+    (catch t_info(St, 'receive', match_spec)) =:= {match_spec, MS}.
 
 %% Timeouts not asked for are all rejected, messages not asked for (the
 %% receive flag is set for timeouts alone) too.
@@ -3541,7 +3567,7 @@ watch_functions(St) ->
 watched_kinds(#st{tr = {session, _}}) ->
     [];
 watched_kinds(_St) ->
-    [K || K <- [send, 'receive'], ours(K)].
+    [send || ours(send)].
 
 check(#st{watch = none} = St) ->
     St;
@@ -3551,7 +3577,8 @@ check(#st{watch = {New, Pids, MFAs, Kinds}, session = S} = St) ->
         [flags || lists:any(fun(P) -> flags_lost(P, St) end, Pids)] ++
         [call_patterns || lists:any(fun(M) -> not function_ours(M, St) end,
                                     MFAs)] ++
-        [K || K <- Kinds, not ours(K)],
+        [K || K <- Kinds, not ours(K)] ++
+        ['receive' || not receive_holds(St)],
     %% looked at after the flags: a limit that tripped meanwhile took them
     case catch ?TRACER:limits(S) of
         {none, _} ->
@@ -3588,9 +3615,11 @@ new_ours(_) ->
 %% another tracer there is the same loss.
 flags_lost(P, St) ->
     Lost = case catch t_info(St, P, flags) of
-               {flags, [_ | _]} -> St#st.tr =:= legacy andalso
-                                       tracer_of(P) =/= ours;
-               _ -> true
+               {flags, [_ | _] = F} ->
+                   (St#st.rflag andalso not lists:member('receive', F)) orelse
+                       (St#st.tr =:= legacy andalso tracer_of(P) =/= ours);
+               _ ->
+                   true
            end,
     Lost andalso is_process_alive(P).
 
