@@ -1452,14 +1452,10 @@ raw(M, F, A, [{'->', L} | Acts], _) ->
 raw(M, F, A, [T | _] = Tokens, End) ->
     case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
-            case erlang:match_spec_test([], MS, trace) of
-                {ok, _, _, _} ->
-                    case refused_action(MS) of
-                        none -> {ok, M, F, A, MS};
-                        Action -> {error, located(loc(T), refusal(Action))}
-                    end;
-                {error, Errors} ->
-                    {error, located(loc(T), ms_errors(Errors))}
+            case ms_check([], MS) of
+                ok -> {ok, M, F, A, MS};
+                {refused, Action} -> {error, located(loc(T), refusal(Action))};
+                {error, Errors} -> {error, located(loc(T), ms_errors(Errors))}
             end;
         {ok, _} ->
             {error, located(loc(T), "a match spec is a list of {Head, Guards, Body}")};
@@ -1514,11 +1510,31 @@ ms_errors(Errors) ->
                     'div', 'rem', 'band', 'bor', 'bxor', 'bnot', 'bsl', 'bsr',
                     '>', '>=', '<', '=<', '=:=', '==', '=/=', '/=']).
 
+%% ok, {refused, Action} or {error, Errors}.  erlang:match_spec_test/3
+%% runs the spec's actions, and on OTP 27-29 trace, enable_trace and
+%% disable_trace crash the emulator there (a segmentation fault, seen on
+%% 27.3 and 29.1): a spec is tested only once every function it calls is
+%% allowed.
+ms_check(Args, MS) ->
+    case refused_action(MS) of
+        none ->
+            case erlang:match_spec_test(Args, MS, trace) of
+                {ok, _, _, _} -> ok;
+                {error, _} = E -> E
+            end;
+        Action ->
+            {refused, Action}
+    end.
+
 %% The first function a match spec calls that is not allowed, or none.
 %% Guards and bodies are expressions: {F, Args...} calls F, {{...}} builds
-%% a tuple, {const, T} is T itself; lists and maps hold expressions.
+%% a tuple, {const, T} is T itself; lists and maps hold expressions.  A
+%% clause whose guards or body is no list is left to match_spec_test/3,
+%% which refuses it without running anything.
 refused_action(MS) ->
-    first_refused([E || {_Head, Guards, Body} <- MS, E <- Guards ++ Body]).
+    first_refused([E || {_Head, Guards, Body} <- improper_to_list(MS),
+                        is_list(Guards), is_list(Body),
+                        E <- improper_to_list(Guards) ++ improper_to_list(Body)]).
 
 first_refused([]) ->
     none;
@@ -2180,14 +2196,10 @@ ex_clauses({{'.', Meta, [ModAst, FunAst]}, _, Args}, Guards, Acts)
                      _ -> [{Head, Conds ++ [ex_guard(G, St)], Acts}
                            || G <- Guards]
                  end,
-            case erlang:match_spec_test([], MS, trace) of
-                {ok, _, _, _} ->
-                    case refused_action(MS) of
-                        none -> {ok, M, Fun, length(Args), MS};
-                        Action -> throw({ex, Meta, refusal(Action)})
-                    end;
-                {error, Errors} ->
-                    throw({ex, Meta, ms_errors(Errors)})
+            case ms_check([], MS) of
+                ok -> {ok, M, Fun, length(Args), MS};
+                {refused, Action} -> throw({ex, Meta, refusal(Action)});
+                {error, Errors} -> throw({ex, Meta, ms_errors(Errors)})
             end;
         error ->
             throw({ex, Meta, io_lib:format("~ts has no such function; "
@@ -3438,13 +3450,11 @@ match_clause([T0 | _] = Tokens, End) ->
 match_checked({ok, [_ | _] = MS0}, L) ->
     Clauses = [{Head, Guards} || {[Head], Guards, _} <- MS0],
     MS = [{['_', Head], Guards, []} || {Head, Guards} <- Clauses],
-    case length(Clauses) =:= length(MS0) andalso
-        erlang:match_spec_test(['_', '_'], MS, trace) of
-        {ok, _, _, _} ->
-            case refused_action(MS) of
-                none -> {ok, Clauses};
-                Action -> {error, located(L, refusal(Action))}
-            end;
+    case length(Clauses) =:= length(MS0) andalso ms_check(['_', '_'], MS) of
+        ok ->
+            {ok, Clauses};
+        {refused, Action} ->
+            {error, located(L, refusal(Action))};
         {error, Errors} ->
             {error, located(L, ms_errors(Errors))};
         false ->
