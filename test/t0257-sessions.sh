@@ -119,12 +119,19 @@ test_expect_success 'someone clears every legacy flag mid-run: counts exact with
 
 test_expect_success 'the view says how it traces; a legacy clear is said there within a couple of seconds' '
 	if sessions; then mode=session; else mode=legacy; fi
+	node_eval "bs_tool:legacy(bs_echo, true)." >/dev/null &&
 	ui_start --duration 0 && ui_wait "tracing [0-9]+ processes on .*\($mode\)" 10 &&
-	if ! sessions; then
+	if sessions; then
+		! ui_screen | grep -q skipped
+	else
+		ui_screen | grep -q "(1 skipped: traced by another tracer)" &&
+		ui_wait " 1 skipped( |\$)" 4 &&
 		node_eval "erlang:trace(all, false, [all])." >/dev/null &&
 		ui_wait "CLEARED by another tool: .*flags" 4
-	fi &&
-	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] && target_clean 3
+	fi
+	seen=$?
+	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] && tool_gone && target_clean 3 &&
+	[ $seen -eq 0 ]
 '
 
 test_expect_success 'beside dbg: both see their events; dbg still traces afterwards' '
