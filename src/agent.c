@@ -660,6 +660,13 @@ out:
 	return rc;
 }
 
+/* Key => true in a map being encoded: a flag that is on. */
+static void encode_true(ei_x_buff *x, const char *key)
+{
+	ei_x_encode_atom(x, key);
+	ei_x_encode_atom(x, "true");
+}
+
 /* The trace request, {trace, Options}, in x (new). */
 static void trace_encode(struct agent *a, const struct trace_spec *spec,
 			 ei_x_buff *x)
@@ -672,14 +679,10 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0) +
 			       (spec->match ? 1 : 0) + (spec->legacy ? 1 : 0) +
 			       (spec->take_over ? 1 : 0));
-	if (spec->legacy) {
-		ei_x_encode_atom(x, "legacy");
-		ei_x_encode_atom(x, "true");
-	}
-	if (spec->take_over) {
-		ei_x_encode_atom(x, "take_over");
-		ei_x_encode_atom(x, "true");
-	}
+	if (spec->legacy)
+		encode_true(x, "legacy");
+	if (spec->take_over)
+		encode_true(x, "take_over");
 	ei_x_encode_atom(x, "max_events");
 	ei_x_encode_ulong(x, spec->max_events);
 	ei_x_encode_atom(x, "duration_ms");
@@ -705,10 +708,8 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 		ei_x_encode_atom(x, "match");
 		ei_x_encode_string(x, spec->match);
 	}
-	if (spec->follow) {
-		ei_x_encode_atom(x, "follow");
-		ei_x_encode_atom(x, "true");
-	}
+	if (spec->follow)
+		encode_true(x, "follow");
 	if (spec->count_tier) {
 		ei_x_encode_atom(x, "tier");
 		ei_x_encode_atom(x, "count");

@@ -182,6 +182,12 @@ otp_release() {
 	node_eval "erlang:system_info(otp_release)." | tr -d '"'
 }
 
+# sessions_here: the current node has trace sessions (OTP 27+), so
+# beamscope traces in one of its own
+sessions_here() {
+	[ "$(otp_release)" -ge 27 ]
+}
+
 # our_info WHAT ITEM: what beamscope set, as the node prints it:
 # trace:info/3 of beamscope's trace session while there is one (OTP 27+),
 # else erlang:trace_info/2 of the legacy one (WHAT and ITEM in Erlang)
