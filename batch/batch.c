@@ -137,6 +137,8 @@ static void node_summary(struct run *r, struct snode *n, const char *ended,
 		.skipped_functions = (const char *const *)n->tr.skipped_functions,
 		.nskipped_functions = n->tr.nskipped_functions,
 		.shed = n->shed,
+		.tracing = n->tr.tracing,
+		.cleared = n->cleared,
 		.clock_offset_us = n->clock_offset_us,
 		.clock_error_us = s->multi ? n->clock_error_us : -1,
 		.sessions = n->sessions,
@@ -512,6 +514,7 @@ int batch_run(const struct config *cfg)
 		node_summary(&r, n, ended, started, t0);
 		any_lost |= n->ever_lost;
 		incomplete |= !n->ever_lost && drain_incomplete(&r, n);
+		incomplete |= n->cleared[0] != '\0';
 	}
 	if (r.s.multi)
 		cluster_summary(&r, ended, started, t0);

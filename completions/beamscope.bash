@@ -10,7 +10,7 @@ _beamscope_options='--batch --output --open --record --events --pids --call --ma
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
 	--interval --gen-calls --slower-than --stuck --chart --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
-	--high-water --dependency-timeout --exact --quiet --no-config --help --version'
+	--high-water --dependency-timeout --take-over --legacy --exact --quiet --no-config --help --version'
 
 # Whether option $1 takes an argument.
 _beamscope_takes_arg()

@@ -141,6 +141,24 @@
              match = none :: none | {list(), list()},
              %% call patterns we set, to remove them at cleanup
              patterns = [] :: [mfa()],
+             %% where flags and patterns are set (Two ways to trace): the
+             %% node's one shared session (legacy), or a trace session of
+             %% our own, {session, Handle}; only the agent holds the handle
+             tr = legacy :: legacy | {session, term()},
+             %% legacy, --take-over: what another tracer held, given back
+             %% at cleanup: {Pid | new_processes, Flags, TracerOpt} and
+             %% {send | 'receive', MatchSpec}
+             taken = [] :: [tuple()],
+             %% what the check looks at every ?CHECK_MS (Cleared by someone
+             %% else), and what it found cleared
+             watch = none :: none | {boolean(), [pid()], [mfa()],
+                                     [send | 'receive']},
+             cleared = [] :: [atom()],
+             %% the receive pattern last set, read back to know it holds
+             %% (Receive timeouts and --match), and whether the receive
+             %% flag was set
+             rms = none :: none | list(),
+             rflag = false :: boolean(),
              %% {UserKinds, MaxEvents, DurationMs, Rate, Shed}, and the last
              %% {Tripped, Shed} told to Owner
              limits = {0, 0, 0, 0, false},
@@ -153,6 +171,10 @@
              top = none :: none | #top{}}).
 
 -define(LIMITS_MS, 100).
+%% flags cleared by someone else are looked for this often, on at most
+%% this many of the processes and functions traced
+-define(CHECK_MS, 1000).
+-define(CHECK_MAX, 32).
 
 -define(INFO_MS, 1000).
 -define(INFO_MAX, 2000).
@@ -229,6 +251,7 @@
             session = none :: none | reference(),
             peers = [] :: [{non_neg_integer(), pid()}], % all the workers
             patterns = [] :: [mfa()],             % the agent's call patterns
+            taken = [] :: [tuple()],              % and what it took over
             max :: pos_integer(),                 % events per batch
             ms :: non_neg_integer(),              % how long a batch gathers
             seq = 0 :: non_neg_integer(),         % batches shipped
@@ -523,6 +546,8 @@ loop(St0) ->
         '$beamscope_limits' ->
             erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
             loop(tell_limits(St, false));
+        '$beamscope_check' ->
+            loop(check(St));
         {timeout, TRef, '$beamscope_node'} when TRef =:= St#st.node ->
             loop(node_sample(St));
         '$beamscope_relations' ->
@@ -582,13 +607,19 @@ handle({Op, Pid}, Ref, #st{session = S} = St)
             end,
     %% a timeout in between is dropped, never counted as a message: the
     %% pattern names a process only while the tracer ships its events
-    _ = On orelse timeouts_shipped(Focus, St),
+    St1 = case On of
+              false -> timeouts_shipped(Focus, St);
+              true -> St
+          end,
     Reply = ?TRACER:focus(S, Pid, On),
-    _ = On andalso timeouts_shipped(Focus, St),
-    reply_owner(St, Ref, Reply),
+    St2 = case On of
+              true -> timeouts_shipped(Focus, St1);
+              false -> St1
+          end,
+    reply_owner(St2, Ref, Reply),
     loop(case On of
-             true -> relations(St#st{focus = Focus});
-             false -> St#st{focus = Focus}
+             true -> relations(St2#st{focus = Focus});
+             false -> St2#st{focus = Focus}
          end);
 handle({node_stats, On}, Ref, St0) when is_boolean(On) ->
     St = node_stats(On, St0),
@@ -596,10 +627,11 @@ handle({node_stats, On}, Ref, St0) when is_boolean(On) ->
     reply_owner(St, Ref, ok),
     loop(St);
 handle(unfollow, Ref, #st{session = S} = St) when S =/= none ->
-    %% only deactivate: every follower drops its flags at its next event
+    %% only deactivate: every follower drops its flags at its next event,
+    %% which is no clearing by someone else
     ?TRACER:session_stop(S),
     reply_owner(St, Ref, ok),
-    loop(St);
+    loop(St#st{watch = none});
 handle({sample, Pids}, _Ref, St) when is_list(Pids) ->
     %% the rows on the Owner's screen: no reply, the next samples say it
     Shown = [P || P <- lists:sublist(Pids, ?INFO_MAX),
@@ -1338,15 +1370,17 @@ trace(Spec, St) when is_map(Spec) ->
                    _ -> 0
                end,
     Follow = maps:get(follow, Spec, false) =:= true,
+    Ctx = #{mode => tr_mode(Spec),
+            take => maps:get(take_over, Spec, false) =:= true},
     case {parse_spec(Spec), calls(maps:get(calls, Spec, []))} of
         {_, {error, _} = E} ->
             {E, St};
         {{ok, Mask0, Flags0, Pids, Payload}, {ok, Calls}} ->
             case match(maps:get(match, Spec, none), Mask0, Flags0,
-                       Interval > 0) of
+                       Interval > 0, Ctx) of
                 {ok, Match} ->
                     trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow,
-                           Interval, Ours, St#st{match = Match});
+                           Interval, Ours, Ctx, St#st{match = Match});
                 {error, _} = E ->
                     {E, St}
             end;
@@ -1356,7 +1390,8 @@ trace(Spec, St) when is_map(Spec) ->
 trace(Spec, St) ->
     {{error, {bad_spec, Spec}}, St}.
 
-trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
+trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, Ctx,
+       St) ->
     {Mask, Flags} = case Calls of
                         [] -> {Mask0, Flags0};
                         _ -> {Mask0 bor ?K_CALL, [call | Flags0]}
@@ -1370,11 +1405,11 @@ trace1(Spec, Mask0, Flags0, Pids, Payload, Calls, Follow, Interval, Ours, St) ->
                  false -> Flags
              end,
     Recv = {Mask band ?K_RECEIVE =/= 0, Mask band ?K_TIMEOUT =/= 0},
-    case plan(Pids, Ours) of
-        {ok, Plan} ->
-            {Reply, St1} = commit(Plan, Mask, Flags1, Payload, Ours,
-                                  St#st{interval = Interval, limits = Limits,
-                                        recv = Recv}),
+    case plan(Pids, Ours, Ctx) of
+        {ok, Plan, Notes} ->
+            {Reply, St1} = commit(Plan, Notes, Mask, Flags1, Payload, Ours,
+                                  Ctx, St#st{interval = Interval,
+                                             limits = Limits, recv = Recv}),
             set_patterns(Calls, Reply, St1);
         {error, _} = E ->
             {E, St}
@@ -1496,14 +1531,10 @@ raw(M, F, A, [{'->', L} | Acts], _) ->
 raw(M, F, A, [T | _] = Tokens, End) ->
     case erl_parse:parse_term(Tokens ++ [{dot, End}]) of
         {ok, MS} when is_list(MS) ->
-            case erlang:match_spec_test([], MS, trace) of
-                {ok, _, _, _} ->
-                    case refused_action(MS) of
-                        none -> {ok, M, F, A, MS};
-                        Action -> {error, located(loc(T), refusal(Action))}
-                    end;
-                {error, Errors} ->
-                    {error, located(loc(T), ms_errors(Errors))}
+            case ms_check([], MS) of
+                ok -> {ok, M, F, A, MS};
+                {refused, Action} -> {error, located(loc(T), refusal(Action))};
+                {error, Errors} -> {error, located(loc(T), ms_errors(Errors))}
             end;
         {ok, _} ->
             {error, located(loc(T), "a match spec is a list of {Head, Guards, Body}")};
@@ -1558,11 +1589,31 @@ ms_errors(Errors) ->
                     'div', 'rem', 'band', 'bor', 'bxor', 'bnot', 'bsl', 'bsr',
                     '>', '>=', '<', '=<', '=:=', '==', '=/=', '/=']).
 
+%% ok, {refused, Action} or {error, Errors}.  erlang:match_spec_test/3
+%% runs the spec's actions, and on OTP 27-29 trace, enable_trace and
+%% disable_trace crash the emulator there (a segmentation fault, seen on
+%% 27.3 and 29.1): a spec is tested only once every function it calls is
+%% allowed.
+ms_check(Args, MS) ->
+    case refused_action(MS) of
+        none ->
+            case erlang:match_spec_test(Args, MS, trace) of
+                {ok, _, _, _} -> ok;
+                {error, _} = E -> E
+            end;
+        Action ->
+            {refused, Action}
+    end.
+
 %% The first function a match spec calls that is not allowed, or none.
 %% Guards and bodies are expressions: {F, Args...} calls F, {{...}} builds
-%% a tuple, {const, T} is T itself; lists and maps hold expressions.
+%% a tuple, {const, T} is T itself; lists and maps hold expressions.  A
+%% clause whose guards or body is no list is left to match_spec_test/3,
+%% which refuses it without running anything.
 refused_action(MS) ->
-    first_refused([E || {_Head, Guards, Body} <- MS, E <- Guards ++ Body]).
+    first_refused([E || {_Head, Guards, Body} <- improper_to_list(MS),
+                        is_list(Guards), is_list(Body),
+                        E <- improper_to_list(Guards) ++ improper_to_list(Body)]).
 
 first_refused([]) ->
     none;
@@ -2224,14 +2275,10 @@ ex_clauses({{'.', Meta, [ModAst, FunAst]}, _, Args}, Guards, Acts)
                      _ -> [{Head, Conds ++ [ex_guard(G, St)], Acts}
                            || G <- Guards]
                  end,
-            case erlang:match_spec_test([], MS, trace) of
-                {ok, _, _, _} ->
-                    case refused_action(MS) of
-                        none -> {ok, M, Fun, length(Args), MS};
-                        Action -> throw({ex, Meta, refusal(Action)})
-                    end;
-                {error, Errors} ->
-                    throw({ex, Meta, ms_errors(Errors)})
+            case ms_check([], MS) of
+                ok -> {ok, M, Fun, length(Args), MS};
+                {refused, Action} -> throw({ex, Meta, refusal(Action)});
+                {error, Errors} -> throw({ex, Meta, ms_errors(Errors)})
             end;
         error ->
             throw({ex, Meta, io_lib:format("~ts has no such function; "
@@ -2800,26 +2847,38 @@ functions(M, F, A) ->
     end.
 
 %% Set every pattern on the functions that have none; report the others.
+%% In a session of our own, every function is free; the VM removes the
+%% patterns with the session, so the workers keep none to clear.
 set_patterns([], Reply, St) ->
-    {Reply, St};
+    {Reply, tell_workers(St)};
 set_patterns(Calls, {ok, Info}, St) ->
     {Set, Skipped, Counts} =
         lists:foldl(
           fun({Text, MFAs, MS}, {SetAcc, SkAcc, CAcc}) ->
-                  {Mine, Theirs} = lists:partition(fun pattern_free/1, MFAs),
+                  {Mine, Theirs} = lists:partition(
+                                     fun(MFA) -> pattern_free(MFA, St) end,
+                                     MFAs),
                   Mine1 = [MFA || MFA <- Mine, not lists:member(MFA, SetAcc)],
-                  [erlang:trace_pattern(MFA, MS, [local]) || MFA <- Mine1],
+                  [t_function(St, MFA, MS) || MFA <- Mine1],
                   {Mine1 ++ SetAcc, Theirs ++ SkAcc, [{Text, length(Mine1)} | CAcc]}
           end, {[], [], []}, Calls),
-    St1 = St#st{patterns = Set},
+    St1 = watch_functions(St#st{patterns = Set}),
     put(?STATE, St1),
-    [P ! {'$beamscope_patterns', Set} || {_, P, _} <- St#st.workers],
     {{ok, Info#{patterns => lists:reverse(Counts),
-                skipped_functions => lists:usort(Skipped)}}, St1};
+                skipped_functions => lists:usort(Skipped)}}, tell_workers(St1)};
 set_patterns(_, Reply, St) ->
     {Reply, St}.
 
-pattern_free(MFA) ->
+%% What a worker must undo should it clean up for the agent (legacy only).
+tell_workers(#st{tr = {session, _}} = St) ->
+    St;
+tell_workers(#st{patterns = MFAs, taken = Taken} = St) ->
+    [P ! {'$beamscope_patterns', MFAs, Taken} || {_, P, _} <- St#st.workers],
+    St.
+
+pattern_free(_MFA, #st{tr = {session, _}}) ->
+    true;
+pattern_free(MFA, _St) ->
     case erlang:trace_info(MFA, match_spec) of
         {match_spec, false} -> true;
         _ -> false
@@ -2861,33 +2920,120 @@ kinds([E | Es], Mask) ->
 kinds(Other, _) ->
     {error, {bad_events, Other}}.
 
-%% Everything is checked before anything is traced.
-plan(all, _Ours) ->
-    new_free(all);
-plan(new, _Ours) ->
-    new_free(new);
-plan(existing, _Ours) ->
-    {ok, existing};
-plan(List, Ours) when is_list(List) ->
-    try
-        Pids = lists:usort([resolve(X) || X <- List]) -- Ours,
-        {ok, {list, Pids}}
+%%% Two ways to trace -------------------------------------------------------
+%%
+%% Where the VM has trace sessions (OTP 27+), the flags, call patterns and
+%% send and receive patterns go in a session of our own, named beamscope
+%% (trace:session_info(all) lists it): nothing another tool set is seen or
+%% touched, and nothing of ours reaches it.  Only the agent holds the
+%% session's handle, so when the agent dies the VM destroys the session
+%% and everything in it; cleanup destroys it too.
+%%
+%% Before that (OTP 25-26), or when the Owner asks for it, there is one
+%% shared session, the legacy one (erlang:trace/3): a process has at most
+%% one tracer, and the send and receive patterns are node-wide.  There the
+%% agent looks at what other tracers hold before it sets anything, and
+%% leaves it alone: processes traced by another tracer, new processes
+%% traced by another, another's send or receive pattern, another's call
+%% patterns.  The trace reply says what was left.  With take_over, it
+%% takes processes, new processes and the send and receive patterns
+%% instead, and gives them back at cleanup as they were (call patterns
+%% are always left).  It never clears what it did not set.
+%%
+%% Either way, two sessions tracing garbage_collection on one process are
+%% reported to crash OTP 27-29 (OTP issue 11624): where another session
+%% traces it, we do not.
+
+tr_mode(Spec) ->
+    case maps:get(legacy, Spec, false) =/= true andalso sessions() of
+        true -> session;
+        false -> legacy
+    end.
+
+%% trace:session_create/3 exists (OTP 27+).  The kernel's trace module is
+%% loaded for it only on such a release: a module of that name on an
+%% older node is never loaded.
+sessions() ->
+    try list_to_integer(erlang:system_info(otp_release)) >= 27 andalso
+            code:ensure_loaded(trace) =:= {module, trace} andalso
+            erlang:function_exported(trace, session_create, 3)
+    catch
+        error:_ -> false
+    end.
+
+t_what(new_processes) -> new;
+t_what(What) -> What.
+
+%% Flags of What (a pid, new_processes) in our session.
+t_process(#st{tr = {session, H}}, What, How, Flags) ->
+    trace:process(H, t_what(What), How, Flags);
+t_process(#st{session = S}, What, true, Flags) ->
+    erlang:trace(What, true, [{tracer, ?TRACER, S} | Flags]);
+t_process(_, What, false, Flags) ->
+    erlang:trace(What, false, Flags).
+
+t_function(#st{tr = {session, H}}, MFA, MS) ->
+    trace:function(H, MFA, MS, [local]);
+t_function(_, MFA, MS) ->
+    erlang:trace_pattern(MFA, MS, [local]).
+
+t_message(#st{tr = {session, H}}, send, MS) ->
+    trace:send(H, MS, []);
+t_message(#st{tr = {session, H}}, 'receive', MS) ->
+    trace:recv(H, MS, []);
+t_message(_, Kind, MS) ->
+    erlang:trace_pattern(Kind, MS, []).
+
+t_info(#st{tr = {session, H}}, What, Item) ->
+    trace:info(H, t_what(What), Item);
+t_info(_, What, Item) ->
+    erlang:trace_info(What, Item).
+
+%% Everything is checked before anything is traced: {ok, Plan, Notes},
+%% Notes what is left to another tracer (legacy only).
+plan(all, _Ours, Ctx) ->
+    case {new_other(Ctx), Ctx} of
+        {free, _} -> {ok, all, #{}};
+        {{other, _}, #{take := true}} -> {ok, all, #{}};
+        {{other, T}, _} -> {ok, existing, #{new_skipped => T}}
+    end;
+plan(new, _Ours, Ctx) ->
+    case {new_other(Ctx), Ctx} of
+        {{other, T}, #{take := false}} -> {error, {new_traced_by_other, T}};
+        _ -> {ok, new, #{}}
+    end;
+plan(existing, _Ours, _Ctx) ->
+    {ok, existing, #{}};
+plan(List, Ours, Ctx) when is_list(List) ->
+    try lists:usort([resolve(X) || X <- List]) -- Ours of
+        Pids ->
+            Theirs = [{P, T} || #{mode := legacy, take := false} <- [Ctx],
+                                P <- Pids, {other, T} <- [tracer_of(P)]],
+            case Pids -- [P || {P, _} <- Theirs] of
+                [] when Theirs =/= [] ->
+                    [{P, T} | _] = Theirs,
+                    {error, {traced_by_other, P, T}};
+                Free ->
+                    {ok, {list, Free}, #{skipped => [P || {P, _} <- Theirs]}}
+            end
     catch
         throw:{refused, Why} -> {error, Why};
         error:_ -> {error, {bad_pids, List}}
     end;
-plan(Other, _Ours) ->
+plan(Other, _Ours, _Ctx) ->
     {error, {bad_pids, Other}}.
 
-new_free(Plan) ->
+new_other(#{mode := session}) ->
+    free;
+new_other(_) ->
     case tracer_of(new_processes) of
-        {other, T} -> {error, {new_traced_by_other, T}};
-        _ -> {ok, Plan}
+        {other, T} -> {other, T};
+        _ -> free
     end.
 
 resolve(Name) when is_atom(Name) ->
     case whereis(Name) of
-        P when is_pid(P) -> check_free(P);
+        P when is_pid(P) -> alive(P);
         _ ->
             case elixir_alias(Name) of
                 {ok, Alias} when Alias =/= Name -> resolve_alias(Name, Alias);
@@ -2895,7 +3041,7 @@ resolve(Name) when is_atom(Name) ->
             end
     end;
 resolve(P) when is_pid(P), node(P) =:= node() ->
-    check_free(P);
+    alive(P);
 resolve(X) ->
     throw({refused, {no_such_process, X}}).
 
@@ -2912,37 +3058,65 @@ elixir_alias(Name) ->
 
 resolve_alias(Name, Alias) ->
     case whereis(Alias) of
-        P when is_pid(P) -> check_free(P);
+        P when is_pid(P) -> alive(P);
         _ -> throw({refused, {no_such_name, Name}})
     end.
 
-
-check_free(P) ->
-    case tracer_of(P) of
-        gone -> throw({refused, {no_such_process, P}});
-        {other, T} -> throw({refused, {traced_by_other, P, T}});
-        _ -> P
+alive(P) ->
+    case is_process_alive(P) of
+        true -> P;
+        false -> throw({refused, {no_such_process, P}})
     end.
 
-%% free | ours | {other, Tracer} | gone
+%% free | ours | {other, Tracer} | gone, in the legacy session
 tracer_of(What) ->
     case erlang:trace_info(What, tracer) of
         {tracer, []} -> free;
         {tracer, {?TRACER, _}} -> ours;
+        {tracer, ?TRACER, _} -> ours;
         {tracer, T} -> {other, T};
+        {tracer, M, TS} -> {other, {M, TS}};
         undefined -> gone
     end.
 
-commit(Plan, Mask, Flags, Payload, Ours, St) ->
+%% The same in ours: a session's tracer is always ours, another tracer
+%% is another session's business.
+owner(P, #st{tr = {session, _}}) ->
+    case is_process_alive(P) of
+        true -> free;
+        false -> gone
+    end;
+owner(P, _St) ->
+    tracer_of(P).
+
+commit(Plan, Notes, Mask, Flags, Payload, Ours, Ctx, St) ->
     Pids = [P || {_, P, _} <- St#st.workers],
     %% the memory is checked against the cap before it is taken
     case ?TRACER:session_new(list_to_tuple(Pids), Mask, Payload,
                              St#st.high_water, St#st.interval > 0) of
-        {error, _} = E -> {E, St};
-        S -> commit(S, Plan, Flags, Ours, St)
+        {error, _} = E ->
+            {E, St};
+        S ->
+            case open_session(maps:get(mode, Ctx), S) of
+                {ok, Tr} ->
+                    commit(S, Plan, Notes, Flags, Ours, Ctx,
+                           St#st{session = S, tr = Tr});
+                {error, _} = E ->
+                    ?TRACER:session_stop(S),
+                    {E, St}
+            end
     end.
 
-commit(S, Plan, Flags, Ours, St) ->
+open_session(legacy, _S) ->
+    {ok, legacy};
+open_session(session, S) ->
+    try trace:session_create(beamscope, {?TRACER, S}, []) of
+        H -> {ok, {session, H}}
+    catch
+        Class:Reason -> {error, {session_create, Class, Reason}}
+    end.
+
+commit(S, Plan, Notes, Flags, Ours, Ctx, St) ->
     {LKinds, LMax, LMs, LRate, LShed} = St#st.limits,
     ok = ?TRACER:session_limits(S, LKinds, LMax, LMs, LRate, LShed),
     erlang:send_after(?LIMITS_MS, self(), '$beamscope_limits'),
@@ -2957,56 +3131,171 @@ commit(S, Plan, Flags, Ours, St) ->
     %% each other, should one of them have to clean up for the agent
     Peers = [{W, P} || {W, P, _} <- St#st.workers],
     [P ! {'$beamscope_session', S, Peers} || {_, P} <- Peers],
-    St1 = timeouts_begin(Plan, Flags, St#st{session = S}),
+    %% the patterns first: no message is traced before its pattern holds
+    St1 = timeouts_begin(Plan, Flags, Ctx, St),
     put(?STATE, St1),
-    TFlags = [{tracer, ?TRACER, S} | Flags],
-    try apply_plan(Plan, TFlags, Ours) of
-        {Traced, Skipped} ->
-            Info = #{traced => Traced, skipped => Skipped},
-            {{ok, case lists:member('receive', Flags) andalso
-                      St1#st.timeouts =:= none of
-                      true -> Info#{receive_pattern => receive_pattern()};
-                      false -> Info
-                  end}, St1}
+    try
+        %% no flag before the receive pattern holds: set twice and still
+        %% not read back, it is refused rather than shipping nothing
+        _ = receive_holds(St1) orelse
+            error({receive_pattern, catch t_info(St1, 'receive', match_spec)}),
+        apply_plan(Plan, Flags, Ours, Ctx, St1)
+    of
+        {A, St2} ->
+            put(?STATE, St2),
+            erlang:send_after(?CHECK_MS, self(), '$beamscope_check'),
+            {{ok, trace_info(A, Notes, Flags, St2)}, St2}
     catch
         Class:Reason ->
-            untrace(S),
+            untrace(St1),
             {{error, {trace_failed, Class, Reason}}, St1}
     end.
 
-apply_plan({list, Pids}, TFlags, _Ours) ->
-    {lists:sum([trace_one(P, TFlags) || P <- Pids]), []};
-apply_plan(new, TFlags, _Ours) ->
-    _ = erlang:trace(new_processes, true, TFlags),
-    {0, []};
-apply_plan(all, TFlags, Ours) ->
+%% What the trace reply says besides the count (PROTOCOL.md).
+trace_info(A, Notes, Flags, St) ->
+    #{traced := Traced, skipped := Skipped, gc := Gc, gc_new := GcNew} = A,
+    Info0 = #{traced => Traced,
+              skipped => maps:get(skipped, Notes, []) ++ lists:reverse(Skipped),
+              tracing => element(1, tr_name(St#st.tr)),
+              taken => length([T || T <- St#st.taken, tuple_size(T) =:= 3])},
+    Info1 = maps:merge(Info0, maps:with([new_skipped], Notes)),
+    Info2 = case Gc > 0 orelse GcNew of
+                true -> Info1#{gc_skipped => Gc, gc_new_skipped => GcNew};
+                false -> Info1
+            end,
+    Info3 = case lists:member('receive', Flags) andalso
+                St#st.timeouts =:= none of
+                true -> Info2#{receive_pattern => msg_pattern_text('receive')};
+                false -> Info2
+            end,
+    case lists:member(send, Flags) andalso St#st.tr =:= legacy andalso
+        not msg_pattern_ours(send) of
+        true -> Info3#{send_pattern => msg_pattern_text(send)};
+        false -> Info3
+    end.
+
+tr_name(legacy) -> {legacy};
+tr_name({session, _}) -> {session}.
+
+%% Flags set on the plan's processes: {Acc, St}, Acc #{traced, skipped
+%% (legacy: left to another tracer), gc (processes whose garbage
+%% collections another session traces), gc_new, watch (a few of the
+%% processes traced, for the check)}.
+apply_plan(Plan, Flags, Ours, Ctx, St) ->
+    A0 = #{traced => 0, skipped => [], gc => 0, gc_new => false, watch => []},
+    {A, St1} = apply_plan(Plan, Flags, Ours, Ctx, St, A0),
+    New = Plan =:= all orelse Plan =:= new,
+    {A, St1#st{watch = {New, lists:reverse(maps:get(watch, A)),
+                        [], watched_kinds(St1)}}}.
+
+apply_plan({list, Pids}, Flags, _Ours, Ctx, St, A) ->
+    lists:foldl(fun(P, {A1, St1}) -> trace_one(P, Flags, Ctx, St1, A1) end,
+                {A, St}, Pids);
+apply_plan(new, Flags, _Ours, Ctx, St, A) ->
+    trace_new(Flags, Ctx, St, A);
+apply_plan(all, Flags, Ours, Ctx, St, A) ->
     %% first, so that nothing spawned while we go through the list is missed
-    _ = erlang:trace(new_processes, true, TFlags),
-    apply_plan(existing, TFlags, Ours);
-apply_plan(existing, TFlags, Ours) ->
-    lists:foldl(fun(P, {N, Skipped}) ->
-                        case tracer_of(P) of
-                            {other, _} -> {N, [P | Skipped]};
-                            gone -> {N, Skipped};
-                            _ -> {N + trace_one(P, TFlags), Skipped}
-                        end
-                end, {0, []}, erlang:processes() -- Ours).
+    {A1, St1} = trace_new(Flags, Ctx, St, A),
+    apply_plan(existing, Flags, Ours, Ctx, St1, A1);
+apply_plan(existing, Flags, Ours, Ctx, St, A) ->
+    lists:foldl(fun(P, {A1, St1}) -> trace_one(P, Flags, Ctx, St1, A1) end,
+                {A, St}, erlang:processes() -- Ours).
+
+trace_new(Flags, Ctx, St, A) ->
+    {Flags1, GcNew} = case gc_elsewhere(new_processes, Flags, St) of
+                          true -> {Flags -- [garbage_collection], true};
+                          false -> {Flags, false}
+                      end,
+    St1 = case {St#st.tr, new_other(Ctx)} of
+              {legacy, {other, T}} -> take_over(new_processes, T, St);
+              _ -> St
+          end,
+    _ = t_process(St1, new_processes, true, Flags1),
+    {A#{gc_new := GcNew}, St1}.
 
 %% A process may die (or be taken by another tracer) after we looked.
-trace_one(P, TFlags) ->
-    try erlang:trace(P, true, TFlags)
-    catch error:badarg -> 0
+trace_one(P, Flags, Ctx, St, A) ->
+    case owner(P, St) of
+        gone ->
+            {A, St};
+        {other, _} when map_get(take, Ctx) =:= false ->
+            {A#{skipped := [P | map_get(skipped, A)]}, St};
+        Owner ->
+            St1 = case Owner of
+                      {other, T} -> take_over(P, T, St);
+                      _ -> St
+                  end,
+            {Flags1, Gc} = case gc_elsewhere(P, Flags, St1) of
+                               true -> {Flags -- [garbage_collection], 1};
+                               false -> {Flags, 0}
+                           end,
+            try t_process(St1, P, true, Flags1) of
+                N ->
+                    W = map_get(watch, A),
+                    {A#{traced := map_get(traced, A) + N,
+                        gc := map_get(gc, A) + Gc,
+                        watch := case length(W) < ?CHECK_MAX of
+                                     true -> [P | W];
+                                     false -> W
+                                 end}, St1}
+            catch
+                error:badarg -> {A, St1}
+            end
     end.
+
+%% --take-over (legacy): another tracer's flags on What are remembered,
+%% then cleared, so that ours can be set; give_back/1 sets them again.
+take_over(What, Tracer, St) ->
+    case erlang:trace_info(What, flags) of
+        {flags, Flags} ->
+            Opt = case Tracer of
+                      {M, TS} when is_atom(M) -> {tracer, M, TS};
+                      T -> {tracer, T}
+                  end,
+            _ = (catch erlang:trace(What, false, [all])),
+            St#st{taken = [{What, Flags, Opt} | St#st.taken]};
+        _ ->
+            St
+    end.
+
+%% Another session traces What's garbage collections, and we would too
+%% (OTP 27+; two sessions doing so are reported to crash the VM).
+gc_elsewhere(What, Flags, St) ->
+    lists:member(garbage_collection, Flags) andalso sessions() andalso
+        lists:any(fun(W) -> gc_traced(W, What, St) end,
+                  try trace:session_info(t_what(What)) of
+                      L when is_list(L) -> L;
+                      _ -> []
+                  catch error:_ -> []
+                  end).
+
+%% The legacy session is asked the legacy way; in legacy mode it is ours
+%% (or one --take-over replaces).
+gc_traced({legacy, _}, _What, #st{tr = legacy}) ->
+    false;
+gc_traced({legacy, _}, What, _St) ->
+    has_gc(erlang:trace_info(What, flags));
+gc_traced(W, What, #st{session = S}) ->
+    try trace:info(W, t_what(What), tracer) of
+        {tracer, {?TRACER, S}} -> false;          % ours
+        _ -> has_gc(trace:info(W, t_what(What), flags))
+    catch error:_ -> false
+    end.
+
+has_gc({flags, Fs}) when is_list(Fs) -> lists:member(garbage_collection, Fs);
+has_gc(_) -> false.
 
 %%% Receive timeouts and --match ---------------------------------------------
 %%
-%% The send and receive trace patterns are node-wide, and run before the
-%% tracer is asked: what they reject is never traced, not even counted.
-%% The agent is their one owner: it takes a pattern only if it is the
-%% default (true) when tracing starts, and sets it back to true at
-%% cleanup, whoever does the cleanup.  Every pattern it sets starts with
-%% ?OURS, which is how that cleanup knows it; another tool's is never
-%% touched (with --match, the trace request is refused instead).
+%% The send and receive trace patterns run before the tracer is asked:
+%% what they reject is never traced, not even counted.  In a session of
+%% our own they are ours alone.  In the legacy session they are
+%% node-wide, and the agent is their one owner: it takes a pattern only
+%% if it is the default (true) when tracing starts (or with --take-over,
+%% remembering the other's), and sets it back at cleanup, whoever does
+%% the cleanup.  Every pattern it sets starts with ?OURS, which is how
+%% that cleanup knows it; another tool's is never touched (with --match,
+%% the trace request is refused instead).
 %%
 %% A receive timeout reaches the tracer as a receive of the atom timeout,
 %% from clock_service; a real message comes from a node and a process.
@@ -3016,6 +3305,10 @@ trace_one(P, TFlags) ->
 %% is never traced, so the count tier counts messages only and a timeout
 %% not asked for is no event.  The send pattern is set only with --match.
 %%
+%% The patterns are set before any flag (commit/7): a message traced
+%% before its pattern held would be shipped or counted as the default
+%% pattern says.
+%%
 %% --match: in the event tier, a message the pattern does not match is
 %% rejected before the tracer; in the count tier every message still goes
 %% to the tracer (enabled_* counts it for a process not in focus, at the
@@ -3023,8 +3316,13 @@ trace_one(P, TFlags) ->
 %% ?OTHER_MARK, so that for a process in focus the tracer counts them
 %% instead of shipping them: counts stay exact for every message.
 
-timeouts_begin(Plan, Flags, St) ->
-    St1 = case lists:member('receive', Flags) andalso msg_pattern_free('receive') of
+timeouts_begin(Plan, Flags, Ctx, St0) ->
+    Take = map_get(take, Ctx),
+    St = case lists:member('receive', Flags) of
+             true -> take_msg('receive', Take, St0);
+             false -> St0
+         end,
+    St1 = case lists:member('receive', Flags) andalso may_set('receive', St) of
               true ->
                   Shipped = case {St#st.interval, Plan} of
                                 {0, {list, Pids}} -> Pids;
@@ -3035,19 +3333,32 @@ timeouts_begin(Plan, Flags, St) ->
               false ->
                   St#st{timeouts = none}
           end,
-    case {St1#st.match, lists:member(send, Flags)} of
-        {{SendMS, _}, true} -> _ = erlang:trace_pattern(send, SendMS, []);
-        _ -> ok
-    end,
-    timeouts_shipped(St1#st.timeouts, St1),
-    St1.
+    St2 = case lists:member(send, Flags) of
+              true -> take_msg(send, Take, St1);
+              false -> St1
+          end,
+    _ = case {St2#st.match, lists:member(send, Flags)} of
+            {{SendMS, _}, true} -> t_message(St2, send, SendMS);
+            _ -> ok
+        end,
+    timeouts_shipped(St2#st.timeouts,
+                     St2#st{rflag = lists:member('receive', Flags)}).
 
-%% Only when the pattern is ours; the count tier names the focus.
-timeouts_shipped(_, #st{timeouts = none}) ->
-    ok;
+%% Only when the pattern is ours; the count tier names the focus.  What
+%% is set is read back, and set again once if it does not hold: a receive
+%% pattern that is not ours would ship no message, or every timeout.
+timeouts_shipped(_, #st{timeouts = none} = St) ->
+    St;
 timeouts_shipped(Shipped, St) ->
-    _ = erlang:trace_pattern('receive', receive_ms(Shipped, St), []),
-    ok.
+    MS = receive_ms(Shipped, St),
+    _ = t_message(St, 'receive', MS),
+    _ = receive_holds(St#st{rms = MS}) orelse t_message(St, 'receive', MS),
+    St#st{rms = MS}.
+
+receive_holds(#st{rms = none}) ->
+    true;
+receive_holds(#st{rms = MS} = St) ->
+    (catch t_info(St, 'receive', match_spec)) =:= {match_spec, MS}.
 
 %% Timeouts not asked for are all rejected, messages not asked for (the
 %% receive flag is set for timeouts alone) too.
@@ -3079,13 +3390,34 @@ timeout_clauses(Shipped) ->
             end
     end.
 
-%% The default, or ours left behind by a session that could not clean up.
-msg_pattern_free(Kind) ->
+%% Whether we may set Kind's pattern: always in our session; in the
+%% legacy one, when it is the default, or ours left behind by a session
+%% that could not clean up, or taken (take_msg/3).
+may_set(_Kind, #st{tr = {session, _}}) ->
+    true;
+may_set(Kind, _St) ->
+    msg_pattern_ours(Kind).
+
+msg_pattern_ours(Kind) ->
     case erlang:trace_info(Kind, match_spec) of
         {match_spec, true} -> true;
         {match_spec, [?OURS | _]} -> true;
         _ -> false
     end.
+
+%% --take-over (legacy): another's pattern is remembered and replaced by
+%% the default, to be set again at cleanup.
+take_msg(Kind, true, #st{tr = legacy} = St) ->
+    case msg_pattern_ours(Kind) of
+        true ->
+            St;
+        false ->
+            {match_spec, MS} = erlang:trace_info(Kind, match_spec),
+            _ = erlang:trace_pattern(Kind, true, []),
+            St#st{taken = [{Kind, MS} | St#st.taken]}
+    end;
+take_msg(_Kind, _Take, St) ->
+    St.
 
 %% Ours start with ?OURS; nobody else's is spelt that way.
 timeouts_end() ->
@@ -3098,15 +3430,25 @@ ours(Kind) ->
         _ -> false
     end.
 
+%% What another's legacy pattern is, in short: off (false) or other.
+msg_pattern_text(Kind) ->
+    case erlang:trace_info(Kind, match_spec) of
+        {match_spec, false} -> off;
+        _ -> other
+    end.
+
 %% --match Text: {ok, none | {SendMS, ReceiveTail}}, or the error the trace
-%% request answers.  Checked before anything is traced.
-match(none, _Mask, _Flags, _CountTier) ->
+%% request answers.  Checked before anything is traced.  In the legacy
+%% session, another's pattern on a kind traced refuses it, unless it is
+%% to be taken over.
+match(none, _Mask, _Flags, _CountTier, _Ctx) ->
     {ok, none};
-match(Text, Mask, Flags, CountTier) ->
+match(Text, Mask, Flags, CountTier, Ctx) ->
     case compile_match(Text) of
         {ok, Clauses} ->
             Kinds = [K || K <- [send, 'receive'], lists:member(K, Flags)],
-            case [K || K <- Kinds, not msg_pattern_free(K)] of
+            case [K || #{mode := legacy, take := false} <- [Ctx],
+                       K <- Kinds, not msg_pattern_ours(K)] of
                 [] ->
                     {ok, match_ms(Clauses, Mask band 1024 =/= 0, CountTier)};
                 [K | _] ->
@@ -3187,13 +3529,11 @@ match_clause([T0 | _] = Tokens, End) ->
 match_checked({ok, [_ | _] = MS0}, L) ->
     Clauses = [{Head, Guards} || {[Head], Guards, _} <- MS0],
     MS = [{['_', Head], Guards, []} || {Head, Guards} <- Clauses],
-    case length(Clauses) =:= length(MS0) andalso
-        erlang:match_spec_test(['_', '_'], MS, trace) of
-        {ok, _, _, _} ->
-            case refused_action(MS) of
-                none -> {ok, Clauses};
-                Action -> {error, located(L, refusal(Action))}
-            end;
+    case length(Clauses) =:= length(MS0) andalso ms_check(['_', '_'], MS) of
+        ok ->
+            {ok, Clauses};
+        {refused, Action} ->
+            {error, located(L, refusal(Action))};
         {error, Errors} ->
             {error, located(L, ms_errors(Errors))};
         false ->
@@ -3204,21 +3544,13 @@ match_checked({ok, _}, L) ->
 match_checked({error, _} = E, _) ->
     E.
 
-%% What the receive pattern is, when it is not ours to set, in short.
-receive_pattern() ->
-    case erlang:trace_info('receive', match_spec) of
-        {match_spec, false} -> off;
-        _ -> other
-    end.
-
 %%% Cleanup -------------------------------------------------------------------
 
 cleanup(Why, StopRef, St) ->
     %% leaving unasked, the Owner may not be reading: what is left to say
     %% must not keep us here on a busy link
     _ = StopRef =:= none andalso put(?LEAVING, true),
-    untrace(St#st.session),
-    clear_patterns(St#st.patterns),
+    untrace(St),
     swt_lower(),
     Dead = case Why of
                {worker_down, W, _} -> [stand_in(W, St)];
@@ -3267,9 +3599,17 @@ final_counts(#st{session = S, dest = Owner, cseq = Seq0}) ->
                 end, Seq0, [1, 2, 3]),
     ok.
 
-%% Protocol cleanup steps 1 to 3.
-untrace(S) ->
+%% Protocol cleanup steps 1 to 3: in a session of our own, destroying it
+%% removes everything; in the legacy session, only what is ours is
+%% cleared, and what --take-over took is given back.
+untrace(#st{session = S, tr = Tr, patterns = MFAs, taken = Taken}) ->
     _ = S =:= none orelse (catch ?TRACER:session_stop(S)),
+    case Tr of
+        {session, H} -> _ = (catch trace:session_destroy(H)), ok;
+        legacy -> untrace_legacy(MFAs, Taken)
+    end.
+
+untrace_legacy(MFAs, Taken) ->
     _ = (catch timeouts_end()),
     _ = case (catch tracer_of(new_processes)) of
             ours -> catch erlang:trace(new_processes, false, [all]);
@@ -3277,7 +3617,106 @@ untrace(S) ->
         end,
     _ = [catch erlang:trace(P, false, [all])
          || P <- erlang:processes(), (catch tracer_of(P)) =:= ours],
-    ok.
+    clear_patterns(MFAs),
+    give_back(Taken).
+
+%% What was taken goes back where nobody took it since.
+give_back(Taken) ->
+    lists:foreach(
+      fun({Kind, MS}) ->
+              case erlang:trace_info(Kind, match_spec) of
+                  {match_spec, true} -> catch erlang:trace_pattern(Kind, MS, []);
+                  _ -> ok
+              end;
+         ({What, Flags, Opt}) ->
+              case (catch tracer_of(What)) of
+                  free -> catch erlang:trace(What, true, [Opt | Flags]);
+                  _ -> ok
+              end
+      end, Taken).
+
+%%% Cleared by someone else -------------------------------------------------
+%%
+%% In the legacy session anyone may clear our flags and patterns
+%% (erlang:trace(all, false, [all]), recon_trace:clear()), and the
+%% tracer is then simply no longer called: silence.  So every ?CHECK_MS
+%% the agent looks at a few of the things it set: the new-process flags,
+%% up to ?CHECK_MAX of the processes it traced that are still alive, up
+%% to ?CHECK_MAX of its call patterns, its send and receive patterns; in
+%% a session of our own, whether the session is still there.  What it
+%% finds gone it tells the Owner once, {beamscope_cleared, [What]}; it
+%% sets nothing again.  Our own session ending tracing (a limit, unfollow)
+%% is no clearing: a check that finds the session deactivated stops.
+
+watch_functions(#st{watch = {New, Pids, _, Kinds}, patterns = MFAs} = St) ->
+    St#st{watch = {New, Pids, lists:sublist(MFAs, ?CHECK_MAX), Kinds}};
+watch_functions(St) ->
+    St.
+
+watched_kinds(#st{tr = {session, _}}) ->
+    [];
+watched_kinds(_St) ->
+    [send || ours(send)].
+
+check(#st{watch = none} = St) ->
+    St;
+check(#st{watch = {New, Pids, MFAs, Kinds}, session = S} = St) ->
+    Lost = [session || session_gone(St)] ++
+        [new_processes || New, not new_ours(St)] ++
+        [flags || lists:any(fun(P) -> flags_lost(P, St) end, Pids)] ++
+        [call_patterns || lists:any(fun(M) -> not function_ours(M, St) end,
+                                    MFAs)] ++
+        [K || K <- Kinds, not ours(K)] ++
+        ['receive' || not receive_holds(St)],
+    %% looked at after the flags: a limit that tripped meanwhile took them
+    case catch ?TRACER:limits(S) of
+        {none, _} ->
+            erlang:send_after(?CHECK_MS, self(), '$beamscope_check'),
+            case Lost -- St#st.cleared of
+                [] ->
+                    St;
+                New1 ->
+                    send(St#st.dest, {beamscope_cleared, New1}),
+                    St#st{cleared = St#st.cleared ++ New1}
+            end;
+        _ ->
+            St#st{watch = none}
+    end.
+
+session_gone(#st{tr = {session, H}}) ->
+    try trace:info(H, new, flags) of
+        _ -> false
+    catch
+        error:badarg -> true
+    end;
+session_gone(_) ->
+    false.
+
+new_ours(#st{tr = {session, _}} = St) ->
+    case catch t_info(St, new_processes, flags) of
+        {flags, [_ | _]} -> true;
+        _ -> false
+    end;
+new_ours(_) ->
+    tracer_of(new_processes) =:= ours.
+
+%% Flags gone from a process that is still alive; in the legacy session,
+%% another tracer there is the same loss.
+flags_lost(P, St) ->
+    Lost = case catch t_info(St, P, flags) of
+               {flags, [_ | _] = F} ->
+                   (St#st.rflag andalso not lists:member('receive', F)) orelse
+                       (St#st.tr =:= legacy andalso tracer_of(P) =/= ours);
+               _ ->
+                   true
+           end,
+    Lost andalso is_process_alive(P).
+
+function_ours(MFA, St) ->
+    case catch t_info(St, MFA, match_spec) of
+        {match_spec, MS} when is_list(MS) -> true;
+        _ -> false
+    end.
 
 stop_workers(#st{workers = Workers} = St) ->
     [P ! {'$beamscope_stop', self()} || {_, P, _} <- Workers],
@@ -3398,8 +3837,8 @@ wloop(#w{agent = Agent, agent_mon = Mon} = Ws, Wait) ->
             wloop(Ws, Ws#w.ms);
         {'$beamscope_stop', Agent} ->
             finish(drain(Ws, now_ms() + ?DRAIN_MS));
-        {'$beamscope_patterns', MFAs} ->
-            wloop(Ws#w{patterns = MFAs}, Wait);
+        {'$beamscope_patterns', MFAs, Taken} ->
+            wloop(Ws#w{patterns = MFAs, taken = Taken}, Wait);
         {'DOWN', Mon, process, _, Why} ->
             orphan(Ws, Why);
         _ ->
@@ -3473,8 +3912,9 @@ orphan(#w{session = S} = Ws, Why) ->
 orphan_cleanup(#w{session = S, owner = Owner, peers = Peers} = Ws, Why) ->
     Others = [{W, P, monitor(process, P)} || {W, P} <- Peers, P =/= self()],
     wait_peers(Others, S, Owner, now_ms() + ?WORKERS_MS),
-    untrace(S),
-    clear_patterns(Ws#w.patterns),
+    %% a session of the agent's own went with it; the legacy one is
+    %% cleared of what is ours
+    untrace_legacy(Ws#w.patterns, Ws#w.taken),
     send(Owner, {beamscope_exit, agent_lost, Ws#w.dep_ms, reason_text(Why)}),
     _ = (catch unload_tracer()),
     unload_self(undefined).

@@ -230,6 +230,12 @@ static void dispatch(struct agent *a)
 		if (a->stream.limit)
 			a->stream.limit(a->stream.arg, &m);
 		break;
+	case WIRE_CLEARED:
+		if (!from_agent(a))
+			goto unknown;
+		if (a->stream.cleared)
+			a->stream.cleared(a->stream.arg, buf, &m);
+		break;
 	case WIRE_EXIT:
 		/* a worker tells when the agent was killed */
 		if (!from_agent(a) &&
@@ -553,8 +559,10 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 			term_render(buf, &idx, a->node, &extra, 200, NULL);
 		if (!strcmp(tag, "traced_by_other")) {
 			sbuf_addf(err, "%s is already traced by another tracer "
-				  "(%s); stop that trace first or leave the "
-				  "process out of --pids", sbuf_str(&what),
+				  "(%s) in the node's one shared trace session; "
+				  "nothing was traced: stop that trace first, "
+				  "leave the process out of --pids, or take it "
+				  "with --take-over", sbuf_str(&what),
 				  sbuf_str(&extra));
 			goto out;
 		} else if (!strcmp(tag, "no_such_process")) {
@@ -631,14 +639,15 @@ static int trace_error(struct agent *a, const char *buf, int idx,
 				  "another tool (%s); --match would replace it, so "
 				  "nothing was traced: reset it with "
 				  "erlang:trace_pattern(%s, true, []) once that tool "
-				  "is done, or trace without --match",
-				  sbuf_str(&what), a->node, sbuf_str(&extra),
-				  sbuf_str(&what));
+				  "is done, trace without --match, or take it with "
+				  "--take-over", sbuf_str(&what), a->node,
+				  sbuf_str(&extra), sbuf_str(&what));
 			goto out;
 		} else if (!strcmp(tag, "new_traced_by_other")) {
 			sbuf_addf(err, "new processes on \"%s\" are already traced "
-				  "by another tracer (%s); stop it first, or use "
-				  "--pids existing", a->node, sbuf_str(&what));
+				  "by another tracer (%s); nothing was traced: stop "
+				  "it first, use --pids existing, or take them with "
+				  "--take-over", a->node, sbuf_str(&what));
 			goto out;
 		}
 	}
@@ -651,6 +660,13 @@ out:
 	return rc;
 }
 
+/* Key => true in a map being encoded: a flag that is on. */
+static void encode_true(ei_x_buff *x, const char *key)
+{
+	ei_x_encode_atom(x, key);
+	ei_x_encode_atom(x, "true");
+}
+
 /* The trace request, {trace, Options}, in x (new). */
 static void trace_encode(struct agent *a, const struct trace_spec *spec,
 			 ei_x_buff *x)
@@ -661,7 +677,12 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 	ei_x_encode_atom(x, "trace");
 	ei_x_encode_map_header(x, 7 + (spec->count_tier ? 2 : 0) +
 			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0) +
-			       (spec->match ? 1 : 0));
+			       (spec->match ? 1 : 0) + (spec->legacy ? 1 : 0) +
+			       (spec->take_over ? 1 : 0));
+	if (spec->legacy)
+		encode_true(x, "legacy");
+	if (spec->take_over)
+		encode_true(x, "take_over");
 	ei_x_encode_atom(x, "max_events");
 	ei_x_encode_ulong(x, spec->max_events);
 	ei_x_encode_atom(x, "duration_ms");
@@ -687,10 +708,8 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 		ei_x_encode_atom(x, "match");
 		ei_x_encode_string(x, spec->match);
 	}
-	if (spec->follow) {
-		ei_x_encode_atom(x, "follow");
-		ei_x_encode_atom(x, "true");
-	}
+	if (spec->follow)
+		encode_true(x, "follow");
 	if (spec->count_tier) {
 		ei_x_encode_atom(x, "tier");
 		ei_x_encode_atom(x, "count");
@@ -764,12 +783,36 @@ static int trace_decode(struct agent *a, struct trace_result *res,
 			}
 			if (len > 0)
 				ei_skip_term(buf, &idx);
-		} else if (!strcmp(key, "receive_pattern")) {
+		} else if (!strcmp(key, "receive_pattern") ||
+			   !strcmp(key, "send_pattern")) {
+			char *out = key[0] == 'r' ? res->receive_pattern :
+				res->send_pattern;
 			if (ei_decode_atom(buf, &idx, key) < 0)
 				break;
-			snprintf(res->receive_pattern,
-				 sizeof(res->receive_pattern), "%s",
+			snprintf(out, sizeof(res->send_pattern), "%s",
 				 strcmp(key, "off") ? "other" : "off");
+		} else if (!strcmp(key, "tracing")) {
+			if (ei_decode_atom(buf, &idx, key) < 0)
+				break;
+			snprintf(res->tracing, sizeof(res->tracing), "%s",
+				 strcmp(key, "session") ? "legacy" : "session");
+		} else if (!strcmp(key, "new_skipped")) {
+			struct sbuf t = SBUF_INIT;
+			term_render(buf, &idx, a->node, &t, 100, NULL);
+			free(res->new_skipped);
+			res->new_skipped = xstrdup(sbuf_str(&t));
+			sbuf_release(&t);
+		} else if (!strcmp(key, "taken") ||
+			   !strcmp(key, "gc_skipped")) {
+			long v;
+			bool taken = !strcmp(key, "taken");
+			if (ei_decode_long(buf, &idx, &v) < 0)
+				break;
+			*(taken ? &res->taken : &res->gc_skipped) = v;
+		} else if (!strcmp(key, "gc_new_skipped")) {
+			if (ei_decode_atom(buf, &idx, key) < 0)
+				break;
+			res->gc_new_skipped = !strcmp(key, "true");
 		} else if (!strcmp(key, "skipped_functions")) {
 			int len;
 			if (ei_decode_list_header(buf, &idx, &len) < 0)
@@ -1657,6 +1700,7 @@ void trace_result_release(struct trace_result *r)
 	for (int i = 0; i < r->nskipped_functions; i++)
 		free(r->skipped_functions[i]);
 	free(r->skipped_functions);
+	free(r->new_skipped);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -49,6 +49,7 @@ struct agent_stream {
 	void (*limit)(void *arg, const struct msg *m);                   /* may be NULL */
 	void (*node)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void (*top)(void *arg, const struct msg *m);                     /* may be NULL */
+	void (*cleared)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void *arg;
 };
 
@@ -138,6 +139,14 @@ struct trace_result {
 	int nskipped_functions;
 	/* the receive pattern was not ours to set ("other", "off"); "" */
 	char receive_pattern[16];
+	/* legacy: the send pattern is another's ("other", "off"); "" */
+	char send_pattern[16];
+	char tracing[16];        /* "session" (OTP 27+), "legacy"; "": unsaid */
+	char *new_skipped;       /* legacy: new processes' tracer, another's
+				  * (text, owned); NULL */
+	long taken;              /* processes --take-over took */
+	long gc_skipped;         /* processes whose gc another session traces */
+	bool gc_new_skipped;     /* ... and new processes' */
 };
 
 struct trace_spec {
@@ -156,6 +165,9 @@ struct trace_spec {
 	unsigned long duration_ms;
 	unsigned long rate;      /* events/s */
 	bool shed;               /* over the rate: shed instead of stopping */
+	bool legacy;             /* the legacy session even where there are
+				  * sessions (OTP 27+) */
+	bool take_over;          /* legacy: take what another tracer holds */
 };
 
 int agent_trace(struct agent *a, const struct trace_spec *spec,

@@ -77,6 +77,9 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_relations")) {
 		m->body = idx;
 		m->kind = WIRE_RELATIONS;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_cleared")) {
+		m->body = idx;
+		m->kind = WIRE_CLEARED;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_node")) {
 		m->body = idx;
 		m->kind = WIRE_NODE;

@@ -46,6 +46,7 @@ enum wire_kind {
 	WIRE_EXIT,
 	WIRE_NODE,
 	WIRE_TOP,
+	WIRE_CLEARED,
 };
 
 struct msg {

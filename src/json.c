@@ -399,8 +399,11 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	add_int(o, "shed", si->shed);
 	add_int(o, "filtered", (long long)st->filtered);
 	add_int(o, "over_limit", (long long)st->over_limit);
-	/* every worker said its last count: delivered + dropped is all */
-	cJSON_AddBoolToObject(o, "complete", stats_incomplete(st) == 0);
+	/* every worker said its last count: delivered + dropped is all,
+	 * and nobody cleared our flags meanwhile */
+	bool cleared = si->cleared && si->cleared[0];
+	cJSON_AddBoolToObject(o, "complete", stats_incomplete(st) == 0 &&
+			      !cleared);
 	cJSON *ws = cJSON_AddArrayToObject(o, "workers");
 	for (int i = 0; i < st->nworkers; i++) {
 		const struct worker_stats *w = &st->w[i];
@@ -419,6 +422,19 @@ void json_summary(struct sbuf *out, const struct summary_info *si,
 	add_int(lim, "max_events", (long long)si->limit_events);
 	add_int(lim, "payload_bytes", (long long)si->payload_bytes);
 
+	if (si->tracing && si->tracing[0])
+		add_str(o, "tracing", si->tracing);
+	if (cleared) {
+		/* "flags,new_processes" -> ["flags", "new_processes"] */
+		cJSON *cl = cJSON_AddArrayToObject(o, "cleared");
+		for (const char *p = si->cleared; *p;) {
+			size_t n = strcspn(p, ",");
+			char what[32];
+			snprintf(what, sizeof(what), "%.*s", (int)n, p);
+			cJSON_AddItemToArray(cl, str_item(what));
+			p += n + (p[n] == ',');
+		}
+	}
 	add_int(o, "traced_processes", (long long)si->traced);
 	cJSON *sk = cJSON_AddArrayToObject(o, "skipped");
 	for (int i = 0; i < si->nskipped; i++)

@@ -75,6 +75,9 @@ struct summary_info {
 	const char *const *skipped_functions;
 	int nskipped_functions;
 	long shed;                /* events shed over --rate */
+	const char *tracing;      /* "session", "legacy"; NULL, "": unsaid */
+	const char *cleared;      /* what someone else cleared mid-run,
+				   * comma-separated; NULL, "": nothing */
 	/* several nodes: this node's clock against beamscope's, and how often
 	 * it was attached; clock_error_us < 0 leaves them out */
 	long long clock_offset_us, clock_error_us;

@@ -91,6 +91,8 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	case OPT_CLUSTER: return &cfg->cluster;
 	case OPT_RECONNECT: return &cfg->reconnect;
 	case OPT_EXACT: return &cfg->exact;
+	case OPT_TAKE_OVER: return &cfg->take_over;
+	case OPT_LEGACY: return &cfg->legacy;
 	case OPT_GEN_CALLS: return &cfg->gen_calls;
 	case OPT_SUMMARY: return &cfg->summary;
 	case OPT_QUIET: return &cfg->quiet;

@@ -59,6 +59,8 @@
 	X(WORKERS,     "workers",            0,   "N",       1, "worker processes on the target (default: one per scheduler)") \
 	X(HIGH_WATER,  "high-water",         0,   "N",       1, "room per worker on the target, in 64-byte cells, before it drops (default: 20000)") \
 	X(DEP_TIMEOUT, "dependency-timeout", 0,   "SECONDS", 1, "the target cleans up after SECONDS without beamscope (default: 30)") \
+	X(TAKE_OVER,   "take-over",          0,   NULL,      0, "legacy tracing (OTP 25-26): take the processes, new processes and message patterns another tracer holds, and give them back at the end (default: leave them)") \
+	X(LEGACY,      "legacy",             0,   NULL,      0, "OTP 27 and later: trace in the node's shared legacy session instead of a session of beamscope's own") \
 	X(EXACT,       "exact",              0,   NULL,      1, "batch: exit with status 7 if the final counts are not complete") \
 	X(QUIET,       "quiet",              'q', NULL,      1, "no progress lines on standard error") \
 	X(NO_CONFIG,   "no-config",          0,   NULL,      0, "do not read ~/.config/beamscope/config") \
@@ -90,6 +92,8 @@ struct config {
 	bool reconnect;           /* --reconnect: reattach lost nodes */
 	bool batch, list, longnames, quiet, help, version, counts, no_config;
 	bool exact;               /* --exact: incomplete counts fail the run */
+	bool take_over;           /* --take-over: another tracer's, legacy */
+	bool legacy;              /* --legacy: no session of our own */
 	bool gen_calls;           /* --gen-calls (or --slower-than): pair calls */
 	double slower_than_ms;    /* --slower-than; < 0: none */
 	double stuck;             /* --stuck, seconds */

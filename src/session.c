@@ -517,6 +517,51 @@ static void on_limit(void *arg, const struct msg *m)
 		n->s->sink.node_state(n->s->sink.arg, n->idx);
 }
 
+/*
+ * Someone else cleared what we set ({beamscope_cleared, [What]}): said
+ * once per thing, and the run's counts are no longer complete.
+ */
+static void on_cleared(void *arg, const char *buf, const struct msg *m)
+{
+	static const struct { const char *what, *text; } known[] = {
+		{ "flags", "trace flags of processes" },
+		{ "new_processes", "the trace flags of new processes" },
+		{ "session", "the trace session" },
+		{ "call_patterns", "call trace patterns" },
+		{ "send", "the send trace pattern" },
+		{ "receive", "the receive trace pattern" },
+	};
+	enum { NKNOWN = sizeof(known) / sizeof(known[0]) };
+	struct snode *n = arg;
+	int idx = m->body, len;
+	if (ei_decode_list_header(buf, &idx, &len) < 0) {
+		n->agent.unknown++;
+		return;
+	}
+	for (int i = 0; i < len && i < 16; i++) {
+		char what[MAXATOMLEN_UTF8];
+		if (ei_decode_atom_as(buf, &idx, what, sizeof(what), ERLANG_UTF8,
+				      NULL, NULL) < 0)
+			return;
+		int k = 0;
+		while (k < NKNOWN && strcmp(known[k].what, what))
+			k++;
+		if (k == NKNOWN || strstr(n->cleared, what))
+			continue;
+		size_t l = strlen(n->cleared);
+		snprintf(n->cleared + l, sizeof(n->cleared) - l, "%s%s",
+			 l ? "," : "", what);
+		session_notice(n->s, SESSION_WARN, "%s beamscope set on \"%s\" "
+			       "%s cleared by someone else (erlang:trace/3, "
+			       "recon_trace:clear/0 ...): what they traced is no "
+			       "longer seen, and the counts are not complete",
+			       known[k].text, n->agent.node,
+			       k == 0 || k == 3 ? "were" : "was");
+	}
+	if (n->s->sink.node_state)
+		n->s->sink.node_state(n->s->sink.arg, n->idx);
+}
+
 static void on_node(void *arg, const char *buf, const struct msg *m)
 {
 	struct snode *n = arg;
@@ -551,7 +596,7 @@ static void agent_fresh(struct snode *n)
 		.batch = on_batch, .eos = on_eos, .counts = on_counts,
 		.relations = on_relations,
 		.info = on_info, .labels = on_labels, .limit = on_limit,
-		.node = on_node, .top = on_top, .arg = n,
+		.node = on_node, .top = on_top, .cleared = on_cleared, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }
@@ -921,8 +966,10 @@ static void node_trace(struct snode *n)
 		.max_events = s->spec.max_events,
 		.duration_ms = (unsigned long)(s->spec.duration * 1000),
 		.rate = s->cfg->rate, .shed = s->cfg->shed,
+		.legacy = s->cfg->legacy, .take_over = s->cfg->take_over,
 	};
 	trace_result_release(&n->tr);
+	n->cleared[0] = '\0';
 	n->counted = spec.count_tier;
 	agent_trace_begin(&n->agent, &spec, &n->tr);
 	for (int i = 0; i < ncalls; i++)
@@ -930,6 +977,63 @@ static void node_trace(struct snode *n)
 	pidsel_release(&here);
 	pidsel_release(&sel);
 	set_state(n, SN_STARTING);
+}
+
+/* One line for a list: its first items, then how many in all. */
+static void list_line(struct session *s, char *const *items, int n,
+		      const char *what, const char *one, const char *many)
+{
+	struct sbuf t = SBUF_INIT;
+	for (int i = 0; i < n && i < 5; i++)
+		sbuf_addf(&t, "%s%s", i ? ", " : "", items[i]);
+	if (n == 1)
+		session_notice(s, SESSION_INFO, "%s %s", sbuf_str(&t), one);
+	else
+		session_notice(s, SESSION_INFO, "%s%s (%d %s) %s", sbuf_str(&t),
+			       n > 5 ? ", ..." : "", n, what, many);
+	sbuf_release(&t);
+}
+
+/*
+ * What the target's other tracers keep, and what beamscope took: in the
+ * legacy session, processes, new processes and the send and receive
+ * patterns another tracer holds are left to it unless --take-over; on
+ * OTP 27+, garbage collections another session traces are not traced.
+ */
+static void node_left_alone(struct snode *n)
+{
+	struct session *s = n->s;
+	const char *node = n->agent.node;
+	if (n->tr.nskipped)
+		list_line(s, n->tr.skipped, n->tr.nskipped, "processes",
+			  "is already traced by another tracer; skipped "
+			  "(--take-over takes it)", "are already traced by "
+			  "another tracer; skipped (--take-over takes them)");
+	if (n->tr.new_skipped)
+		session_notice(s, SESSION_NOTE, "new processes on \"%s\" are "
+		       "traced by another tracer (%s); left to it, so processes "
+		       "spawned from now on are not traced (--take-over takes "
+		       "them)", node, n->tr.new_skipped);
+	if (n->tr.taken)
+		session_notice(s, SESSION_NOTE, "took %ld process%s from another "
+		       "tracer (--take-over); given back at the end",
+		       n->tr.taken, n->tr.taken == 1 ? "" : "es");
+	if (n->tr.gc_skipped || n->tr.gc_new_skipped)
+		session_notice(s, SESSION_NOTE, "garbage collections not traced "
+		       "on %ld process%s%s of \"%s\": another trace session "
+		       "traces them, and two sessions tracing one process's are "
+		       "reported to crash OTP 27-29 (OTP issue 11624)",
+		       n->tr.gc_skipped, n->tr.gc_skipped == 1 ? "" : "es",
+		       n->tr.gc_new_skipped ? " nor on new processes" : "",
+		       node);
+	if (!strcmp(n->tr.send_pattern, "off"))
+		session_notice(s, SESSION_NOTE, "the send trace pattern on \"%s\" "
+		       "is off, set by another tool; left alone, so no send is "
+		       "seen (--take-over takes it)", node);
+	else if (n->tr.send_pattern[0])
+		session_notice(s, SESSION_NOTE, "the send trace pattern on \"%s\" "
+		       "is set by another tool; left alone, so only the sends it "
+		       "passes are seen (--take-over takes it)", node);
 }
 
 /* The trace is on: say what, as batch mode's progress lines. */
@@ -950,14 +1054,13 @@ static void node_traced(struct snode *n)
 	if (n->sessions > 1 && n->ever_lost)
 		session_notice(s, SESSION_NOTE, "attached to \"%s\" again",
 		       session_node_name(s, n->idx));
-	session_notice(s, SESSION_INFO, "attached to %s (OTP %s%s%s, %d workers%s); "
+	session_notice(s, SESSION_INFO, "attached to %s (OTP %s%s%s, %d workers%s%s%s); "
 	       "tracing %s of %s (%lu); %s syntax", n->agent.node, n->agent.otp,
 	       n->agent.elixir[0] ? ", Elixir " : "", n->agent.elixir,
-	       n->agent.workers, clk, kt, pids_text(s), n->tr.traced,
+	       n->agent.workers, clk, n->tr.tracing[0] ? ", " : "",
+	       n->tr.tracing, kt, pids_text(s), n->tr.traced,
 	       term_syntax_name(n->dec.syn));
-	for (int i = 0; i < n->tr.nskipped; i++)
-		session_notice(s, SESSION_INFO, "%s is already traced by another "
-		       "tracer; skipped", n->tr.skipped[i]);
+	node_left_alone(n);
 	if (s->spec.match[0])
 		session_notice(s, SESSION_INFO, "--match \"%s\": only the "
 		       "messages it matches are shipped; counts are of all",
@@ -974,9 +1077,11 @@ static void node_traced(struct snode *n)
 		session_notice(s, SESSION_INFO, "--call \"%s\": %ld function%s",
 		       s->spec.calls[i], n->tr.pattern_functions[i],
 		       n->tr.pattern_functions[i] == 1 ? "" : "s");
-	for (int i = 0; i < n->tr.nskipped_functions; i++)
-		session_notice(s, SESSION_INFO, "%s already has a trace pattern set by "
-		       "someone else; skipped", n->tr.skipped_functions[i]);
+	if (n->tr.nskipped_functions)
+		list_line(s, n->tr.skipped_functions, n->tr.nskipped_functions,
+			  "function", "already has a trace pattern set by someone "
+			  "else; skipped", "already have a trace pattern set by "
+			  "someone else; skipped");
 	set_state(n, SN_TRACING);
 }
 
@@ -1144,9 +1249,8 @@ static void node_step(struct snode *n)
 
 static void start_done(struct session *s)
 {
-	unsigned long traced = 0;
+	unsigned long traced = 0, skipped = 0;
 	int nodes = 0;
-	bool skipped = false;
 	s->start_pending = false;
 	s->start_rc = EXIT_OK;
 	s->start_error[0] = '\0';
@@ -1156,7 +1260,7 @@ static void start_done(struct session *s)
 		if (!n->present || n->state != SN_TRACING)
 			continue;
 		traced += n->tr.traced;
-		skipped |= n->tr.nskipped > 0;
+		skipped += (unsigned long)n->tr.nskipped;
 		nodes++;
 	}
 	if (s->sink.started)

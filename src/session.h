@@ -127,6 +127,9 @@ struct snode {
 	long long stop_ms;      /* SN_STOPPING: when the stop was sent */
 	bool silence_check;     /* the alive question asks about silence */
 	char tripped[32];       /* a limit the target enforced, "" if none */
+	char cleared[96];       /* what someone else cleared of our tracing
+				 * mid-run ("flags,new_processes"), "" if
+				 * nothing: the counts are not complete */
 	long shed;              /* events shed over --rate */
 	long count_overflow;    /* count-tier events that found no slot; -1 */
 	/* what its processes are (the agent's describe): a process met is
@@ -199,11 +202,11 @@ struct session_sink {
 	void (*node_state)(void *arg, int node);
 	/* one line for the user */
 	void (*notice)(void *arg, enum session_level level, const char *text);
-	/* a start succeeded: processes traced, on how many nodes, and whether
-	 * another tracer had some of them (a failed start is an ERROR notice
-	 * and start_rc) */
+	/* a start succeeded: processes traced, on how many nodes, and how
+	 * many another tracer had (a failed start is an ERROR notice and
+	 * start_rc) */
 	void (*started)(void *arg, unsigned long traced, int nodes,
-			bool skipped);
+			unsigned long skipped);
 	/* a node's sample arrived (snode.nstats.last) */
 	void (*node_sample)(void *arg, int node);
 	/* the links, monitors and ancestors of a process in focus, about

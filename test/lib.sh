@@ -163,17 +163,42 @@ node_eval() {
 # The target's state as far as beamscope is concerned: traced processes,
 # new-process flags, agent, modules, beamscope processes, functions with a
 # trace pattern, the receive and the send patterns (true unless a test set
-# one: RECEIVE_PATTERN, SEND_PATTERN, as the node prints it), and whether
+# one: RECEIVE_PATTERN, SEND_PATTERN, as the node prints it), whether
 # scheduler_wall_time is on (false unless a test turned it on:
-# SCHEDULER_WALL_TIME).
+# SCHEDULER_WALL_TIME), and the trace sessions named beamscope (OTP 27+;
+# 0 where the node has none).  FLAGGED: processes another tool traces in
+# the legacy session (default 0).
 TARGET_STATE='
 Flagged = [P || P <- processes(), {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
 Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], M =:= beamscope_agent orelse M =:= beamscope_tracer],
 Patterned = [1 || {M, _} <- code:all_loaded(), {F, A} <- M:module_info(functions), element(2, erlang:trace_info({M, F, A}, match_spec)) =/= false],
-{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_tracer), length(Ours), length(Patterned), element(2, erlang:trace_info('\''receive'\'', match_spec)), erlang:statistics(scheduler_wall_time) =/= undefined, element(2, erlang:trace_info(send, match_spec))}.'
+{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_tracer), length(Ours), length(Patterned), element(2, erlang:trace_info('\''receive'\'', match_spec)), erlang:statistics(scheduler_wall_time) =/= undefined, element(2, erlang:trace_info(send, match_spec)), case list_to_integer(erlang:system_info(otp_release)) >= 27 of true -> length([S || {beamscope, _} = S <- trace:session_info(all)]); false -> 0 end}.'
 RECEIVE_PATTERN=true
 SCHEDULER_WALL_TIME=false
 SEND_PATTERN=true
+
+# otp_release: the current node's OTP release ("25", "27", "29")
+otp_release() {
+	node_eval "erlang:system_info(otp_release)." | tr -d '"'
+}
+
+# sessions_here: the current node has trace sessions (OTP 27+), so
+# beamscope traces in one of its own
+sessions_here() {
+	[ "$(otp_release)" -ge 27 ]
+}
+
+# our_info WHAT ITEM: what beamscope set, as the node prints it:
+# trace:info/3 of beamscope's trace session while there is one (OTP 27+),
+# else erlang:trace_info/2 of the legacy one (WHAT and ITEM in Erlang)
+our_info() {
+	node_eval "case list_to_integer(erlang:system_info(otp_release)) >= 27 andalso [W || {beamscope, _} = W <- trace:session_info(all)] of [W | _] -> trace:info(W, $1, $2); _ -> erlang:trace_info($1, $2) end."
+}
+
+# our_pattern send|receive: beamscope's send or receive trace pattern
+our_pattern() {
+	our_info "'$1'" match_spec
+}
 
 # target_clean [SECONDS]: wait until the target looks as if beamscope had
 # never been there.
@@ -181,7 +206,7 @@ target_clean() {
 	limit=${1:-2}
 	tries=$(awk "BEGIN { print int($limit * 10) }")
 	for _ in $(seq 0 "$tries"); do
-		CLEAN_STATE="{0,[],undefined,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN}"
+		CLEAN_STATE="{${FLAGGED:-0},[],undefined,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN,0}"
 		state=$(node_eval "$TARGET_STATE" | tr -d " \n")
 		[ "$state" = "$CLEAN_STATE" ] && return 0
 		sleep 0.1

@@ -145,7 +145,7 @@ test_expect_success 'reading a head writes nothing on the node: no parser warnin
 test_expect_success 'the match spec set is the one the head says; gone when beamscope is killed' '
 	bs_start --duration 0 --call "Shop.Probe.tag(kind) when kind in [:new, :paid] -> return" &&
 	bs_wait_attached &&
-	node_eval "erlang:trace_info({'"'"'Elixir.Shop.Probe'"'"', tag, 1}, match_spec)." | tr -d " \n" >ms &&
+	our_info "{'"'"'Elixir.Shop.Probe'"'"', tag, 1}" match_spec | tr -d " \n" >ms &&
 	cat ms && [ "$(cat ms)" = "{match_spec,[{['"'"'\$1'"'"'],[{orelse,{'"'"'=:='"'"','"'"'\$1'"'"',{const,new}},{'"'"'=:='"'"','"'"'\$1'"'"',{const,paid}}}],[{exception_trace}]}]}" ] &&
 	kill -KILL "$BS_PID" && bs_wait && target_clean 3
 '

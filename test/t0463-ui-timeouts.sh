@@ -13,7 +13,7 @@ test_expect_success 'an open log: dimmed timeout lines, T hides them; RECV count
 	node_eval "bs_work:tmo_ready(bs_tmo)." >/dev/null &&
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":focus bs_tmo" Enter && ui_wait "^ <0[.][0-9]+[.]0> bs_tmo" &&
-	node_eval "erlang:trace_info(${Q}receive$Q, match_spec)." | grep -q beamscope_timeout &&
+	our_pattern receive | grep -q beamscope_timeout &&
 	node_eval "bs_work:tmo_run(bs_tmo, 5, 3)." >/dev/null &&
 	ui_wait "received 5  spawned 0  timeouts 5" &&
 	ui_screen >log.txt && cat log.txt &&

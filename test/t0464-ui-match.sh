@@ -15,7 +15,7 @@ D=$((N / K))
 # wait until the target's send pattern shows $1
 send_pattern() {
 	for _ in $(seq 1 100); do
-		node_eval "erlang:trace_info(send, match_spec)." | grep -q "$1" && return 0
+		our_pattern send | grep -q "$1" && return 0
 		sleep 0.1
 	done
 	echo "the send pattern never showed $1"
@@ -58,7 +58,7 @@ test_expect_success ':match with a bad pattern: said, tracing goes on without it
 	ui_keys ":match {deliver, " Enter &&
 	ui_wait "match .[{]deliver,.: line 1, column [0-9]+: the pattern ends too soon" 10 &&
 	ui_keys ":match" Enter && ui_wait "every message is shipped" &&
-	node_eval "erlang:trace_info(send, match_spec)." | grep -q true &&
+	our_pattern send | grep -q true &&
 	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] &&
 	target_clean 3
 '

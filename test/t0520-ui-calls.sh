@@ -30,7 +30,7 @@ test_expect_success ':call adds a pattern, :uncall removes it' '
 test_expect_success 'a refused pattern is reported; tracing goes on' '
 	ui_keys q ":call no_such_mod:f/1" Enter && ui_wait "module no_such_mod is not loaded" &&
 	ui_wait "tracing [0-9]{2}:" 10 &&
-	[ "$(node_eval "erlang:trace_info({bs_calls, add, 2}, match_spec)." | tr -d " ")" != "{match_spec,false}" ]
+	[ "$(our_info "{bs_calls, add, 2}" match_spec | tr -d " ")" != "{match_spec,false}" ]
 '
 
 test_expect_success 'Q: the target is clean, patterns included' '

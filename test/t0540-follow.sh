@@ -16,7 +16,8 @@ ours_is() {
 	return 1
 }
 
-OURS='length([P || P <- processes(), element(2, erlang:trace_info(P, tracer)) =/= [], element(1, element(2, erlang:trace_info(P, tracer))) =:= beamscope_tracer]).'
+# processes beamscope traces: in its session (OTP 27+), or the legacy one
+OURS='case list_to_integer(erlang:system_info(otp_release)) >= 27 andalso [W || {beamscope, _} = W <- trace:session_info(all)] of [W | _] -> length([P || P <- processes(), {flags, [_ | _]} <- [trace:info(W, P, flags)]]); _ -> length([P || P <- processes(), element(2, erlang:trace_info(P, tracer)) =/= [], element(1, element(2, erlang:trace_info(P, tracer))) =:= beamscope_tracer]) end.'
 
 test_expect_success ':follow traces the root and every process it spawns' '
 	root=$(node_eval "bs_work:hold_tree()." | tr -d "\"") && echo "$root" >root &&

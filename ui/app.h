@@ -134,7 +134,7 @@ struct app {
 	char rr_what[64];           /* "elixir syntax", for the message */
 	unsigned long started_traced; /* the last start: what it traced */
 	int started_nodes;
-	bool started_skipped;
+	unsigned long started_skipped;
 
 	/* :record, --record: what the view receives, as NDJSON */
 	struct json_sink rec;

@@ -143,9 +143,25 @@ void status_draw(struct app *a, int y)
 	}
 	if (a->last_error[0])
 		snprintf(err, sizeof(err), "last error: %s", a->last_error);
+	/* what another tracer kept; what someone else cleared (the counts
+	 * are then not complete) */
+	char skipped[48] = "", cleared[128] = "";
+	unsigned long nskipped = 0;
+	for (int i = 0; i < a->s.nnodes; i++) {
+		const struct snode *n = &a->s.nodes[i];
+		if (!n->present)
+			continue;
+		nskipped += (unsigned long)n->tr.nskipped;
+		if (n->cleared[0] && !cleared[0])
+			snprintf(cleared, sizeof(cleared), "CLEARED by another "
+				 "tool: %s", n->cleared);
+	}
+	if (nskipped)
+		snprintf(skipped, sizeof(skipped), "%lu skipped", nskipped);
 	struct { const char *text; int prio; } part[] = {
 		{ who, 10 }, { tm, 10 }, { where, 7 }, { rate, 4 }, { procs, 3 },
-		{ drops, dropped ? 9 : 5 }, { what, 2 }, { calls, 8 }, { match, 8 },
+		{ drops, dropped ? 9 : 5 }, { cleared, 9 }, { skipped, 6 },
+		{ what, 2 }, { calls, 8 }, { match, 8 },
 		{ limits, 1 }, { err, 0 },
 	};
 	enum { NPART = sizeof(part) / sizeof(part[0]) };

@@ -384,11 +384,13 @@ static void on_notice(void *arg, enum session_level level, const char *text)
 }
 
 static void on_started(void *arg, unsigned long traced, int nodes,
-		       bool skipped)
+		       unsigned long skipped)
 {
 	struct app *a = arg;
-	const char *also = skipped ? " (some skipped: traced by another tracer)" :
-		"";
+	char also[96] = "";
+	if (skipped)
+		snprintf(also, sizeof(also), " (%lu skipped: traced by another "
+			 "tracer)", skipped);
 	a->call_trial = false;
 	a->match_trial = false;
 	a->started_traced = traced;
@@ -401,11 +403,12 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	if (a->attaching >= 0) {
 		const struct snode *n = &a->s.nodes[a->attaching];
 		a->attaching = -1;
-	a->detaching = -1;
+		a->detaching = -1;
 		if (n->state == SN_TRACING) {
-			app_msg(a, false, "attached to %s (clock %+lld us +-%lld)",
-				app_node_name(a, n->idx), n->clock_offset_us,
-				n->clock_error_us);
+			app_msg(a, false, "attached to %s (%s%sclock %+lld us "
+				"+-%lld)", app_node_name(a, n->idx),
+				n->tr.tracing, n->tr.tracing[0] ? ", " : "",
+				n->clock_offset_us, n->clock_error_us);
 			return;
 		}
 	}
@@ -415,6 +418,10 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	if (a->multi)
 		app_msg(a, false, "tracing %lu %s on %d nodes%s%s; ? for help",
 			traced, procs, nodes, paired, also);
+	else if (a->s.nodes[0].tr.tracing[0])
+		app_msg(a, false, "tracing %lu %s on %s (%s)%s%s; ? for help",
+			traced, procs, app_node_name(a, 0),
+			a->s.nodes[0].tr.tracing, paired, also);
 	else
 		app_msg(a, false, "tracing %lu %s on %s%s%s; ? for help",
 			traced, procs, app_node_name(a, 0), paired, also);

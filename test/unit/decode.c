@@ -148,7 +148,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(53);
+	plan(54);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -164,6 +164,17 @@ int main(void)
 	ei_x_encode_atom(&x, "a");
 	ei_x_encode_atom(&x, "b");
 	is_num(decode_msg(x.buff, &m), WIRE_UNKNOWN, "unknown shape is unknown");
+	ei_x_free(&x);
+
+	/* what someone else cleared of ours: the list is read by the session */
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "beamscope_cleared");
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_atom(&x, "flags");
+	ei_x_encode_empty_list(&x);
+	ok(decode_msg(x.buff, &m) == WIRE_CLEARED && m.body > 0,
+	   "cleared recognised, its list after the tag");
 	ei_x_free(&x);
 
 	/* a batch: register, send (to the registered pid), receive with a cut

@@ -131,7 +131,7 @@ int main(void)
 {
 	struct sbuf sb = SBUF_INIT;
 
-	plan(22);
+	plan(27);
 
 	json_string(&sb, "a\"b\\c\n\x01");
 	is(sbuf_str(&sb), "\"a\\\"b\\\\c\\n\\u0001\"", "escapes quotes, backslash, control");
@@ -198,6 +198,29 @@ int main(void)
 	is_num(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "workers"), 0),
 				   "lost_batches")->valueint, 1, "sequence gap counted");
 	ok(strstr(sbuf_str(&sb), "\"started_ts\":1763790000123457"), "timestamps stay integers");
+	ok(!cJSON_GetObjectItem(o, "cleared") && !cJSON_GetObjectItem(o, "tracing"),
+	   "nothing cleared, tracing unsaid: neither key");
+	cJSON_Delete(o);
+
+	/* someone cleared our flags: said, and the counts are not complete */
+	stats_eos(&st, 0, 3, 0, -1);
+	si.tracing = "legacy";
+	si.cleared = "flags,new_processes";
+	sbuf_reset(&sb);
+	json_summary(&sb, &si, &st);
+	o = parse_line(&sb);
+	is(cJSON_GetStringValue(cJSON_GetObjectItem(o, "tracing")), "legacy", "tracing");
+	cJSON *cl = cJSON_GetObjectItem(o, "cleared");
+	ok(cJSON_GetArraySize(cl) == 2 &&
+	   !strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(cl, 1)), "new_processes"),
+	   "cleared: each thing");
+	ok(cJSON_IsFalse(cJSON_GetObjectItem(o, "complete")), "cleared: not complete");
+	si.cleared = "";
+	sbuf_reset(&sb);
+	json_summary(&sb, &si, &st);
+	cJSON_Delete(o);
+	o = parse_line(&sb);
+	ok(cJSON_IsTrue(cJSON_GetObjectItem(o, "complete")), "every worker's word, nothing cleared: complete");
 	cJSON_Delete(o);
 	stats_release(&st);
 	sbuf_release(&sb);
