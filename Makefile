@@ -122,7 +122,7 @@ $(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
 
 # libFuzzer targets for the decoder and the reader of recordings (clang);
 # make fuzz FUZZ_RUNS=N runs them
-FUZZ_SRC := src/wire.c src/decode.c src/term.c src/names.c src/event.c \
+FUZZ_SRC := src/wire.c src/decode.c src/term.c src/structs.c src/names.c src/event.c \
 	src/json.c src/sbuf.c src/xalloc.c src/stats.c src/recording.c \
 	src/pidtext.c src/gencall.c src/nodestat.c src/spark.c
 FUZZ_RUNS ?= 1000000

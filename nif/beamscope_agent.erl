@@ -377,8 +377,204 @@ started(Owner, Secret, N, DepMs, HighWater, BatchMax, BatchMs) ->
              worker_pids => [P || {_, P, _} <- Workers],
              schedulers => erlang:system_info(schedulers_online),
              names => names(),
+             printer => printer(),
+             structs => structs(),
              secret => Secret},
     {ok, St, Info}.
+
+%%% What this node's printers do ------------------------------------------------
+%%
+%% The Owner renders terms itself, as io_lib:format("~0tp", [T]) and
+%% Elixir's inspect/2 print them here.  What they print differs from
+%% release to release; each printer is tried once, on a term whose text
+%% tells, so that the Owner follows what this node does (bits as
+%% src/term.h's TD_*).  Nothing here makes an atom.
+
+-define(TD_BIN_UTF8_LEAD, 1).
+-define(TD_ERL_MAP_AS_SENT, 2).
+-define(TD_EX_MAP_BACK, 4).
+-define(TD_EX_SIGIL_C, 8).
+-define(TD_EX_STRUCTS, 16).
+-define(TD_EX_ESC_INVISIBLE, 32).
+
+printer() ->
+    try
+        printer1()
+    catch
+        _:_ -> 0
+    end.
+
+printer1() ->
+    %% a binary that is UTF-8 at its start and not printable there, then
+    %% not UTF-8: bytes where the UTF-8 reading decides, text where the
+    %% Latin-1 one does
+    Bin = case lists:flatten(io_lib:format("~0tp", [<<200, 160, 233>>])) of
+              "<<200" ++ _ -> ?TD_BIN_UTF8_LEAD;
+              _ -> 0
+          end,
+    %% a map of 33 pairs is a hash trie: the order it is encoded in
+    %% against the order each printer walks it
+    M = maps:from_list([{K, K} || K <- lists:seq(1, 33)]),
+    <<131, 116, 33:32, Pairs/binary>> = term_to_binary(M),
+    Sent = small_keys(binary_to_list(Pairs)),
+    Erl = first_key(lists:flatten(io_lib:format("~0tp", [M])), "#{"),
+    ErlMap = case Erl =:= hd(Sent) of
+                 true -> ?TD_ERL_MAP_AS_SENT;
+                 false -> 0
+             end,
+    Ex = case erlang:function_exported('Elixir.Kernel', inspect, 1) of
+             true ->
+                 ExM = first_key(binary_to_list('Elixir.Kernel':inspect(M)), "%{"),
+                 Sigil = case 'Elixir.Kernel':inspect([$a]) of
+                             <<"~c\"a\"">> -> ?TD_EX_SIGIL_C;
+                             _ -> 0
+                         end,
+                 Blank = case 'Elixir.Kernel':inspect(<<16#A0/utf8>>) of
+                             <<"\"\\u00A0\"">> -> ?TD_EX_ESC_INVISIBLE;
+                             _ -> 0
+                         end,
+                 Sigil bor Blank bor ?TD_EX_STRUCTS bor
+                     case ExM =:= hd(Sent) of
+                         true -> 0;
+                         false -> ?TD_EX_MAP_BACK
+                     end;
+             false ->
+                 0
+         end,
+    Bin bor ErlMap bor Ex.
+
+%% the keys of map pairs of small integers, as encoded (a list: OTP 29
+%% does not load this match on a binary as OTP 25 compiles it)
+small_keys([97, K, 97, _ | Rest]) -> [K | small_keys(Rest)];
+small_keys(_) -> [].
+
+%% the first key of a map of small integers, as a printer wrote it
+first_key(Text, Open) ->
+    Rest = lists:nthtail(length(Open), Text),
+    {Digits, _} = lists:splitwith(fun(C) -> C >= $0 andalso C =< $9 end, Rest),
+    list_to_integer(Digits).
+
+%% Elixir prints a struct's fields in the order its module defines them
+%% (Module.__info__(:struct)), and a map with __struct__ as a struct only
+%% when its keys are those: the struct modules loaded, at most ?STRUCTS_MAX,
+%% as [{Module, [Field]}].  A few microseconds a module, once.
+-define(STRUCTS_MAX, 8192).
+
+structs() ->
+    case erlang:function_exported('Elixir.Kernel', inspect, 1) of
+        true ->
+            L = [{M, F} || {M, _} <- code:all_loaded(),
+                           is_atom(M),
+                           lists:prefix("Elixir.", atom_to_list(M)),
+                           erlang:function_exported(M, '__struct__', 0),
+                           is_list(F = struct_fields(M))],
+            lists:sublist(L, ?STRUCTS_MAX);
+        false ->
+            []
+    end.
+
+%% the fields of M's struct in order, false when M has none (or there is
+%% no such module: Elixir prints such a map as a map), unknown when that
+%% cannot be said.  A module that is not loaded (Elixir loads a struct's
+%% module only when something calls it) is not loaded to find out: its
+%% fields are read from the debug information in its object file, which
+%% Elixir keeps there, without making an atom (beam_struct/1).
+struct_fields(M) ->
+    case erlang:module_loaded(M) of
+        false ->
+            case code:which(M) of
+                non_existing -> false;
+                File when is_list(File) -> beam_struct(File);
+                _ -> unknown
+            end;
+        true ->
+            case erlang:function_exported(M, '__info__', 1) andalso
+                erlang:function_exported(M, '__struct__', 0) of
+                false ->
+                    false;
+                true ->
+                    try M:'__info__'(struct) of
+                        L when is_list(L) ->
+                            Fs = [field(I) || I <- L],
+                            case lists:all(fun is_atom/1, Fs) of
+                                true -> Fs;
+                                false -> false
+                            end;
+                        _ ->
+                            false
+                    catch
+                        _:_ -> false
+                    end
+            end
+    end.
+
+%% An object file of at most ?BEAM_MAX bytes, its debug information
+%% (Elixir's: {debug_info_v1, elixir_erl, {elixir_v1, #{struct => Fields}, _}})
+%% decoded by ext/1: its atoms as binaries, so that none is made.  The
+%% field names are sent as binaries then.
+-define(BEAM_MAX, 8 * 1024 * 1024).
+
+beam_struct(File) ->
+    try
+        %% file_info's size (filelib is not loaded on every node)
+        {ok, Info} = file:read_file_info(File),
+        true = element(2, Info) =< ?BEAM_MAX,
+        {ok, {_, [{"Dbgi", Raw}]}} = beam_lib:chunks(File, ["Dbgi"]),
+        {{tuple, [{atom, <<"debug_info_v1">>}, {atom, <<"elixir_erl">>},
+                  {tuple, [{atom, <<"elixir_v1">>}, {map, Pairs} | _]}]}, _} =
+            ext(external(Raw)),
+        case lists:keyfind({atom, <<"struct">>}, 1, Pairs) of
+            {_, {list, Infos}} ->
+                [F || {map, KVs} <- Infos,
+                      {{atom, <<"field">>}, {atom, F}} <- KVs];
+            _ ->
+                false
+        end
+    catch
+        _:_ -> unknown
+    end.
+
+external(<<131, 80, _:32, Z/binary>>) -> zlib:uncompress(Z);
+external(<<131, Bin/binary>>) -> Bin.
+
+%% The external term format, as much of it as debug information holds:
+%% {Decoded, Rest}, atoms {atom, Name}, tuples {tuple, L}, lists {list, L}
+%% (a tail that is not [] left out), maps {map, [{K, V}]}; anything else
+%% fails.
+ext(<<97, I, R/binary>>) -> {I, R};
+ext(<<98, I:32/signed, R/binary>>) -> {I, R};
+ext(<<70, F:64/float, R/binary>>) -> {F, R};
+ext(<<Tag, N:16, A:N/binary, R/binary>>) when Tag =:= 118; Tag =:= 100 -> {{atom, A}, R};
+ext(<<Tag, N, A:N/binary, R/binary>>) when Tag =:= 119; Tag =:= 115 -> {{atom, A}, R};
+ext(<<104, N, R/binary>>) -> ext_seq(N, R, tuple);
+ext(<<105, N:32, R/binary>>) -> ext_seq(N, R, tuple);
+ext(<<106, R/binary>>) -> {{list, []}, R};
+ext(<<107, N:16, S:N/binary, R/binary>>) -> {{list, binary_to_list(S)}, R};
+ext(<<108, N:32, R/binary>>) ->
+    {{list, L}, R1} = ext_seq(N, R, list),
+    {_, R2} = ext(R1),
+    {{list, L}, R2};
+ext(<<109, N:32, B:N/binary, R/binary>>) -> {B, R};
+ext(<<77, N:32, _, B:N/binary, R/binary>>) -> {B, R};
+ext(<<110, N, _, B:N/binary, R/binary>>) -> {{big, B}, R};
+ext(<<111, N:32, _, B:N/binary, R/binary>>) -> {{big, B}, R};
+ext(<<116, N:32, R/binary>>) ->
+    {{tuple, KVs}, R1} = ext_seq(2 * N, R, tuple),
+    {{map, pairs(KVs)}, R1}.
+
+ext_seq(N, R, Kind) -> ext_seq(N, R, Kind, []).
+
+ext_seq(0, R, Kind, Acc) -> {{Kind, lists:reverse(Acc)}, R};
+ext_seq(N, R, Kind, Acc) ->
+    {T, R1} = ext(R),
+    ext_seq(N - 1, R1, Kind, [T | Acc]).
+
+pairs([K, V | T]) -> [{K, V} | pairs(T)];
+pairs([]) -> [].
+
+field(#{field := F}) -> F;
+field({F, _}) -> F;
+field(F) -> F.
 
 %% The smallest session these options make must fit under the cap; the
 %% trace request checks the real one (it knows the payload budget).
@@ -651,6 +847,12 @@ handle({Op, Pids}, _Ref, St)
     %% answered on the stream: the Owner asks as it meets processes and
     %% waits for nothing
     send(St#st.dest, {beamscope_labels, describe(Pids, Op =:= describe)}),
+    loop(St);
+handle({structs, Mods}, _Ref, St) when is_list(Mods) ->
+    %% answered on the stream, as labels are
+    send(St#st.dest, {beamscope_structs,
+                      [{M, struct_fields(M)}
+                       || M <- lists:sublist(Mods, 64), is_atom(M)]}),
     loop(St);
 handle({Op, _}, Ref, St) when Op =:= focus; Op =:= unfocus ->
     %% the event tier ships everything already
@@ -1816,6 +2018,12 @@ text([$~ | _], Loc, Acc) ->
 text([$% | Cs], Loc, Acc) ->
     {Comment, Rest} = lists:splitwith(fun(X) -> X =/= $\n end, Cs),
     text(Rest, Loc, lists:reverse([$% | Comment], Acc));
+text([$#, $_ | Cs], Loc, Acc) ->
+    %% OTP 29 reads #_ as one token (before it, # and a name)
+    case erl_scan:string("#_") of
+        {ok, [{'#_', _}], _} -> text(Cs, Loc, [$_, $# | Acc]);
+        _ -> {lists:reverse(Acc) ++ "#", [$_ | Cs]}
+    end;
 text([$$, $\\ | Cs], Loc, Acc) ->
     {Esc, Rest} = escape(Cs),
     text(Rest, Loc, lists:reverse([$$, $\\ | Esc], Acc));
@@ -1896,7 +2104,7 @@ number(Cs) ->
             case list_to_integer([D || D <- Int, D =/= $_]) of
                 B when B >= 2, B =< 36 ->
                     {Based, Rest2} = digits(Rest1, B),
-                    {Int ++ [$# | Based], Rest2};
+                    based_fraction(Int ++ [$# | Based], Rest2, B);
                 _ ->
                     {Int, Rest}
             end;
@@ -1909,6 +2117,29 @@ number(Cs) ->
         _ ->
             {Int, Rest}
     end.
+
+%% a based number's fraction and exponent, where this node reads them
+%% (based_floats/0): .Digits of the base, then #e, a sign and decimal
+%% digits
+based_fraction(Num, [$., D | _] = Rest, B) ->
+    case digit_value(D) < B andalso based_floats() of
+        true ->
+            {Frac, Rest2} = digits(tl(Rest), B),
+            case Rest2 of
+                [$#, $e, S, E | Rest3] when (S =:= $+ orelse S =:= $-), ?DIGIT(E) ->
+                    {Exp, Rest4} = digits([E | Rest3], 10),
+                    {Num ++ [$. | Frac] ++ [$#, $e, S | Exp], Rest4};
+                [$#, $e, E | Rest3] when ?DIGIT(E) ->
+                    {Exp, Rest4} = digits([E | Rest3], 10),
+                    {Num ++ [$. | Frac] ++ [$#, $e | Exp], Rest4};
+                _ ->
+                    {Num ++ [$. | Frac], Rest2}
+            end;
+        false ->
+            {Num, Rest}
+    end;
+based_fraction(Num, Rest, _) ->
+    {Num, Rest}.
 
 %% digits of base B, a _ only between two of them
 digits(Cs, B) ->
@@ -1951,7 +2182,8 @@ advance([_ | Cs], {L, C}) -> advance(Cs, {L, C + 1}).
 tokens([], _, Acc, End) ->
     {lists:reverse(Acc), End};
 tokens([{text, Text, Loc} | Rest], Renamed, Acc, _) ->
-    case erl_scan:string(Text, Loc) of
+    _ = name_after(Text, Loc, Rest),
+    case scan_string(Text, Loc) of
         {ok, Toks, End} ->
             %% a dot at the end of the text, with a name right after it,
             %% is the '.' of a record field, as erl_scan reads it whole
@@ -1979,6 +2211,51 @@ tokens([{quoted, Body, Loc} | Rest], Renamed, Acc, _) ->
     A = stand_in(atom, quoted_name(Body, Loc), Renamed),
     tokens(Rest, Renamed, [{atom, Loc, A} | Acc],
            advance([$' | Body] ++ "'", Loc)).
+
+%% erl_scan:string/2, its crash an error (OTP 29's crashes on "2#1.1#e")
+scan_string(Text, Loc) ->
+    try
+        erl_scan:string(Text, Loc)
+    catch
+        _:_ -> {error, {Loc, erl_scan, {illegal, float}}, Loc}
+    end.
+
+%% From OTP 29 on, erl_scan refuses a number with a name right after it
+%% ("1e10", "16#FFzz", "1.x"): where this node's erl_scan does so (it
+%% refuses "1_"), the text before a name that starts with a letter or _
+%% is read with a _ after it, which erl_scan reads as it reads the name.
+name_after(Text, Loc, [{K, [C | _], _} | _]) when (K =:= name orelse K =:= var),
+                                                  (C =:= $_ orelse
+                                                   (C >= $a andalso C =< $z) orelse
+                                                   (C >= $A andalso C =< $Z)) ->
+    case strict_numbers() of
+        true ->
+            case scan_string(Text ++ "_", Loc) of
+                {error, {ELoc, Mod, Desc}, _} ->
+                    ELoc =:= advance(Text, Loc) orelse   %% the _ itself
+                        throw({scan, ELoc, Mod:format_error(Desc)});
+                _ ->
+                    ok
+            end;
+        false ->
+            ok
+    end;
+name_after(_, _, _) ->
+    ok.
+
+strict_numbers() ->
+    case erl_scan:string("1_") of
+        {error, _, _} -> true;
+        _ -> false
+    end.
+
+%% Based floats ("2#0.1", "16#1.8#e2"): OTP 29 reads them, before it a
+%% based integer ends at the dot
+based_floats() ->
+    case erl_scan:string("2#0.1") of
+        {ok, [{float, _, _}], _} -> true;
+        _ -> false
+    end.
 
 %% what a quoted atom names, read as erl_scan reads a string
 quoted_name(Body, Loc) ->

@@ -105,6 +105,7 @@ enum {
 	X(register_, "register") \
 	X(unregister, "unregister") \
 	X(ellipsis, "...") \
+	X(struct_key, "__struct__") \
 	X(call, "call") \
 	X(return_from, "return_from") \
 	X(exception_from, "exception_from") \
@@ -592,7 +593,9 @@ static ERL_NIF_TERM cut_tuple(struct cutter *c, ERL_NIF_TERM t, int depth)
 
 /*
  * Keys are kept whole or not at all, so two cut keys can never collide; the
- * pairs left out are marked by one '...' => '...' pair.
+ * pairs left out are marked by one '...' => '...' pair.  An Elixir
+ * struct's __struct__ pair is kept first, whatever order the map holds its
+ * keys in: what the map is says more than any one field.
  */
 static ERL_NIF_TERM cut_map(struct cutter *c, ERL_NIF_TERM t, int depth)
 {
@@ -615,8 +618,28 @@ static ERL_NIF_TERM cut_map(struct cutter *c, ERL_NIF_TERM t, int depth)
 	c->left -= 3;
 	vec_init(&keys);
 	vec_init(&vals);
+	ERL_NIF_TERM mod;
+	bool strukt = false;
+	if (enif_get_map_value(env, t, am_struct_key, &mod) &&
+	    enif_is_atom(env, mod)) {
+		size_t left = c->left;
+		if (spend(&left, 4) && fits(env, am_struct_key, depth + 1, &left, false) &&
+		    fits(env, mod, depth + 1, &left, false) &&
+		    vec_push(&keys, am_struct_key)) {
+			if (vec_push(&vals, mod)) {
+				c->left = left;
+				strukt = true;
+			} else {
+				keys.n--;
+			}
+		}
+	}
 	while (enif_map_iterator_get_pair(env, &it, &k, &val)) {
 		size_t left = c->left;
+		if (strukt && k == am_struct_key) {
+			enif_map_iterator_next(env, &it);
+			continue;
+		}
 		if (!spend(&left, 4) || !fits(env, k, depth + 1, &left, false) ||
 		    left < 1) {
 			more = true;

@@ -192,11 +192,11 @@ int main(int argc, char **argv)
 	printf("per event, bytes        %10.0f %14.0f   (terms kept: %.0f bytes each)\n",
 	       (double)text_only / n, (double)with_raw / n, (double)raw_bytes / n);
 
-	struct rerender_node rn = { TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	struct rerender_node rn = { TERM_ELIXIR, TERM_ERLANG, NODE, 1000, { 0, NULL } };
 	double t0 = now();
 	size_t k = rerender_store(&st, &rn, 1);
 	double t_erl = now() - t0;
-	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000, { 0, NULL } };
 	t0 = now();
 	k += rerender_store(&st, &rn, 1);
 	double t_ex = now() - t0;

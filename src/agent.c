@@ -59,6 +59,7 @@ void agent_init(struct agent *a, struct conn *c, const struct agent_stream *s)
 	a->conn = c;
 	a->stream = *s;
 	names_init(&a->names);
+	structs_init(&a->structs);
 	ei_x_new(&a->rpc_reply);
 	ei_x_new(&a->req_reply);
 	sbuf_init(&a->op.err);
@@ -70,6 +71,7 @@ void agent_release(struct agent *a)
 	free(a->worker_pids);
 	a->worker_pids = NULL;
 	names_release(&a->names);
+	structs_release(&a->structs);
 	ei_x_free(&a->rpc_reply);
 	ei_x_free(&a->req_reply);
 }
@@ -144,6 +146,8 @@ static void exit_reason(struct agent *a, const char *buf, const struct msg *m)
 	snprintf(a->gone_reason, sizeof(a->gone_reason), "%s", text);
 }
 
+static bool read_structs(struct agent *a, const char *buf, int *idx);
+
 static void dispatch(struct agent *a)
 {
 	const char *buf = a->conn->rx.buff;
@@ -205,6 +209,15 @@ static void dispatch(struct agent *a)
 			goto unknown;
 		if (a->stream.labels)
 			a->stream.labels(a->stream.arg, buf, &m);
+		break;
+	case WIRE_STRUCTS:
+		if (!from_agent(a))
+			goto unknown;
+		{
+			int idx = m.body;
+			if (!read_structs(a, buf, &idx))
+				a->unknown++;
+		}
 		break;
 	case WIRE_RELATIONS:
 		if (!from_agent(a))
@@ -372,6 +385,79 @@ static int read_worker_pids(struct agent *a, const char *buf, int *idx)
 
 /* Decode the start/4 reply's info map; false if it lacks our secret (it
  * is not the answer of the agent we started) or its workers. */
+/*
+ * One {Module, Fields} of what the agent says of structs: Fields a list of
+ * atoms or UTF-8 binaries (the struct's fields in order), false (no
+ * struct) or unknown (it could not say).  false when it is not that shape.
+ */
+static bool read_struct(struct agent *a, const char *buf, int *idx)
+{
+	char mod[MAXATOMLEN_UTF8], what[16];
+	int arity, n, type, size;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	    ei_decode_atom_as(buf, idx, mod, sizeof(mod), ERLANG_UTF8, NULL,
+			      NULL) < 0 ||
+	    ei_get_type(buf, idx, &type, &size) < 0)
+		return false;
+	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT ||
+	    type == ERL_ATOM_UTF8_EXT || type == ERL_SMALL_ATOM_UTF8_EXT) {
+		if (ei_decode_atom_as(buf, idx, what, sizeof(what), ERLANG_UTF8,
+				      NULL, NULL) < 0)
+			return false;
+		if (!strcmp(what, "false"))
+			structs_set(&a->structs, mod, strlen(mod), NULL, NULL, -1);
+		return true;   /* unknown: it stays so */
+	}
+	if (ei_decode_list_header(buf, idx, &n) < 0 || n > STRUCTS_FIELDS_MAX)
+		return false;
+	char **fields = calloc((size_t)n + 1, sizeof(char *));
+	size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
+	bool ok = fields && lens;
+	for (int i = 0; ok && i < n; i++) {
+		/* an atom, or a binary for a module read from its object file
+		 * (the agent makes no atom) */
+		char f[MAXATOMLEN_UTF8];
+		long blen;
+		if (ei_get_type(buf, idx, &type, &size) == 0 &&
+		    type == ERL_BINARY_EXT && size > 0 &&
+		    (size_t)size < sizeof(f)) {
+			ok = ei_decode_binary(buf, idx, f, &blen) == 0;
+			f[ok ? blen : 0] = '\0';
+			ok = ok && strlen(f) == (size_t)blen;
+		} else {
+			ok = ei_decode_atom_as(buf, idx, f, sizeof(f), ERLANG_UTF8,
+					       NULL, NULL) == 0;
+		}
+		if (ok) {
+			lens[i] = strlen(f);
+			fields[i] = strdup(f);
+			ok = fields[i] != NULL;
+		}
+	}
+	if (ok && n > 0 && ei_skip_term(buf, idx) < 0)
+		ok = false;
+	if (ok)
+		structs_set(&a->structs, mod, strlen(mod),
+			    (const char *const *)fields, lens, n);
+	for (int i = 0; fields && i < n; i++)
+		free(fields[i]);
+	free(fields);
+	free(lens);
+	return ok;
+}
+
+/* A list of {Module, Fields} (read_struct); false if it is no list. */
+static bool read_structs(struct agent *a, const char *buf, int *idx)
+{
+	int n;
+	if (ei_decode_list_header(buf, idx, &n) < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!read_struct(a, buf, idx))
+			return false;
+	return n == 0 || ei_skip_term(buf, idx) == 0;
+}
+
 static bool read_info(struct agent *a, const char *buf, int *idx)
 {
 	int arity, npids = -1;
@@ -400,6 +486,15 @@ static bool read_info(struct agent *a, const char *buf, int *idx)
 		} else if (!strcmp(key, "schedulers") &&
 			   ei_decode_long(buf, idx, &v) == 0) {
 			a->schedulers = (int)v;
+		} else if (!strcmp(key, "printer") &&
+			   ei_decode_long(buf, idx, &v) == 0) {
+			a->printer = (unsigned)v & (TD_BIN_UTF8_LEAD |
+				TD_ERL_MAP_AS_SENT | TD_EX_MAP_BACK |
+				TD_EX_SIGIL_C | TD_EX_STRUCTS |
+				TD_EX_ESC_INVISIBLE);
+		} else if (!strcmp(key, "structs")) {
+			if (!read_structs(a, buf, idx))
+				return false;
 		} else if (!strcmp(key, "names")) {
 			int n;
 			if (ei_decode_list_header(buf, idx, &n) < 0)
@@ -1757,6 +1852,24 @@ static int pid_list_request(struct agent *a, const char *tag,
 int agent_sample(struct agent *a, const struct bs_pid *pids, int n)
 {
 	return pid_list_request(a, "sample", pids, n, AGENT_SAMPLE_MAX);
+}
+
+int agent_structs(struct agent *a, char *const *mods, int n)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	if (n > 64)
+		n = 64;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "structs");
+	ei_x_encode_list_header(&x, n);
+	for (int i = 0; i < n; i++)
+		ei_x_encode_atom_as(&x, mods[i], ERLANG_UTF8, ERLANG_UTF8);
+	ei_x_encode_empty_list(&x);
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
 }
 
 int agent_describe(struct agent *a, const struct bs_pid *pids, int n,

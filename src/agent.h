@@ -23,6 +23,7 @@
 #include "names.h"
 #include "pidsel.h"
 #include "sbuf.h"
+#include "structs.h"
 
 /* the oldest OTP release a target may run: the embedded code is built by it */
 #define AGENT_MIN_OTP 25
@@ -65,6 +66,8 @@ struct agent {
 	char node[MAXATOMLEN_UTF8]; /* the target's own name for itself */
 	char otp[16];
 	char elixir[16];         /* the target's Elixir version; "": none */
+	unsigned printer;        /* what its printers do: TD_* (term.h) */
+	struct structs structs;  /* its Elixir struct modules, as it said */
 	int workers, schedulers;
 	struct names names;      /* registered names, kept up to date */
 
@@ -187,6 +190,12 @@ int agent_sample(struct agent *a, const struct bs_pid *pids, int n);
  * answer comes on the stream (labels).  Local pids of the target.  again:
  * the second and last question about them (no answer says again). */
 #define AGENT_DESCRIBE_MAX 500
+/*
+ * Ask what the modules named (atom texts, UTF-8) are: structs and their
+ * fields; answered on the stream (beamscope_structs), which fills
+ * a->structs.  At most 64 are asked.  0, or -1 if it could not be sent.
+ */
+int agent_structs(struct agent *a, char *const *mods, int n);
 int agent_describe(struct agent *a, const struct bs_pid *pids, int n,
 		   bool again);
 /* Ask for the node's samples (the view's header) once a second, or stop

@@ -77,6 +77,9 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	} else if (arity == 2 && !strcmp(tag, "beamscope_relations")) {
 		m->body = idx;
 		m->kind = WIRE_RELATIONS;
+	} else if (arity == 2 && !strcmp(tag, "beamscope_structs")) {
+		m->body = idx;
+		m->kind = WIRE_STRUCTS;
 	} else if (arity == 2 && !strcmp(tag, "beamscope_cleared")) {
 		m->body = idx;
 		m->kind = WIRE_CLEARED;
@@ -115,6 +118,7 @@ void decoder_init(struct decoder *d, const char *node, size_t payload_max,
 	d->malformed = 0;
 	d->reference = false;
 	d->syn = TERM_ERLANG;
+	d->dia = (struct term_dialect){ 0, NULL };
 }
 
 void decoder_release(struct decoder *d)
@@ -149,8 +153,8 @@ static long put_term(struct decoder *d, const char *buf, int *idx, size_t max,
 		     bool *cut)
 {
 	long off = (long)d->scratch.len;
-	if ((d->reference ? term_render_reference_in : term_render_in)(
-		    d->syn, buf, idx, d->node, &d->scratch, max, cut) < 0)
+	if (term_render_dia(d->syn, &d->dia, buf, idx, d->node, &d->scratch,
+			    max, cut, d->reference) < 0)
 		return -1;
 	sbuf_addch(&d->scratch, '\0');
 	return off;
@@ -427,8 +431,9 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
 			o_payload = (long)d->scratch.len;
-			if (term_render_args(d->syn, buf, idx, d->node, &d->scratch,
-					     d->payload_max, &cut, d->reference) < 0)
+			if (term_render_args_dia(d->syn, &d->dia, buf, idx, d->node,
+						 &d->scratch, d->payload_max, &cut,
+						 d->reference) < 0)
 				return -1;
 			sbuf_addch(&d->scratch, '\0');
 		} else if (ei_skip_term(buf, idx) < 0) {
@@ -579,8 +584,9 @@ static int decode_fast(struct decoder *d, const char *buf, int *idx,
 	int p_start = i;
 	if (d->payload_max) {
 		o_payload = (long)d->scratch.len;
-		if (term_render_in(d->syn, buf, &i, d->node, &d->scratch,
-				   d->payload_max, &cut) < 0)
+		if (term_render_dia(d->syn, &d->dia, buf, &i, d->node,
+				    &d->scratch, d->payload_max, &cut,
+				    d->reference) < 0)
 			return 0;
 		sbuf_addch(&d->scratch, '\0');
 	} else if (ei_skip_term(buf, &i) < 0) {
@@ -986,7 +992,8 @@ static int relation_text(struct decoder *d, const char *buf, int *idx,
 		}
 		*idx = save;
 	}
-	return term_render_in(d->syn, buf, idx, d->node, out, 60, NULL);
+	return term_render_dia(d->syn, &d->dia, buf, idx, d->node, out, 60,
+			       NULL, false);
 }
 
 /* The entries of a list, separated by a space, into out (n bytes): as

@@ -17,6 +17,8 @@
  *   {beamscope_node, Sample}                      the node at a glance
  *                                                 (nodestat.h decodes it)
  *   {beamscope_top, Metric, Scanned, Total, PassMs}  the top-N scan's pass
+ *   {beamscope_structs, [{Module, Fields}]}       Elixir struct modules
+ *                                                 asked about
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -47,6 +49,7 @@ enum wire_kind {
 	WIRE_NODE,
 	WIRE_TOP,
 	WIRE_CLEARED,
+	WIRE_STRUCTS,
 };
 
 struct msg {
@@ -81,6 +84,8 @@ struct decoder {
 				 * what the tests compare the fast paths to */
 	enum term_syntax syn;   /* terms, names and functions as this
 				 * language prints them */
+	struct term_dialect dia;/* and as the target's printers do (zero:
+				 * as OTP 25 and Elixir 1.14) */
 	struct sbuf names_text; /* Elixir: the current event's names */
 };
 

@@ -53,6 +53,7 @@ static struct decoder *decoders_new(const struct rerender_node *nodes,
 		decoder_init(&dec[i], nodes[i].node, nodes[i].payload_max,
 			     &(*names)[i]);
 		dec[i].syn = nodes[i].to;
+		dec[i].dia = nodes[i].dia;
 	}
 	return dec;
 }

@@ -30,6 +30,8 @@ struct rerender_node {
 				      * and the one wanted */
 	const char *node;            /* the decoder's node (NULL: several) */
 	size_t payload_max;          /* the decoder's payload limit */
+	struct term_dialect dia;     /* the decoder's: the target's printers
+				      * (zero when not said) */
 };
 
 /* The processes' names and functions and the calls view's functions of

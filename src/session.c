@@ -119,6 +119,17 @@ static void ask_labels(struct snode *n)
 	n->nask = 0;
 }
 
+/* The Elixir struct modules met in terms that the target was not asked
+ * about yet (structs.h): what they are comes on the stream. */
+static void ask_structs(struct snode *n)
+{
+	char *mods[64];
+	int k = structs_take_asks(&n->agent.structs, mods, 64);
+	(void)agent_structs(&n->agent, mods, k);
+	for (int i = 0; i < k; i++)
+		free(mods[i]);
+}
+
 /* A process whose first answer had no label: asked again later. */
 struct relabel {
 	struct bs_pid pid;   /* local */
@@ -1150,6 +1161,7 @@ static void node_step(struct snode *n)
 		}
 		n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
 			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
+		n->dec.dia = (struct term_dialect){ ag->printer, &ag->structs };
 		n->sessions++;
 		n->nstats_on = false;   /* a new agent knows nothing of it */
 		n->top_asked[0] = '\0';
@@ -1749,6 +1761,8 @@ void session_tick(struct session *s)
 		}
 		if (n->nlater && has_agent(n) && !n->agent.gone)
 			ask_labels_again(n, now);
+		if (n->agent.structs.nask && has_agent(n) && !n->agent.gone)
+			ask_structs(n);
 		if (has_agent(n) && n->agent.gone)
 			node_agent_left(n);
 		else

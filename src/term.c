@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "etf.h"
+#include "structs.h"
 #include "utf8.h"
 
 #define TERM_MAX_DEPTH 64
@@ -41,6 +42,8 @@ struct rctx {
 	bool markers;      /* '...' and '#Fun' are the tracer's cut marks */
 	const char *local;
 	size_t local_len;
+	unsigned td;       /* the target's printers: TD_* */
+	struct structs *structs;   /* with TD_EX_STRUCTS */
 };
 
 static inline void emit(struct rctx *rc, const char *s, size_t n)
@@ -394,6 +397,27 @@ static int printable_utf8(const unsigned char *s, size_t n, bool *wide)
 	return r;
 }
 
+/*
+ * The same as OTP 29's ~tp reads a binary: UTF-8 from the start, 0 at the
+ * first character that is not printable, -1 (try Latin-1) only when a
+ * byte that is no UTF-8 comes first.
+ */
+static int printable_utf8_lead(const unsigned char *s, size_t n, bool *wide)
+{
+	size_t i = 0;
+	*wide = false;
+	while (i < n) {
+		long c = utf8_next(s, n, &i);
+		if (c < 0)
+			return -1;
+		if (!latin1_printable((unsigned long)c))
+			return 0;
+		if (c >= 0x80)
+			*wide = true;
+	}
+	return 1;
+}
+
 /* Latin-1 bytes as the inside of an Erlang string literal (no quotes). */
 static void emit_chars(struct rctx *rc, const unsigned char *s, size_t n)
 {
@@ -583,15 +607,18 @@ static int render_bignum(struct rctx *rc)
 
 /*
  * Where the key of each pair of a map starts, in the order the target's
- * printer walks them: as encoded, except that io_lib walks a map larger
- * than a flat one (a hash trie) the other way round.  off has room for
+ * printer walks them: as encoded, except that a map larger than a flat
+ * one (a hash trie) is walked the other way round by io_lib, and by
+ * Elixir where the target's maps iterate so (TD_EX_MAP_BACK).  off has room for
  * MAP_FLAT_MAX; a larger map gets an array to free (*owned).  *end is
  * just past the map.  NULL when malformed.
  */
 static int *map_order(struct rctx *rc, int arity, int *off, int **owned,
 		      int *end)
 {
-	bool back = arity > MAP_FLAT_MAX && rc->syn == TERM_ERLANG;
+	bool back = arity > MAP_FLAT_MAX &&
+		    (rc->syn == TERM_ERLANG ? !(rc->td & TD_ERL_MAP_AS_SENT) :
+		     (rc->td & TD_EX_MAP_BACK) != 0);
 	int at = *rc->idx;
 	*owned = NULL;
 	if (arity > MAP_FLAT_MAX) {
@@ -685,7 +712,8 @@ static int render_binary(struct rctx *rc, int size)
 	if (rc->limit && look > rc->limit)
 		look = rc->limit;
 	bool wide;
-	int u = size > 0 ? printable_utf8(s, look, &wide) : 0;
+	int u = size <= 0 ? 0 : rc->td & TD_BIN_UTF8_LEAD ?
+		printable_utf8_lead(s, look, &wide) : printable_utf8(s, look, &wide);
 	emit(rc, "<<", 2);
 	if (u > 0) {
 		emit(rc, "\"", 1);
@@ -1179,6 +1207,15 @@ static enum ex_class ex_classify(const char *a, size_t n)
 
 /* The inside of an Elixir string, charlist or quoted atom: Code.Identifier
  * escape/2 with quote q. */
+/* What Elixir 1.18 writes as \uXXXX for showing as nothing or a blank */
+static bool ex_invisible(long c)
+{
+	return c == 0xA0 || c == 0x34F || c == 0x61C ||
+	       (c >= 0x2000 && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
+	       (c >= 0x205F && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) ||
+	       (c >= 0xFFF9 && c <= 0xFFFC);
+}
+
 static void ex_escape(struct rctx *rc, const char *a, size_t n, char q)
 {
 	static const char named[32] = {
@@ -1206,9 +1243,11 @@ static void ex_escape(struct rctx *rc, const char *a, size_t n, char q)
 			e[0] = '\\', e[1] = 'd', el = 2;
 		} else if (c == 0) {
 			e[0] = '\\', e[1] = '0', el = 2;
-		} else if (c == 0xFEFF) {
-			e[0] = '\\', e[1] = 'u', e[2] = 'F', e[3] = 'E',
-				e[4] = 'F', e[5] = 'F', el = 6;
+		} else if (c == 0xFEFF ||
+			   ((rc->td & TD_EX_ESC_INVISIBLE) && ex_invisible(c))) {
+			e[0] = '\\', e[1] = 'u', el = 2;
+			for (int sh = 12; sh >= 0; sh -= 4)
+				e[el++] = hex[c >> sh & 15];
 		} else if ((c >= 0x20 && c <= 0x7E) || (c >= 0xA0 && c <= 0xD7FF) ||
 			   (c >= 0xE000 && c <= 0xFFFD) || c >= 0x10000) {
 			continue;
@@ -1410,6 +1449,15 @@ static void ex_double(struct rctx *rc, double d)
 
 static int render_ex(struct rctx *rc, int depth);
 
+/* A list of printable characters: 'abc', or ~c"abc" (Elixir 1.15) */
+static void ex_chars(struct rctx *rc, const char *s, size_t n)
+{
+	bool sigil = rc->td & TD_EX_SIGIL_C;
+	emits(rc, sigil ? "~c\"" : "'");
+	ex_escape(rc, s, n, sigil ? '"' : '\'');
+	emit(rc, sigil ? "\"" : "'", 1);
+}
+
 /* Elements of a list or tuple, separated by ", " */
 static int ex_items(struct rctx *rc, int depth, int arity)
 {
@@ -1438,9 +1486,7 @@ static int ex_list(struct rctx *rc, int depth)
 			sbuf_addch(&tmp, (char)v);
 		}
 		(*rc->idx)++;   /* the nil */
-		emit(rc, "'", 1);
-		ex_escape(rc, tmp.buf, tmp.len, '\'');
-		emit(rc, "'", 1);
+		ex_chars(rc, tmp.buf, tmp.len);
 		sbuf_release(&tmp);
 		return 0;
 	}
@@ -1471,6 +1517,74 @@ static int ex_list(struct rctx *rc, int depth)
 	return 0;
 }
 
+/*
+ * The pairs of the map (indexes into off, arity pairs, every key an atom)
+ * to print for a struct of def: its fields in the order def gives them,
+ * into order; their number, or -1 when the keys are not exactly the
+ * fields and __struct__, as Elixir's inspect asks of a struct before it
+ * prints one as such.  A map the tracer cut (its '...' => '...' pair)
+ * holds some of the fields: those, then the mark.
+ */
+static int struct_pairs(struct rctx *rc, const struct struct_def *def,
+			const int *off, int arity, int *order)
+{
+	char a[2 * ETF_ATOM_MAX];
+	int *pos = order;   /* pos[j]: the pair of field j, built in place */
+	int mark = -1;
+	for (int j = 0; j < def->nfields; j++)
+		pos[j] = -1;
+	for (int i = 0; i < arity; i++) {
+		*rc->idx = off[i];
+		long n = read_atom(rc, a, sizeof(a));
+		if (n < 0)
+			return -1;
+		if (n == 10 && !memcmp(a, "__struct__", 10))
+			continue;
+		if (rc->markers && n == 3 && !memcmp(a, "...", 3)) {
+			mark = i;
+			continue;
+		}
+		int j = 0;
+		while (j < def->nfields && !(def->lens[j] == (size_t)n &&
+					    !memcmp(def->fields[j], a, (size_t)n)))
+			j++;
+		if (j == def->nfields || pos[j] >= 0)
+			return -1;
+		pos[j] = i;
+	}
+	int k = 0;
+	for (int j = 0; j < def->nfields; j++) {
+		if (pos[j] >= 0)
+			order[k++] = pos[j];
+		else if (mark < 0)
+			return -1;
+	}
+	if (mark >= 0)
+		order[k++] = mark;
+	return k;
+}
+
+/*
+ * What the target said of the module at buf[at] (an atom): NULL when it
+ * did not say, then the module is noted to be asked about.
+ */
+static const struct struct_def *struct_known(struct rctx *rc, int at)
+{
+	char a[2 * ETF_ATOM_MAX];
+	if (!(rc->td & TD_EX_STRUCTS) || !rc->structs)
+		return NULL;
+	int save = *rc->idx;
+	*rc->idx = at;
+	long n = read_atom(rc, a, sizeof(a));
+	*rc->idx = save;
+	if (n < 0)
+		return NULL;
+	const struct struct_def *def = structs_get(rc->structs, a, (size_t)n);
+	if (!def)
+		structs_met(rc->structs, a, (size_t)n);
+	return def && def->kind != STRUCT_UNKNOWN ? def : NULL;
+}
+
 /* A map: %{a: 1}, %{1 => 2}, or a struct %Shop.Order{id: 1} */
 static int ex_map(struct rctx *rc, int depth)
 {
@@ -1494,6 +1608,25 @@ static int ex_map(struct rctx *rc, int depth)
 	}
 	int rv = 0;
 	char a[2 * ETF_ATOM_MAX];
+	/* a struct's fields in the order its module defines them, where the
+	 * target said it (else in the order the map holds them) */
+	const struct struct_def *def = NULL;
+	int *pos = NULL, npos = -1;
+	if (strukt >= 0 && kw && (def = struct_known(rc, strukt))) {
+		if (def->kind == STRUCT_FIELDS) {
+			pos = malloc(((size_t)def->nfields + 1) * sizeof(int));
+			if (!pos) {
+				rv = -1;
+				goto out;
+			}
+			npos = struct_pairs(rc, def, off, arity, pos);
+		}
+		if (npos < 0) {
+			strukt = -1;   /* a map that only looks like one */
+			free(pos);
+			pos = NULL;
+		}
+	}
 	if (strukt >= 0 && kw) {
 		*rc->idx = strukt;
 		long n = read_atom(rc, a, sizeof(a));
@@ -1509,7 +1642,9 @@ static int ex_map(struct rctx *rc, int depth)
 		emit(rc, "%{", 2);
 	}
 	bool first = true;
-	for (int i = 0; i < arity && !rc->full; i++) {
+	int npairs = pos ? npos : arity;
+	for (int k = 0; k < npairs && !rc->full; k++) {
+		int i = pos ? pos[k] : k;
 		*rc->idx = off[i];
 		if (kw) {
 			long n = read_atom(rc, a, sizeof(a));
@@ -1537,6 +1672,7 @@ static int ex_map(struct rctx *rc, int depth)
 	}
 	emit(rc, "}", 1);
 out:
+	free(pos);
 	free(owned);
 	*rc->idx = end;
 	return rv;
@@ -1677,9 +1813,7 @@ static int render_ex(struct rctx *rc, int depth)
 			ok = ex_ascii_printable((unsigned char)s[i]);
 		*rc->idx += 3 + size;
 		if (ok) {
-			emit(rc, "'", 1);
-			ex_escape(rc, s, (size_t)size, '\'');
-			emit(rc, "'", 1);
+			ex_chars(rc, s, (size_t)size);
 		} else {
 			emit(rc, "[", 1);
 			emit_bytes(rc, (const unsigned char *)s, (size_t)size, ", ");
@@ -1725,12 +1859,14 @@ static int render_ex(struct rctx *rc, int depth)
 	}
 }
 
-static int render_top(enum term_syntax syn, const char *buf, int *index,
-		      const char *local_node, struct sbuf *out, size_t max,
-		      bool *cut, bool reference)
+static int render_top(enum term_syntax syn, const struct term_dialect *dia,
+		      const char *buf, int *index, const char *local_node,
+		      struct sbuf *out, size_t max, bool *cut, bool reference)
 {
 	struct rctx rc = {
 		.syn = syn,
+		.td = dia ? dia->flags : 0,
+		.structs = dia ? dia->structs : NULL,
 		.buf = buf, .idx = index, .out = out,
 		.limit = max ? out->len + max : 0,
 		.reference = reference,
@@ -1750,12 +1886,21 @@ int term_render_args(enum term_syntax syn, const char *buf, int *index,
 		     const char *local_node, struct sbuf *out, size_t max,
 		     bool *cut, bool reference)
 {
+	return term_render_args_dia(syn, NULL, buf, index, local_node, out, max,
+				    cut, reference);
+}
+
+int term_render_args_dia(enum term_syntax syn, const struct term_dialect *dia,
+			 const char *buf, int *index, const char *local_node,
+			 struct sbuf *out, size_t max, bool *cut,
+			 bool reference)
+{
 	int type, size;
 	if (ei_get_type(buf, index, &type, &size) < 0)
 		return -1;
 	if (type != ERL_STRING_EXT || buf[*index] != ERL_STRING_EXT)
-		return render_top(syn, buf, index, local_node, out, max, cut,
-				  reference);
+		return render_top(syn, dia, buf, index, local_node, out, max,
+				  cut, reference);
 	/* arguments that are all bytes: a list of integers, not a string */
 	struct rctx rc = {
 		.syn = syn,
@@ -1792,29 +1937,39 @@ void term_call_text(struct sbuf *out, const char *mfa, const char *args,
 int term_render(const char *buf, int *index, const char *local_node,
 		struct sbuf *out, size_t max, bool *cut)
 {
-	return render_top(TERM_ERLANG, buf, index, local_node, out, max, cut,
-			  false);
+	return render_top(TERM_ERLANG, NULL, buf, index, local_node, out, max,
+			  cut, false);
 }
 
 int term_render_in(enum term_syntax syn, const char *buf, int *index,
 		   const char *local_node, struct sbuf *out, size_t max,
 		   bool *cut)
 {
-	return render_top(syn, buf, index, local_node, out, max, cut, false);
+	return render_top(syn, NULL, buf, index, local_node, out, max, cut,
+			  false);
+}
+
+int term_render_dia(enum term_syntax syn, const struct term_dialect *dia,
+		    const char *buf, int *index, const char *local_node,
+		    struct sbuf *out, size_t max, bool *cut, bool reference)
+{
+	return render_top(syn, dia, buf, index, local_node, out, max, cut,
+			  reference);
 }
 
 int term_render_reference(const char *buf, int *index, const char *local_node,
 			  struct sbuf *out, size_t max, bool *cut)
 {
-	return render_top(TERM_ERLANG, buf, index, local_node, out, max, cut,
-			  true);
+	return render_top(TERM_ERLANG, NULL, buf, index, local_node, out, max,
+			  cut, true);
 }
 
 int term_render_reference_in(enum term_syntax syn, const char *buf, int *index,
 			     const char *local_node, struct sbuf *out,
 			     size_t max, bool *cut)
 {
-	return render_top(syn, buf, index, local_node, out, max, cut, true);
+	return render_top(syn, NULL, buf, index, local_node, out, max, cut,
+			  true);
 }
 
 const char *term_syntax_name(enum term_syntax syn)

@@ -22,6 +22,45 @@ enum term_syntax {
 	TERM_ELIXIR,
 };
 
+/*
+ * What one target's own printers do that releases do differently, read
+ * from the target when its agent starts (nif/beamscope_agent.erl,
+ * printer/0, which tries each printer on a known term); all zero prints
+ * as OTP 25 and Elixir 1.14 do.
+ */
+enum {
+	/* ~tp reads a binary as UTF-8 from its start: a character there
+	 * that is not printable makes it bytes; only a byte that is no UTF-8
+	 * sends it to the Latin-1 test (OTP 29; before, a binary that was
+	 * not UTF-8 throughout was judged as Latin-1 at once) */
+	TD_BIN_UTF8_LEAD = 1u << 0,
+	/* io_lib walks a map of more than 32 pairs in the order it was
+	 * encoded (every release seen walks it the other way round) */
+	TD_ERL_MAP_AS_SENT = 1u << 1,
+	/* Elixir walks a map of more than 32 pairs the other way round from
+	 * the order it was encoded (OTP 29) */
+	TD_EX_MAP_BACK = 1u << 2,
+	/* Elixir writes a list of printable characters ~c"abc", not 'abc'
+	 * (Elixir 1.15) */
+	TD_EX_SIGIL_C = 1u << 3,
+	/* the target says which modules are structs and their fields
+	 * (structs below): a map with __struct__ is a struct only when its
+	 * keys are its module's fields, written in the order defined */
+	TD_EX_STRUCTS = 1u << 4,
+	/* Elixir writes characters that show as nothing or as a blank
+	 * (U+00A0, U+2000-U+200F, ...) as \uXXXX in strings and atoms
+	 * (Elixir 1.18; before, U+FEFF only) */
+	TD_EX_ESC_INVISIBLE = 1u << 5,
+};
+
+struct structs;
+
+struct term_dialect {
+	unsigned flags;             /* TD_* */
+	struct structs *structs;    /* with TD_EX_STRUCTS; modules met and
+				     * not known are noted there, to ask */
+};
+
 /* "erlang" or "elixir" */
 const char *term_syntax_name(enum term_syntax syn);
 
@@ -37,6 +76,11 @@ int term_render(const char *buf, int *index, const char *local_node,
 int term_render_in(enum term_syntax syn, const char *buf, int *index,
 		   const char *local_node, struct sbuf *out, size_t max,
 		   bool *cut);
+
+/* The same as one target's printers print (dia may be NULL). */
+int term_render_dia(enum term_syntax syn, const struct term_dialect *dia,
+		    const char *buf, int *index, const char *local_node,
+		    struct sbuf *out, size_t max, bool *cut, bool reference);
 
 /*
  * The same through ei's decoders only, never reading in place: the
@@ -56,6 +100,10 @@ int term_render_reference_in(enum term_syntax syn, const char *buf, int *index,
 int term_render_args(enum term_syntax syn, const char *buf, int *index,
 		     const char *local_node, struct sbuf *out, size_t max,
 		     bool *cut, bool reference);
+int term_render_args_dia(enum term_syntax syn, const struct term_dialect *dia,
+			 const char *buf, int *index, const char *local_node,
+			 struct sbuf *out, size_t max, bool *cut,
+			 bool reference);
 
 /*
  * A call as the code reads it, from "m:f/N" and its arguments as

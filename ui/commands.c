@@ -399,7 +399,7 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	for (int i = 0; i < nn; i++) {
 		const struct decoder *d = &a->s.nodes[i].dec;
 		rn[i] = (struct rerender_node){ d->syn, d->syn, d->node,
-						d->payload_max };
+						d->payload_max, d->dia };
 	}
 	int now = session_set_syntax(&a->s, syn);
 	for (int i = 0; i < nn; i++)

@@ -74,6 +74,6 @@ bool app_rerender_step(struct app *a)
 void app_rerender_late(struct app *a, int node, uint64_t seq)
 {
 	const struct decoder *d = &a->s.nodes[node].dec;
-	struct rerender_node rn = { d->syn, d->syn, d->node, d->payload_max };
+	struct rerender_node rn = { d->syn, d->syn, d->node, d->payload_max, d->dia };
 	rerender_one(&a->store, seq, &rn);
 }

@@ -5,6 +5,10 @@
 -export([start/0, run/4, term/1]).
 
 start() ->
+    %% a running system has its struct modules loaded: beamscope learns
+    %% their fields when it attaches
+    _ = [code:ensure_loaded(M) || M <- ['Elixir.BsTerms.Order', 'Elixir.BsTerms.Line',
+                                        'Elixir.BsTerms.Oops']],
     P = spawn(fun sink/0),
     register(bs_terms_sink, P),
     ok.
@@ -56,11 +60,20 @@ struct(D) ->
     case code:ensure_loaded('Elixir.BsTerms.Order') of
         {error, _} -> {order, term(D - 1)};
         _ ->
-            case rand:uniform(2) of
+            case rand:uniform(6) of
                 1 -> #{'__struct__' => 'Elixir.BsTerms.Order', id => rand:uniform(100),
                        items => [binary(), binary()], status => atom(), total => float()};
                 2 -> #{'__struct__' => 'Elixir.BsTerms.Oops', '__exception__' => true,
-                       message => binary(), reason => term(D - 1)}
+                       message => binary(), reason => term(D - 1)};
+                3 -> #{'__struct__' => 'Elixir.BsTerms.Line', sku => binary(),
+                       qty => rand:uniform(9), at => term(D - 1), price => float()};
+                %% maps that only look like structs: a field missing, one
+                %% too many, a module that is none
+                4 -> #{'__struct__' => 'Elixir.BsTerms.Line', sku => binary(),
+                       qty => rand:uniform(9)};
+                5 -> #{'__struct__' => 'Elixir.BsTerms.Order', id => 1, items => [],
+                       status => atom(), total => float(), extra => term(D - 1)};
+                6 -> #{'__struct__' => 'Elixir.BsTerms.Nope', id => rand:uniform(9)}
             end
     end.
 

@@ -207,7 +207,7 @@ static void test_store(void)
 	is(e->name, "Elixir.Shop.Cache", "erlang: the name");
 	ok(e->raw && e->raw_len > 0, "the entry is kept with the event");
 
-	struct rerender_node rn = { TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	struct rerender_node rn = { TERM_ERLANG, TERM_ELIXIR, NODE, 1000, { 0, NULL } };
 	is_num((long)rerender_store(&st, &rn, 1), 2, "both events rendered again");
 	for (uint64_t s = 1; s <= 2; s++) {
 		const struct sevent *g = store_event(&st, s),
@@ -227,7 +227,7 @@ static void test_store(void)
 	is(p ? p->initial : NULL, "Shop.Worker.start_link/1",
 	       "elixir: the child's initial call");
 
-	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000, { 0, NULL } };
 	rerender_store(&st, &rn, 1);
 	e = store_event(&st, 1);
 	is(e->payload, "#{'__struct__' => 'Elixir.Shop.Order',id => 1,"
@@ -237,13 +237,13 @@ static void test_store(void)
 	       "erlang again: the function");
 
 	/* one event alone, as one stored after a :syntax is */
-	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000, { 0, NULL } };
 	rerender_one(&st, 1, &rn);
 	is(store_event(&st, 1)->payload, "%Shop.Order{id: 1, items: [\"book\"]}",
 	   "one event: the message in Elixir");
 	is(store_event(&st, 2)->mfa, "'Elixir.Shop.Worker':start_link/1",
 	   "one event: the others as they were");
-	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000, { 0, NULL } };
 	rerender_store(&st, &rn, 1);
 
 	/* an event without its entry (a recording's): its message stays */
@@ -251,7 +251,7 @@ static void test_store(void)
 			      .pid_text = "<0.85.0>", .name = "Elixir.Shop.Cache",
 			      .payload = "{ok,x}", .elapsed_us = -1 };
 	uint64_t seq = store_add_event(&st, &bare);
-	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000, { 0, NULL } };
 	rerender_store(&st, &rn, 1);
 	is(store_event(&st, seq)->payload, "{ok,x}",
 	       "no entry: the message as it was");
@@ -259,14 +259,14 @@ static void test_store(void)
 	       "no entry: the name still in Elixir");
 	/* a proc_lib spawn without its entry: the initial call it says
 	 * too, and the child named by it */
-	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ELIXIR, TERM_ERLANG, NODE, 1000, { 0, NULL } };
 	rerender_store(&st, &rn, 1);
 	struct event sp = { .type = EV_SPAWN, .pid = { 85, 0, 0 },
 			    .pid_text = "<0.85.0>", .peer = "<0.91.0>",
 			    .mfa = "proc_lib:init_p/5",
 			    .extra = "'Elixir.Shop.Job':run/2", .elapsed_us = -1 };
 	seq = store_add_event(&st, &sp);
-	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000 };
+	rn = (struct rerender_node){ TERM_ERLANG, TERM_ELIXIR, NODE, 1000, { 0, NULL } };
 	rerender_store(&st, &rn, 1);
 	is(store_event(&st, seq)->extra, "Shop.Job.run/2",
 	   "no entry: a spawn's initial call in Elixir");

@@ -1,0 +1,145 @@
+/* structs: Elixir struct modules and their fields, as a target said. */
+#include "structs.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define STRUCTS_ASK_MAX 256
+
+struct structs_slot {
+	char *mod;        /* NULL: empty */
+	size_t len;
+	struct struct_def def;
+};
+
+void structs_init(struct structs *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+static void def_free(struct struct_def *d)
+{
+	for (int i = 0; i < d->nfields; i++)
+		free(d->fields[i]);
+	free(d->fields);
+	free(d->lens);
+	memset(d, 0, sizeof(*d));
+}
+
+void structs_release(struct structs *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		free(t->slots[i].mod);
+		def_free(&t->slots[i].def);
+	}
+	free(t->slots);
+	for (int i = 0; i < t->nask; i++)
+		free(t->ask[i]);
+	free(t->ask);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct structs_slot *find(const struct structs *t, const char *mod,
+				 size_t len)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = hash(mod, len) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		struct structs_slot *s = &t->slots[i];
+		if (!s->mod || (s->len == len && !memcmp(s->mod, mod, len)))
+			return s;
+	}
+}
+
+/* The slot for mod, made if need be; NULL when the table is full. */
+static struct structs_slot *slot_for(struct structs *t, const char *mod,
+				     size_t len)
+{
+	struct structs_slot *s = find(t, mod, len);
+	if (s && s->mod)
+		return s;
+	if (t->used >= STRUCTS_MAX)
+		return NULL;
+	if ((t->used + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct structs_slot *old = t->slots;
+		size_t ocap = t->cap;
+		t->slots = xcalloc(cap, sizeof(*t->slots));
+		t->cap = cap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].mod)
+				*find(t, old[i].mod, old[i].len) = old[i];
+		free(old);
+	}
+	s = find(t, mod, len);
+	s->mod = xstrndup(mod, len);
+	s->len = len;
+	s->def.kind = STRUCT_UNKNOWN;
+	t->used++;
+	return s;
+}
+
+int structs_set(struct structs *t, const char *mod, size_t len,
+		const char *const *fields, const size_t *lens, int nfields)
+{
+	if (nfields > STRUCTS_FIELDS_MAX)
+		return -1;
+	struct structs_slot *s = slot_for(t, mod, len);
+	if (!s)
+		return -1;
+	def_free(&s->def);
+	if (nfields < 0) {
+		s->def.kind = STRUCT_NONE;
+		return 0;
+	}
+	s->def.kind = STRUCT_FIELDS;
+	s->def.nfields = nfields;
+	s->def.fields = xcalloc((size_t)nfields + 1, sizeof(char *));
+	s->def.lens = xcalloc((size_t)nfields + 1, sizeof(size_t));
+	for (int i = 0; i < nfields; i++) {
+		s->def.fields[i] = xstrndup(fields[i], lens[i]);
+		s->def.lens[i] = lens[i];
+	}
+	return 0;
+}
+
+const struct struct_def *structs_get(const struct structs *t, const char *mod,
+				     size_t len)
+{
+	struct structs_slot *s = find(t, mod, len);
+	return s && s->mod ? &s->def : NULL;
+}
+
+void structs_met(struct structs *t, const char *mod, size_t len)
+{
+	struct structs_slot *s = find(t, mod, len);
+	if ((s && s->mod) || t->nask >= STRUCTS_ASK_MAX)
+		return;
+	if (!slot_for(t, mod, len))
+		return;
+	if (!t->ask)
+		t->ask = xmalloc(STRUCTS_ASK_MAX * sizeof(*t->ask));
+	t->ask[t->nask++] = xstrndup(mod, len);
+}
+
+int structs_take_asks(struct structs *t, char **mods, int max)
+{
+	int n = t->nask < max ? t->nask : max;
+	memcpy(mods, t->ask, (size_t)n * sizeof(*mods));
+	memmove(t->ask, t->ask + n, (size_t)(t->nask - n) * sizeof(*t->ask));
+	t->nask -= n;
+	return n;
+}
