@@ -14,6 +14,7 @@ BUILD=${BUILD:-$TOP/build}
 BEAMSCOPE=$BUILD/beamscope
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/beamscope-test.XXXXXX")
 eval "$("$TOP/scripts/erl-config" | sed 's/ = /=/; s/^\([A-Z_]*\)=\(.*\)$/\1="\2"/')"
+export ERL_CALL   # the host's: it reaches a node of any release
 # OTP=27 or 29: target nodes, erlc and Elixir of that runtime
 # (scripts/otp-targets), beamscope as built on the host
 if [ -n "${OTP:-}" ] && [ "$OTP" != "$OTP_RELEASE" ]; then
@@ -180,6 +181,19 @@ SEND_PATTERN=true
 # otp_release: the current node's OTP release ("25", "27", "29")
 otp_release() {
 	node_eval "erlang:system_info(otp_release)." | tr -d '"'
+}
+
+# erl_text TERM: the current node's own text of TERM, as
+# io_lib:format("~0tp", [TERM]) prints it there (the order of a map's
+# keys, for one, is the release's)
+erl_text() {
+	node_eval "file:write_file(\"$TRASH/erl_text\", io_lib:format(\"~0tp\", [$1]))." \
+		>/dev/null && cat "$TRASH/erl_text"
+}
+
+# ere TEXT: TEXT as an extended regular expression that matches it alone
+ere() {
+	printf '%s' "$1" | sed 's/[][\\.*^$(){}+?|]/\\&/g'
 }
 
 # sessions_here: the current node has trace sessions (OTP 27+), so

@@ -8,6 +8,37 @@ start_elixir_node bsshop "$TOP/test/erl/bs_shop.ex" || exit 1
 node_eval "'Elixir.Shop':start()." | grep -q ok || exit 1
 
 ORDER='%Shop.Order{id: 3, items: ["book", "pen"], status: :new, total: 300.0}'
+# the order of a map's keys in Erlang is the release's: as the node prints it
+ORDER_ERL=$(erl_text "#{'__struct__' => 'Elixir.Shop.Order', id => 1, items => [<<\"book\">>, <<\"pen\">>], status => new, total => 300.0}")
+say "Shop.Order in Erlang: $ORDER_ERL"
+
+# Elixir prints a struct's fields in the order its module defines them;
+# a node in interactive mode loads Shop.Order only when something calls
+# it, which Shop never does: beamscope asks about it the first time it
+# meets one and shows the next ones in that order, read from the module's
+# object file, loading nothing and making no atom there
+test_expect_success 'a struct whose module is not loaded: asked once, then its fields in order' '
+	[ "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false ] &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
+	bs_start --events spawn --duration 0.3 && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	a0=$(node_eval "erlang:system_info(atom_count).") &&
+	bs_start --events send --payload-bytes 1000 --duration 0 && bs_wait_attached &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null && sleep 0.5 &&
+	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null && sleep 0.5 &&
+	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | uniq -c &&
+	last=$(grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | tail -n 1) &&
+	test "$last" = "Shop.Order{id: 1, items: [\\\"book\\\", \\\"pen\\\"], status: :new, total: 300.0}" &&
+	[ "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false ] &&
+	a1=$(node_eval "erlang:system_info(atom_count).") &&
+	echo "atoms before $a0, after $a1" &&
+	# one of the eight names of the C node may be new (t0368)
+	[ "$a1" -le $((a0 + 1)) ] &&
+	target_clean 2
+'
+
+# a release loads every module at boot: so here from now on
+node_eval "code:ensure_loaded('Elixir.Shop.Order')." | grep -q module || exit 1
 
 test_expect_success 'batch: Elixir found at attach, names and terms in Elixir' '
 	bs_start --events send,receive --payload-bytes 1000 --duration 0 &&
@@ -60,8 +91,8 @@ test_expect_success '--syntax erlang on the same node: Erlang text' '
 		sleep 0.1
 	done &&
 	kill -INT "$BS_PID" && bs_wait &&
-	jqs -e "[.[] | select(.name == \"Elixir.Shop.Cache\" and (.payload |
-		contains(\"#{'"'"'__struct__'"'"' => '"'"'Elixir.Shop.Order'"'"',id => 1,items => [<<\\\"book\\\">>,<<\\\"pen\\\">>],status => new,total => 300.0}\")))] | length == 1"
+	jqs -e --arg o "$ORDER_ERL" "[.[] | select(.name == \"Elixir.Shop.Cache\" and (.payload |
+		contains(\$o)))] | length == 1"
 '
 
 test_expect_success '--call in Elixir form: calls, returns and exceptions in Elixir' '
@@ -116,7 +147,7 @@ test_expect_success 'the view: Elixir names in the table, Elixir terms in the lo
 	ui_wait "tracing [0-9]+ processes" 10 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
 	ui_keys / Shop.Cache Enter && ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache " 5 &&
-	ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache +:gen_server[.]loop/7 " 5 &&
+	ui_wait "^<0[.][0-9]+[.]0> +Shop[.]Cache +:gen_server[.]loop/[0-9] " 5 &&
 	ui_keys ":focus Elixir.Shop.Cache" Enter && ui_wait "nothing captured|Shop.Cache" 5 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(3)." >/dev/null &&
 	ui_wait "received <-  [{]:\"[$]gen_call\", [{]#PID<0[.]" 5 &&

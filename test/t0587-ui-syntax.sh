@@ -10,6 +10,9 @@ command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install
 command -v tmux >/dev/null || test_skip_all "tmux is not installed"
 
 start_elixir_node bssyntax "$TOP/test/erl/bs_shop.ex" || exit 1
+# a release loads every module at boot, struct modules too (t0365 tests a
+# node that has not loaded one)
+node_eval "code:ensure_loaded('Elixir.Shop.Order')." | grep -q module || exit 1
 node_eval "'Elixir.Shop':start()." | grep -q ok || exit 1
 W=$(node_eval "pid_to_list('Elixir.Shop':start_worker())." | tr -d '"')
 case $W in "<0."*) ;; *) echo "no worker: $W"; exit 1 ;; esac
@@ -17,7 +20,9 @@ case $W in "<0."*) ;; *) echo "no worker: $W"; exit 1 ;; esac
 WP=$(printf '%s' "$W" | sed 's/[.]/[.]/g')
 
 ORDER_EX='%Shop[.]Order[{]id: 1, items: [[]"book", "pen"[]], status: :new, total: 300[.]0[}]'
-ORDER_ERL="#[{]'__struct__' => 'Elixir[.]Shop[.]Order',id => 1,items => [[]<<\"book\">>,<<\"pen\">>[]],status => new,total => 300[.]0[}]"
+# the order of a map's keys in Erlang is the release's: as the node prints it
+ORDER_ERL=$(ere "$(erl_text "#{'__struct__' => 'Elixir.Shop.Order', id => 1, items => [<<\"book\">>, <<\"pen\">>], status => new, total => 300.0}")")
+say "Shop.Order in Erlang: $ORDER_ERL"
 
 # the text of an export, its escapes undone
 unescape() {
@@ -110,7 +115,7 @@ test_expect_success ':syntax erlang turns the chart and its exports into Erlang,
 	ui_keys ":chart-export $TRASH/erl.mmd" Enter && ui_wait "wrote .* to .*erl[.]mmd" 5 &&
 	unescape erl.mmd >erl.txt && cat erl.txt &&
 	grep -q "Elixir[.]Shop[.]Cache" erl.txt &&
-	grep -q "[{]put,$ORDER_ERL[}][}]" erl.txt && ! grep -q "%Shop" erl.txt &&
+	grep -qE "[{]put,$ORDER_ERL[}][}]" erl.txt && ! grep -q "%Shop" erl.txt &&
 	ui_keys ":syntax elixir" Enter && ui_wait "elixir syntax; " 5 &&
 	ui_wait "[{]:\"[$]gen_call\"" 5 &&
 	ui_screen >screen && ! grep -q "Elixir[.]Shop" screen
@@ -122,15 +127,22 @@ test_expect_success 'the servers view: Elixir names and requests, in Erlang afte
 	ui_wait "tracing [0-9]+ processes on .*, gen calls paired" 10 &&
 	node_eval "'"'"'Elixir.Shop'"'"':work(2)." >/dev/null &&
 	ui_wait " Shop[.]Cache +put +2 " 5 &&
-	ui_keys End Enter && ui_wait "slowest calls to Shop[.]Cache [(]put[)]" 5 &&
-	ui_wait "[{]:put, %Shop[.]Order[{].*id: [12], items: [[]\"book\" [|] [.][.][.][]][}][}] -> :ok" 5 &&
+	ui_keys Home && found= &&
+	for _ in 1 2 3 4 5; do
+		# the rows: other servers are called too (OTP 29 asks auth for
+		# a cookie when a node connects), in an order of their own
+		ui_keys Enter
+		ui_wait "slowest calls to Shop[.]Cache [(]put[)]" 1 >/dev/null && found=1 && break
+		ui_keys Escape Down
+	done && [ -n "$found" ] &&
+	ui_wait "[{]:put, %Shop[.]Order[{]id: [12], .*[.][.][.].*[}][}] -> :ok" 5 &&
 	ui_keys ":syntax erlang" Enter && ui_wait "erlang syntax; " 5 &&
 	ui_wait "slowest calls to Elixir[.]Shop[.]Cache [(]put[)]" 5 &&
-	ui_wait "[{]put,#[{].*id => [12],.*<<\"book\">>.* -> ok" 5 &&
+	ui_wait "[{]put,#[{].*id => [12],.* -> ok" 5 &&
 	ui_screen | grep "put,#" &&
 	ui_screen >screen && ! grep -q "%Shop" screen &&
 	ui_keys ":syntax elixir" Enter && ui_wait "elixir syntax; " 5 &&
-	ui_wait "[{]:put, %Shop[.]Order[{].*id: [12], items: [[]\"book\" [|] [.][.][.][]][}][}] -> :ok" 5 &&
+	ui_wait "[{]:put, %Shop[.]Order[{]id: [12], .*[.][.][.].*[}][}] -> :ok" 5 &&
 	ui_keys Escape Escape && ui_wait "PID +NAME" 5
 '
 

@@ -6,7 +6,7 @@
 
 %% Both processes registered (bs_msrc, bs_msink); the sink's pid as text.
 ready() ->
-    [catch exit(whereis(N), kill) || N <- [bs_msrc, bs_msink], whereis(N) =/= undefined],
+    [exit(P, kill) || P <- [whereis(N) || N <- [bs_msrc, bs_msink]], is_pid(P)],
     timer:sleep(20),
     Sink = spawn(?MODULE, sink, []),
     register(bs_msink, Sink),
