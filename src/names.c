@@ -9,9 +9,24 @@
 
 struct names_slot {
 	struct bs_pid pid;
-	char *name;       /* NULL: empty (state 0) or deleted (state 2) */
 	int state;        /* 0 empty, 1 live, 2 deleted */
+	char *name;       /* NULL: empty (state 0) or deleted (state 2) */
 };
+
+/* "" is kept without an allocation: a table of processes asked about and
+ * not named holds hundreds of thousands of them */
+static char empty[1];
+
+static char *keep(const char *name)
+{
+	return *name ? xstrdup(name) : empty;
+}
+
+static void let_go(char *name)
+{
+	if (name != empty)
+		free(name);
+}
 
 void names_init(struct names *nt)
 {
@@ -22,7 +37,7 @@ void names_init(struct names *nt)
 void names_release(struct names *nt)
 {
 	for (size_t i = 0; i < nt->cap; i++)
-		free(nt->slots[i].name);
+		let_go(nt->slots[i].name);
 	free(nt->slots);
 	names_init(nt);
 }
@@ -59,7 +74,7 @@ static void grow(struct names *nt)
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slots[i].state == 1) {
 			names_set(nt, old.slots[i].pid, old.slots[i].name);
-			free(old.slots[i].name);
+			let_go(old.slots[i].name);
 		}
 	free(old.slots);
 }
@@ -68,8 +83,8 @@ void names_set(struct names *nt, struct bs_pid pid, const char *name)
 {
 	struct names_slot *s = find(nt, pid);
 	if (s) {
-		free(s->name);
-		s->name = xstrdup(name);
+		let_go(s->name);
+		s->name = keep(name);
 		return;
 	}
 	if ((nt->used + 1) * 2 > nt->cap)
@@ -81,7 +96,7 @@ void names_set(struct names *nt, struct bs_pid pid, const char *name)
 				nt->used++;
 			s->state = 1;
 			s->pid = pid;
-			s->name = xstrdup(name);
+			s->name = keep(name);
 			return;
 		}
 	}
@@ -91,7 +106,7 @@ void names_unset(struct names *nt, struct bs_pid pid)
 {
 	struct names_slot *s = find(nt, pid);
 	if (s) {
-		free(s->name);
+		let_go(s->name);
 		s->name = NULL;
 		s->state = 2;
 	}

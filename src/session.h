@@ -55,7 +55,7 @@
  * node: past that the table starts again (they are asked about again) */
 #define SESSION_ASK_MAX 16384
 #define SESSION_ASK_MS 100
-#define SESSION_LABELS_MAX 200000
+#define SESSION_LABELS_MAX 65536    /* 1.5 MB of slots, names apart */
 /* where labels exist (OTP 27), a process that had none at its first
  * answer is asked once more this long after it */
 #define SESSION_RELABEL_MS 2000
