@@ -53,13 +53,16 @@ test_expect_success 'a / filter: the same' '
 '
 
 test_expect_success 'resizing small and back shows the first rows again' '
-	ui_keys / C-u Enter && ui_wait " [0-9]+/2[0-9][0-9] " &&
-	ui_keys Home && ui_wait " 1/2[0-9][0-9] " &&
+	# only the 200 idle processes: others of the node may appear meanwhile
+	# (OTP 29 wakes its supervisors now and then) and lead the table
+	ui_keys / C-u idle Enter && ui_wait " [0-9]+/200 " &&
+	ui_keys Home && ui_wait " 1/200 " &&
 	first_row >before.txt &&
 	ui_keys End && tm resize-window -t ui -x 100 -y 8 && sleep 0.4 &&
 	ui_keys Home && sleep 0.3 &&
 	tm resize-window -t ui -x 100 -y 30 && sleep 0.4 &&
-	ui_wait " 1/2[0-9][0-9] " && first_row | cmp before.txt - &&
+	ui_wait " 1/2[0-9][0-9] " && first_row >after.txt &&
+	{ cmp before.txt after.txt || { echo "first row before, after:"; cat before.txt after.txt; ui_screen; false; }; } &&
 	ui_keys End && tm resize-window -t ui -x 100 -y 8 && sleep 0.4 &&
 	tm resize-window -t ui -x 100 -y 30 && sleep 0.4 &&
 	[ "$(ui_screen | sed -n 28p | grep -c "<0[.]")" = 1 ] &&
