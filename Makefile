@@ -2,6 +2,8 @@
 #
 #   make                  build build/beamscope (the NIF and .beam files inside)
 #   make check            build and run every test under prove
+#   make check OTP=27     the same with target nodes on OTP 27 (or 29)
+#   make check-release OTP=29   what a release can change (no docs, lint...)
 #   make DEVELOPER=1      warnings are errors
 #   make SANITIZE=address,undefined check
 #   make V=1              show full commands
@@ -75,7 +77,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check unit clean install uninstall demo bench fuzz lint valgrind soak
+.PHONY: all check check-release unit clean install uninstall demo bench fuzz lint valgrind soak
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(BATCH_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -156,12 +158,14 @@ fuzz: $(BUILD)/fuzz-decode $(BUILD)/fuzz-recording $(BUILD)/fuzz-args
 
 # static checks: cppcheck, and clang-tidy with the checks in .clang-tidy
 lint: $(BUILD)/config.mk
-	cppcheck --enable=warning,performance,portability --inline-suppr --quiet \
+	cppcheck -j 2 --enable=warning,performance,portability --inline-suppr --quiet \
 		--error-exitcode=1 -D_GNU_SOURCE -Isrc -Iui \
 		--suppress=missingIncludeSystem \
 		--template='{file}:{line}: {severity}: {message} [{id}]' src batch ui
-	clang-tidy --quiet $(wildcard src/*.c batch/*.c ui/*.c) -- -std=c11 -D_GNU_SOURCE \
-		-D_REENTRANT -Isrc -Iui -I$(EI_INCLUDE)
+	@# two at a time: the machine's two cores
+	printf '%s\n' $(wildcard src/*.c batch/*.c ui/*.c) | xargs -P 2 -n 6 \
+		sh -c 'clang-tidy --quiet "$$@" -- -std=c11 -D_GNU_SOURCE \
+		-D_REENTRANT -Isrc -Iui -I$(EI_INCLUDE)' clang-tidy
 
 # the C unit tests under valgrind (in a build without SANITIZE)
 valgrind: unit
@@ -183,9 +187,21 @@ $(BUILD)/bench_floor.so: scripts/bench_floor.c $(BUILD)/config.mk
 bench: all $(BUILD)/bench-decode $(BUILD)/bench-syntax $(BUILD)/bench_floor.so
 	scripts/bench
 
-# Tests: C unit tests, then shell tests against real nodes.
+# Tests: C unit tests, then shell tests against real nodes.  OTP=27 or
+# OTP=29 runs the nodes (and erlc, elixir) on that release's runtime
+# (scripts/otp-targets makes them); beamscope stays built on the host.
 check: all unit
 	$(PROVE) $(PROVE_OPTS) $(UNIT_BIN) test/t[0-9]*.sh
+
+# What no release changes: the docs, installing, the fuzzers, lint and
+# valgrind on the unit tests.  check-release runs everything else, for a
+# second or third release: .ci/run runs check on the host's release, then
+# check-release on the others.
+ONCE := test/t0110-docs.sh test/t0140-install.sh test/t0600-fuzz.sh \
+	test/t0800-lint.sh test/t0810-valgrind.sh
+check-release: all unit
+	$(PROVE) $(PROVE_OPTS) $(UNIT_BIN) \
+		$(filter-out $(ONCE),$(wildcard test/t[0-9]*.sh))
 
 demo: all
 	scripts/demo
