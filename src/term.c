@@ -378,9 +378,12 @@ static bool printable(const unsigned char *s, size_t n)
 
 /*
  * s[0..n) as UTF-8: 1 if it is printable Latin-1 characters (*wide: some
- * past ASCII), 0 if it holds others, -1 if it is no UTF-8.
+ * past ASCII), 0 if it holds others, -1 if it is no UTF-8.  With lead, as
+ * OTP 29's ~tp reads a binary: 0 at the first character that is not
+ * printable, -1 only when a byte that is no UTF-8 comes before one.
  */
-static int printable_utf8(const unsigned char *s, size_t n, bool *wide)
+static int printable_utf8(const unsigned char *s, size_t n, bool *wide,
+			  bool lead)
 {
 	size_t i = 0;
 	int r = 1;
@@ -389,33 +392,15 @@ static int printable_utf8(const unsigned char *s, size_t n, bool *wide)
 		long c = utf8_next(s, n, &i);
 		if (c < 0)
 			return -1;
-		if (!latin1_printable((unsigned long)c))
+		if (!latin1_printable((unsigned long)c)) {
+			if (lead)
+				return 0;
 			r = 0;
+		}
 		if (c >= 0x80)
 			*wide = true;
 	}
 	return r;
-}
-
-/*
- * The same as OTP 29's ~tp reads a binary: UTF-8 from the start, 0 at the
- * first character that is not printable, -1 (try Latin-1) only when a
- * byte that is no UTF-8 comes first.
- */
-static int printable_utf8_lead(const unsigned char *s, size_t n, bool *wide)
-{
-	size_t i = 0;
-	*wide = false;
-	while (i < n) {
-		long c = utf8_next(s, n, &i);
-		if (c < 0)
-			return -1;
-		if (!latin1_printable((unsigned long)c))
-			return 0;
-		if (c >= 0x80)
-			*wide = true;
-	}
-	return 1;
 }
 
 /* Latin-1 bytes as the inside of an Erlang string literal (no quotes). */
@@ -712,8 +697,8 @@ static int render_binary(struct rctx *rc, int size)
 	if (rc->limit && look > rc->limit)
 		look = rc->limit;
 	bool wide;
-	int u = size <= 0 ? 0 : rc->td & TD_BIN_UTF8_LEAD ?
-		printable_utf8_lead(s, look, &wide) : printable_utf8(s, look, &wide);
+	int u = size <= 0 ? 0 : printable_utf8(s, look, &wide,
+					       rc->td & TD_BIN_UTF8_LEAD);
 	emit(rc, "<<", 2);
 	if (u > 0) {
 		emit(rc, "\"", 1);
