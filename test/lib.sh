@@ -75,6 +75,57 @@ random_cookie() {
 	od -An -N12 -tx1 /dev/urandom | tr -d ' \n'
 }
 
+# erlc and elixirc, compiled once: what a test compiles is kept under
+# $BUILD/test-beams/RELEASE/KEY (KEY: the tool, its options and its
+# sources' contents) and copied to where the test wants it, so that each
+# module is compiled once a release rather than once a test (an erlc or
+# elixirc that starts in a runtime's chroot takes a second or more).
+_beams=$BUILD/test-beams/${OTP:-$OTP_RELEASE}
+_cached() {
+	_tool=$1
+	shift
+	_out=. _key=$_tool _n=$# _i=0
+	while [ "$_i" -lt "$_n" ]; do
+		_a=$1
+		shift
+		_i=$((_i + 1))
+		if [ "$_a" = -o ]; then
+			_out=$1
+			shift
+			_i=$((_i + 1))
+			continue
+		fi
+		if [ -f "$_a" ]; then
+			_key="$_key $(md5sum <"$_a" | cut -c1-32)"
+		else
+			_key="$_key $_a"
+		fi
+		set -- "$@" "$_a"
+	done
+	_dir=$_beams/$(printf '%s' "$_key" | md5sum | cut -c1-32)
+	if [ ! -d "$_dir" ]; then
+		mkdir -p "$_beams" && _tmp=$(mktemp -d "$_beams/.new.XXXXXX") || return 1
+		if ! command "$_tool" -o "$_tmp" "$@"; then
+			rm -rf "$_tmp"
+			return 1
+		fi
+		mv "$_tmp" "$_dir" 2>/dev/null || rm -rf "$_tmp"
+	fi
+	mkdir -p "$_out" && cp "$_dir"/. "$_out"/ -R
+}
+erlc() { _cached erlc "$@"; }
+elixirc() { _cached elixirc "$@"; }
+# is there an elixirc to run (not only the function above)?
+have_elixir() { (unset -f elixirc; command -v elixirc >/dev/null 2>&1); }
+
+# the lib folder of the node's Elixir, asked once a release
+elixir_lib() {
+	[ -s "$_beams/elixir_lib" ] ||
+		{ mkdir -p "$_beams" && elixir -e "IO.puts :code.lib_dir(:elixir)" >"$_beams/elixir_lib"; } ||
+		return 1
+	cat "$_beams/elixir_lib"
+}
+
 # Compile the test workload once per test file.
 compile_workload() {
 	[ -f "$TRASH/ebin/bs_work.beam" ] && return 0
@@ -123,14 +174,14 @@ start_node() {
 # code path and started, and each FILE.ex compiled into the workload's
 # ebin.  Fails when Elixir is not installed (elixirc, elixir).
 start_elixir_node() {
-	command -v elixirc >/dev/null 2>&1 || return 1
+	have_elixir || return 1
 	_ep=$1
 	shift
 	compile_workload || return 1
 	if [ $# -gt 0 ]; then
 		elixirc -o "$TRASH/ebin" "$@" >/dev/null || return 1
 	fi
-	_exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)") || return 1
+	_exdir=$(elixir_lib) || return 1
 	start_node "$_ep" -pa "$_exdir/ebin" \
 		-eval "{ok, _} = application:ensure_all_started(elixir)" || return 1
 	# the node answers before -eval has run: wait for Elixir to be up

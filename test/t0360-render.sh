@@ -89,8 +89,8 @@ test_expect_success 'a bitstring that is not whole bytes is cut to its first byt
 '
 stop_node
 
-if command -v elixirc >/dev/null 2>&1; then
-	exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)")
+if have_elixir; then
+	exdir=$(elixir_lib)
 	elixirc -o "$TRASH/ebin" "$TOP/test/erl/bs_terms_ex.ex" >/dev/null || exit 1
 	start_node bsrenderex -pa "$exdir/ebin" || exit 1
 	node_eval "application:ensure_all_started(elixir)." >/dev/null

@@ -2,7 +2,7 @@
 # An Elixir node: found Elixir at attach, its processes and terms shown as
 # Elixir prints them, in batch and in the view; --syntax overrides.
 . "$(dirname "$0")/lib.sh"
-command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install elixir)"
+have_elixir || test_skip_all "no elixirc (apt-get install elixir)"
 
 start_elixir_node bsshop "$TOP/test/erl/bs_shop.ex" || exit 1
 node_eval "'Elixir.Shop':start()." | grep -q ok || exit 1

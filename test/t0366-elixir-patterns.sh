@@ -6,7 +6,7 @@
 # leaves the node as it was; no atom is made from the text; Erlang-form
 # patterns still work; a node without Elixir says to write Erlang form.
 . "$(dirname "$0")/lib.sh"
-command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install elixir)"
+have_elixir || test_skip_all "no elixirc (apt-get install elixir)"
 
 # a plain Erlang node first: start_elixir_node sets NODE for the rest
 start_node bsplain -eval "code:ensure_loaded(bs_calls)" || exit 1

@@ -105,9 +105,9 @@ test_expect_success 'a call that never returns: in flight, stuck, then abandoned
 		.oldest_in_flight_us // empty] | length >= 2 and . == sort" &&
 	target_clean 2
 '
-if command -v elixirc >/dev/null 2>&1; then
+if have_elixir; then
 test_expect_success 'an Elixir GenServer.call is paired too' '
-	exdir=$(elixir -e "IO.puts :code.lib_dir(:elixir)") &&
+	exdir=$(elixir_lib) &&
 	elixirc -o "$TRASH/ebin" "$TOP/test/erl/bs_gen_ex.ex" >/dev/null &&
 	start_node bsgenex -pa "$exdir/ebin" &&
 	node_eval "'"'"'Elixir.BsGenEx'"'"':start()." >/dev/null &&

@@ -6,7 +6,7 @@
 # :syntax elixir, with nothing new captured in between.  Names typed in
 # Elixir form (:focus Shop.Cache) find their process.
 . "$(dirname "$0")/lib.sh"
-command -v elixirc >/dev/null 2>&1 || test_skip_all "no elixirc (apt-get install elixir)"
+have_elixir || test_skip_all "no elixirc (apt-get install elixir)"
 command -v tmux >/dev/null || test_skip_all "tmux is not installed"
 
 start_elixir_node bssyntax "$TOP/test/erl/bs_shop.ex" || exit 1
