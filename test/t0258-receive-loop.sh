@@ -29,10 +29,10 @@ count() {
 one_run() {
 	if [ "$1" = before ]; then
 		sink=$(node_eval "bs_work:sink_ready()." | tr -d '"') &&
-		bs_start --duration 0 && bs_wait_attached &&
+		bs_start --duration 0 ${LEGACY:-} && bs_wait_attached &&
 		node_eval "bs_work:sink_run($N, $K)." >/dev/null && want=$((N + 2))
 	else
-		bs_start --duration 0 && bs_wait_attached &&
+		bs_start --duration 0 ${LEGACY:-} && bs_wait_attached &&
 		sink=$(node_eval "{S, _} = bs_work:sink($N, $K), pid_to_list(S)." | tr -d '"') &&
 		want=$((N + 1))
 	fi || return 1
@@ -70,6 +70,14 @@ test_expect_success "$RUNS runs, each after a run that traced timeouts only" '
 		target_clean 2 && one_run after || exit 1
 	done
 '
+
+# the legacy session, where the report came from, on the releases that
+# have sessions too (there --legacy asks for it)
+if [ "$REL" -ge 27 ]; then
+	test_expect_success "$RUNS runs in the legacy session (--legacy): every receive every time" '
+		LEGACY=--legacy && runs after
+	'
+fi
 
 test_expect_success 'the receive pattern replaced by someone else mid-run (legacy session): said' '
 	if [ "$REL" -ge 27 ]; then legacy=--legacy; else legacy=; fi
