@@ -56,7 +56,7 @@ test_expect_success() {
 	else
 		test_failed=$((test_failed + 1))
 		printf 'not ok %d - %s\n' "$test_count" "$1"
-		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -n 40
+		sed 's/^/#   /' "$TRASH/out.$test_count" | tail -n 40 >&2
 	fi
 }
 

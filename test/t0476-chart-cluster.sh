@@ -15,7 +15,10 @@ test_expect_success 'batch --chart on two nodes: cross-node arrows, delivered, w
 	: >err.txt &&
 	"$BEAMSCOPE" $A $B --batch --cookie-file "$COOKIE_FILE" --pids ping_1,pong_2 \
 		--chart mermaid -d 4 -o chart.mmd 2>err.txt & pid=$! &&
-	for _ in $(seq 1 100); do grep -q "attached to.*$BF\|tracing" err.txt && break; sleep 0.05; done &&
+	# both nodes attached (each says so on its own line) before the pings
+	for _ in $(seq 1 200); do grep -q "attached to $AF " err.txt &&
+		grep -q "attached to $BF " err.txt && break; sleep 0.05; done &&
+	grep -q "attached to $BF " err.txt &&
 	sleep 0.5 && on_node $A "bs_cluster:go(ping_1, 3)." >/dev/null &&
 	wait $pid && cat chart.mmd err.txt &&
 	[ "$(grep -c "^    participant" chart.mmd)" = 3 ] &&
