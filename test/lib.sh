@@ -60,6 +60,14 @@ test_expect_success() {
 	fi
 }
 
+# expect ACTUAL OP WANTED: test(1)'s comparison (=, !=, -eq, -ge, ...),
+# which says both sides when it does not hold
+expect() {
+	[ "$1" "$2" "$3" ] 2>/dev/null && return 0
+	printf 'expect: want %s %s\nexpect: got  %s\n' "$2" "'$3'" "'$1'" >&2
+	return 1
+}
+
 test_skip_all() {
 	printf '1..0 # SKIP %s\n' "$1"
 	exit 0

@@ -24,7 +24,7 @@ expect_usage() {
 	"$BEAMSCOPE" "$@" >out 2>err
 	rc=$?
 	cat err
-	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && [ ! -s out ]
+	expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
 }
 
 test_expect_success 'unknown option: exit 2, one line' '
@@ -52,23 +52,23 @@ test_expect_success 'no cookie anywhere says what to do' '
 test_expect_success 'no terminal and no such node: the node is said first' '
 	echo c >c2 && chmod 400 c2 &&
 	"$BEAMSCOPE" nosuch_$$ --cookie-file c2 </dev/null 2>err; rc=$?
-	cat err; [ $rc -eq 3 ] && grep -qE "not found|cannot reach epmd" err && ! grep -q terminal err
+	cat err; expect "$rc" -eq 3 && grep -qE "not found|cannot reach epmd" err && ! grep -q terminal err
 '
 test_expect_success 'dead epmd: exit 3 with advice' '
 	echo c >c && chmod 400 c &&
 	ERL_EPMD_PORT=1 "$BEAMSCOPE" demo --batch --cookie-file c 2>err; rc=$?
-	cat err; [ $rc -eq 3 ] && grep -q "cannot reach epmd" err && [ "$(wc -l <err)" -eq 1 ]
+	cat err; expect "$rc" -eq 3 && grep -q "cannot reach epmd" err && expect "$(wc -l <err)" -eq 1
 '
 test_expect_success 'no node and no epmd: one line, exit 2' '
 	ERL_EPMD_PORT=1 "$BEAMSCOPE" >out 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] &&
+	cat err; expect "$rc" -eq 2 && [ ! -s out ] && expect "$(wc -l <err)" -eq 1 &&
 	grep -q "^beamscope: no node given, and cannot reach epmd" err &&
 	grep -q "erl -sname NAME" err
 '
 test_expect_success 'unresolvable host: exit 3' '
 	echo c >c && chmod 400 c &&
 	"$BEAMSCOPE" demo@no-such-host.invalid --batch --cookie-file c 2>err; rc=$?
-	cat err; [ $rc -eq 3 ] && grep -q "cannot resolve host" err
+	cat err; expect "$rc" -eq 3 && grep -q "cannot resolve host" err
 '
 test_expect_success 'world-readable cookie file gets a warning, never the cookie' '
 	echo sekritcookie >c && chmod 644 c &&

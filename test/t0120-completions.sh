@@ -40,19 +40,19 @@ test_expect_success 'complete -p: bash completes beamscope with a function' '
 '
 
 test_expect_success 'bash offers every option of --help, and no other' '
-	[ "$(wc -l <help.opts)" -gt 20 ] &&
+	expect "$(wc -l <help.opts)" -gt 20 &&
 	bash_complete "$BEAMSCOPE" -- >offered &&
 	diff help.opts offered
 '
 
 test_expect_success 'bash: a prefix completes to its option' '
-	[ "$(bash_complete "$BEAMSCOPE" --ev)" = --events ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --no-c)" = --no-config ] &&
+	expect "$(bash_complete "$BEAMSCOPE" --ev)" = --events &&
+	expect "$(bash_complete "$BEAMSCOPE" --no-c)" = --no-config &&
 	bash_complete "$BEAMSCOPE" --co >co && printf "%s\n" --cookie --cookie-file --counts | diff - co
 '
 
 test_expect_success 'bash: --events offers the kinds of src/event.h' '
-	[ "$(wc -l <kinds)" -ge 8 ] &&
+	expect "$(wc -l <kinds)" -ge 8 &&
 	bash_complete "$BEAMSCOPE" --events "" >offered && diff kinds offered &&
 	bash_complete "$BEAMSCOPE" -e "" >offered && diff kinds offered
 '
@@ -61,23 +61,23 @@ test_expect_success 'bash: --events completes after a comma, without the kinds g
 	bash_complete "$BEAMSCOPE" --events send,re >offered &&
 	printf "%s\n" send,receive send,register | diff - offered &&
 	bash_complete "$BEAMSCOPE" --events send,receive, >offered && cat offered &&
-	[ "$(wc -l <offered)" -eq $(( $(wc -l <kinds) - 2 )) ] &&
+	expect "$(wc -l <offered)" -eq $(( $(wc -l <kinds) - 2 )) &&
 	! grep -qE ",(send|receive)\$" offered && grep -qx send,receive,gc offered
 '
 
 test_expect_success 'bash: --events=LIST, with = a word of its own or not' '
-	[ "$(bash_complete "$BEAMSCOPE" --events = send,sp)" = send,spawn ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --events=send,sp)" = --events=send,spawn ] &&
+	expect "$(bash_complete "$BEAMSCOPE" --events = send,sp)" = send,spawn &&
+	expect "$(bash_complete "$BEAMSCOPE" --events=send,sp)" = --events=send,spawn &&
 	bash_complete "$BEAMSCOPE" --events = >offered && diff kinds offered
 '
 
 test_expect_success 'bash: --on-limit, --pids and --output' '
-	[ "$(bash_complete "$BEAMSCOPE" --on-limit "" | tr "\n" " ")" = "shed stop " ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --on-limit=s | tr "\n" " ")" = "--on-limit=shed --on-limit=stop " ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --pids "" | tr "\n" " ")" = "all existing new " ] &&
+	expect "$(bash_complete "$BEAMSCOPE" --on-limit "" | tr "\n" " ")" = "shed stop " &&
+	expect "$(bash_complete "$BEAMSCOPE" --on-limit=s | tr "\n" " ")" = "--on-limit=shed --on-limit=stop " &&
+	expect "$(bash_complete "$BEAMSCOPE" --pids "" | tr "\n" " ")" = "all existing new " &&
 	mkdir -p outdir && : >outdir/trace.json &&
-	[ "$(bash_complete "$BEAMSCOPE" -o outdir/tr)" = outdir/trace.json ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --cookie-file outdir/tr)" = outdir/trace.json ] &&
+	expect "$(bash_complete "$BEAMSCOPE" -o outdir/tr)" = outdir/trace.json &&
+	expect "$(bash_complete "$BEAMSCOPE" --cookie-file outdir/tr)" = outdir/trace.json &&
 	[ -z "$(bash_complete "$BEAMSCOPE" --duration "")" ]
 '
 
@@ -86,16 +86,16 @@ prefix=${NODE%_*}_
 
 test_expect_success 'bash completes a running node name from epmd' '
 	echo "prefix $prefix node $NODE" &&
-	[ "$(bash_complete "$BEAMSCOPE" "$prefix")" = "$NODE" ] &&
+	expect "$(bash_complete "$BEAMSCOPE" "$prefix")" = "$NODE" &&
 	bash_complete "$BEAMSCOPE" "" >offered && grep -qx "$NODE" offered &&
 	bash_complete "$BEAMSCOPE" -d 5 --events send "" >offered && grep -qx "$NODE" offered &&
 	bash_complete "$BEAMSCOPE" --batch -o x.json "$prefix" >offered && grep -qx "$NODE" offered
 '
 
 test_expect_success 'bash: a second node (several at once); after --list, hosts instead' '
-	[ "$(bash_complete "$BEAMSCOPE" "$NODE" "$prefix")" = "$NODE" ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --cluster "$NODE" --pids all "$prefix")" = "$NODE" ] &&
-	[ "$(bash_complete "$BEAMSCOPE" --pids "$NODE" "$prefix")" = "$NODE" ] &&
+	expect "$(bash_complete "$BEAMSCOPE" "$NODE" "$prefix")" = "$NODE" &&
+	expect "$(bash_complete "$BEAMSCOPE" --cluster "$NODE" --pids all "$prefix")" = "$NODE" &&
+	expect "$(bash_complete "$BEAMSCOPE" --pids "$NODE" "$prefix")" = "$NODE" &&
 	bash_complete "$BEAMSCOPE" --list "" >offered &&
 	! grep -qx "$NODE" offered
 '
@@ -142,11 +142,11 @@ if command -v fish >/dev/null; then
 		printf "%s\n" send,receive send,register | diff - offered &&
 		fish_complete "beamscope --events=" | sed "s/^--events=//" >offered &&
 		diff kinds offered &&
-		[ "$(fish_complete "beamscope --on-limit " | tr "\n" " ")" = "shed stop " ]
+		expect "$(fish_complete "beamscope --on-limit " | tr "\n" " ")" = "shed stop "
 	'
 	test_expect_success 'fish completes a running node name, also a second one' '
-		[ "$(fish_complete "beamscope -d 5 $prefix")" = "$NODE" ] &&
-		[ "$(fish_complete "beamscope $NODE $prefix")" = "$NODE" ] &&
+		expect "$(fish_complete "beamscope -d 5 $prefix")" = "$NODE" &&
+		expect "$(fish_complete "beamscope $NODE $prefix")" = "$NODE" &&
 		[ -z "$(fish_complete "beamscope -d $prefix")" ]
 	'
 fi

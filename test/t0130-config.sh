@@ -15,7 +15,7 @@ mkdir -p "$XDG_CONFIG_HOME/beamscope"
 run_sink() {
 	bs_start "$@" && bs_wait_attached &&
 	node_eval "bs_work:sink(100, 5), ok." >/dev/null &&
-	bs_wait && echo "exit $BS_RC" && [ "$BS_RC" -eq 0 ]
+	bs_wait && echo "exit $BS_RC" && expect "$BS_RC" -eq 0
 }
 
 test_expect_success 'duration and events from the config file take effect' '
@@ -52,21 +52,21 @@ test_expect_success 'without XDG_CONFIG_HOME, ~/.config/beamscope/config is read
 test_expect_success 'a bad line: exit 2, one line naming the file and the line' '
 	printf "# ok\nduration = 1\ndurration = 2\n" >"$CONF" &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" >out 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && [ ! -s out ] &&
+	cat err; expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ] &&
 	grep -qF "beamscope: $CONF:3: unknown option \"durration\"" err && target_clean 0
 '
 
 test_expect_success 'a bad value: exit 2, the file, the line and the value' '
 	printf "duration = 1\n\nevents = send,sned\n" >"$CONF" &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	cat err; expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 &&
 	grep -qF "$CONF:3: --events: unknown kind \"sned\"" err
 '
 
 test_expect_success 'a command-line-only option in the file is refused' '
 	echo "call = lists:seq/2" >"$CONF" &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && grep -qF "$CONF:1: \"call\" is for the command line only" err
+	cat err; expect "$rc" -eq 2 && grep -qF "$CONF:1: \"call\" is for the command line only" err
 '
 
 test_expect_success '--no-config ignores the file' '
@@ -84,6 +84,6 @@ test_expect_success 'cookie-file from the config, with ~/ expanded' '
 	cp "$COOKIE_FILE" "$HOME/node.cookie" &&
 	printf "cookie-file = ~/node.cookie\nduration = 0.5\n" >"$CONF" &&
 	"$BEAMSCOPE" "$NODE" --batch -o bs.json 2>err; rc=$?
-	cat err; [ $rc -eq 0 ] && jq -s -e ".[-1].type == \"summary\"" bs.json
+	cat err; expect "$rc" -eq 0 && jq -s -e ".[-1].type == \"summary\"" bs.json
 '
 test_done

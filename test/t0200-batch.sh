@@ -13,7 +13,7 @@ run_sink() {
 	SENDER=$(echo "$res" | tr -d "\"" | cut -d" " -f2) &&
 	echo "sink $SINK sender $SENDER" &&
 	sleep 0.3 && kill -INT "$BS_PID" && bs_wait &&
-	echo "exit $BS_RC" && [ "$BS_RC" -eq 0 ]
+	echo "exit $BS_RC" && expect "$BS_RC" -eq 0
 }
 
 test_expect_success 'the registered sink receives exactly 1000 messages, in order' '
@@ -63,7 +63,7 @@ test_expect_success '--pids NAME traces only that process' '
 	bs_start --pids bs_spinner && bs_wait_attached &&
 	node_eval "[bs_spinner ! {poke, I} || I <- lists:seq(1, 5)], ok." &&
 	node_eval "bs_work:sink(10, 1), ok." &&
-	sleep 0.3 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.3 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "(.[:-1] | length) == 5 and all(.[:-1][]; .name == \"bs_spinner\" and .type == \"receive\")" &&
 	jqs -e ".[-1].traced_processes == 1" &&
 	target_clean 2
@@ -99,14 +99,14 @@ test_expect_success 'payloads are cut to --payload-bytes on the target' '
 test_expect_success '--max-events N writes exactly N events and stops by itself' '
 	bs_start --max-events 25 --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:sink(1000, 0), ok." &&
-	bs_wait && [ "$BS_RC" -eq 0 ] &&
+	bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "(.[:-1] | length) == 25 and .[-1].ended == \"max_events\" and .[-1].events == 25" &&
 	target_clean 2
 '
 
 test_expect_success '--duration ends the run by itself' '
 	start=$(date +%s%N) &&
-	bs_start --duration 1 && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	bs_start --duration 1 && bs_wait && expect "$BS_RC" -eq 0 &&
 	end=$(date +%s%N) &&
 	jqs -e ".[-1].ended == \"duration\" and .[-1].duration_ms >= 1000 and .[-1].duration_ms < 3000" &&
 	[ $(( (end - start) / 1000000 )) -lt 6000 ] &&

@@ -12,9 +12,9 @@ test_expect_success 'long names attach; no NIF file left; agent and workers untr
 	echo "the NIF file and its directory are gone once loaded" &&
 	[ -z "$(ls -A "$TRASH/target-tmp")" ] &&
 	ours=$(node_eval "A = whereis(beamscope_agent), {monitors, Ms} = process_info(A, monitors), string:join([pid_to_list(P) || P <- [A | [W || {process, W} <- Ms]]], \",\")." | tr -d "\"") &&
-	echo "ours: $ours" && [ "$(echo "$ours" | tr "," "\n" | wc -l)" -ge 2 ] &&
+	echo "ours: $ours" && expect "$(echo "$ours" | tr "," "\n" | wc -l)" -ge 2 &&
 	node_eval "bs_work:sink(500, 2), ok." && sleep 0.3 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "(.[-1].events > 1000)" &&
 	jqs -e --arg ours "$ours" "(\$ours | split(\",\")) as \$o |
 		[.[:-1][] | select(.pid as \$p | \$o | index(\$p))] | length == 0" &&

@@ -17,8 +17,8 @@ test_expect_success 'stopped for 10 s during a flood: bounded memory, drops coun
 	kill -STOP "$BS_PID" && sleep 10 && kill -CONT "$BS_PID" &&
 	resumed=$(date +%s%6N) && sleep 2 &&
 	peak=$(node_eval "bs_work:mem_peak().") && echo "target grew by at most $peak MB" &&
-	[ "$peak" -lt 64 ] &&
-	kill -INT "$BS_PID" && bs_wait && echo "exit $BS_RC" && [ "$BS_RC" -eq 0 ] &&
+	expect "$peak" -lt 64 &&
+	kill -INT "$BS_PID" && bs_wait && echo "exit $BS_RC" && expect "$BS_RC" -eq 0 &&
 	jqs -e ".[-1].type == \"summary\" and .[-1].ended == \"interrupted\" and .[-1].dropped > 0" &&
 	jqs -e --argjson t "$resumed" "[.[:-1][] | select(.ts > \$t)] | length > 1000" &&
 	grep -q "dropped on the target" "$TRASH/bs.err" &&
@@ -30,7 +30,7 @@ test_expect_success 'stopped for longer than --dependency-timeout: the agent cle
 	flood 10 && sleep 0.5 &&
 	kill -STOP "$BS_PID" && target_clean 7 &&
 	kill -CONT "$BS_PID" && bs_wait && echo "exit $BS_RC" && cat "$TRASH/bs.err" &&
-	[ "$BS_RC" -eq 5 ] &&
+	expect "$BS_RC" -eq 5 &&
 	grep -q "the agent on \".*\" heard nothing from beamscope for 2 s (--dependency-timeout) and cleaned up" "$TRASH/bs.err" &&
 	jq -c . "$TRASH/bs.json" >/dev/null &&
 	jqs -e ".[-1].type == \"summary\" and .[-1].ended == \"agent_timeout\" and .[-1].events > 0" &&
@@ -38,7 +38,7 @@ test_expect_success 'stopped for longer than --dependency-timeout: the agent cle
 '
 
 test_expect_success 'after that, the next beamscope attaches as usual' '
-	bs_start --duration 1 && bs_wait && [ "$BS_RC" -eq 0 ] && target_clean 2
+	bs_start --duration 1 && bs_wait && expect "$BS_RC" -eq 0 && target_clean 2
 '
 
 test_expect_success 'the view, stopped for longer than --dependency-timeout: says so, keeps the table, :on traces again' '
@@ -51,6 +51,6 @@ test_expect_success 'the view, stopped for longer than --dependency-timeout: say
 	ui_wait "PID +NAME" && ui_screen | grep -E "^<0[.]" &&
 	ui_keys ":on" Enter && ui_wait "tracing [0-9]+ processes" 10 &&
 	! target_clean 0 >/dev/null &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

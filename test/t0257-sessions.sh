@@ -54,7 +54,7 @@ tool_counts() {
 test_expect_success 'the attached line says how the node is traced; the session is listed while it traces' '
 	bs_start --duration 0 && bs_wait_attached &&
 	sessions_now=$(node_eval "case list_to_integer(erlang:system_info(otp_release)) >= 27 of true -> [N || {N, _} <- trace:session_info(all)]; false -> none end." | tr -d " ") &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	if sessions; then
 		grep -q "attached to .*(OTP $REL, [0-9]* workers, session)" "$TRASH/bs.err" &&
 		test "$sessions_now" = "[beamscope,legacy]" &&
@@ -71,7 +71,7 @@ test_expect_success 'beside a legacy tracer with its send pattern: both see thei
 	echo "tool: $before" && node_eval "bs_tool:counts()." >/dev/null &&
 	bs_start --duration 0 && bs_wait_attached &&
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	tool_counts $N $N && test "$(tool_state)" = "$before" &&
 	if sessions; then
 		both $N && jqs -e ".[-1].skipped == [] and .[-1].complete" &&
@@ -92,10 +92,10 @@ test_expect_success '--match beside the other tool'"'"'s send pattern: works whe
 	bs=$! && sleep 1 && node_eval "bs_tool:run(bs_echo, $N)." && rc=0 &&
 	{ wait $bs || rc=$?; } && cat err && test "$(tool_state)" = "$before" &&
 	if sessions; then
-		[ $rc -eq 0 ] && r=$(n_of "$ECHO" send) &&
+		expect "$rc" -eq 0 && r=$(n_of "$ECHO" send) &&
 		test "$r" = 10 || { echo "bs_echo sends shipped: $r, want 10"; false; }
 	else
-		[ $rc -eq 6 ] && grep -q "the send trace pattern on .* is set by another tool .*--take-over" err
+		expect "$rc" -eq 6 && grep -q "the send trace pattern on .* is set by another tool .*--take-over" err
 	fi &&
 	tool_gone && target_clean 2
 '
@@ -107,10 +107,10 @@ test_expect_success 'someone clears every legacy flag mid-run: counts exact with
 	sleep 2.5 && node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
 	kill -INT "$BS_PID" && bs_wait && cat "$TRASH/bs.err" &&
 	if sessions; then
-		[ "$BS_RC" -eq 0 ] && both $((2 * N)) && ! grep -q cleared "$TRASH/bs.err" &&
+		expect "$BS_RC" -eq 0 && both $((2 * N)) && ! grep -q cleared "$TRASH/bs.err" &&
 		jqs -e ".[-1].complete and .[-1].cleared == null"
 	else
-		[ "$BS_RC" -eq 7 ] && both $N &&
+		expect "$BS_RC" -eq 7 && both $N &&
 		grep -q "trace flags of processes beamscope set on .* were cleared by someone else" "$TRASH/bs.err" &&
 		jqs -e "(.[-1].complete | not) and (.[-1].cleared | index(\"flags\"))"
 	fi &&
@@ -130,15 +130,15 @@ test_expect_success 'the view says how it traces; a legacy clear is said there w
 		ui_wait "CLEARED by another tool: .*flags" 4
 	fi
 	seen=$?
-	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] && tool_gone && target_clean 3 &&
-	[ $seen -eq 0 ]
+	ui_keys q && expect "$(ui_exit_status 10)" = 0 && tool_gone && target_clean 3 &&
+	expect "$seen" -eq 0
 '
 
 test_expect_success 'beside dbg: both see their events; dbg still traces afterwards' '
 	node_eval "bs_tool:dbg(bs_echo)." >/dev/null && node_eval "bs_tool:counts()." >/dev/null &&
 	bs_start --duration 0 && bs_wait_attached &&
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	tool_counts $N $N &&
 	if sessions; then both $N; else both 0 && grep -q "$ECHO is already traced by another tracer" "$TRASH/bs.err"; fi &&
 	node_eval "bs_tool:run(bs_echo, 10)." && tool_counts 10 10 &&
@@ -150,7 +150,7 @@ test_expect_success 'beside tprof (OTP 27+): its call counts and beamscope'"'"'s
 	node_eval "{ok, _} = tprof:start(#{type => call_count}), tprof:set_pattern(bs_tool, echo_loop, 0)." &&
 	bs_start --duration 0 && bs_wait_attached &&
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && both $N &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && both $N &&
 	calls=$(node_eval "#{all := {call_count, _, L}} = tprof:inspect(tprof:collect()), hd([C || {bs_tool, {echo_loop, 0}, C, _, _, _} <- L] ++ [none])." | tr -d " ") &&
 	node_eval "tprof:stop()." && test "$calls" = $N || { echo "tprof counted $calls calls, want $N"; false; }
 	target_clean 2
@@ -167,7 +167,7 @@ test_expect_success 'kill -9 of beamscope: no session of beamscope left, the tar
 test_expect_success 'the agent killed: no session of beamscope left, the target clean' '
 	bs_start --duration 0 && bs_wait_attached &&
 	node_eval "exit(whereis(beamscope_agent), kill)." &&
-	bs_wait && echo "exit $BS_RC" && [ "$BS_RC" -eq 5 ] && cat "$TRASH/bs.err" &&
+	bs_wait && echo "exit $BS_RC" && expect "$BS_RC" -eq 5 && cat "$TRASH/bs.err" &&
 	target_clean 5
 '
 
@@ -176,11 +176,11 @@ test_expect_success 'garbage collections another session traces are not traced (
 	node_eval "bs_tool:session(bs_echo, [garbage_collection])." &&
 	bs_start --duration 0 --events gc,send,receive && bs_wait_attached &&
 	ours=$(node_eval "bs_tool:our_flags(bs_echo)." | tr -d " ") &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	echo "our flags on bs_echo: $ours" &&
 	test "$ours" = "[procs,receive,send]" &&
 	grep -q "garbage collections not traced on 1 process of .*OTP issue 11624" "$TRASH/bs.err" &&
-	[ "$(grep -c "garbage collections not traced" "$TRASH/bs.err")" -eq 1 ] &&
+	expect "$(grep -c "garbage collections not traced" "$TRASH/bs.err")" -eq 1 &&
 	node_eval "bs_tool:session_stop()." && target_clean 2
 '
 
@@ -190,7 +190,7 @@ test_expect_success '--take-over (legacy): the process is traced, and given back
 	node_eval "bs_tool:counts()." >/dev/null &&
 	bs_start --duration 0 --take-over $legacy && bs_wait_attached &&
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	grep -q "attached to .*legacy)" "$TRASH/bs.err" &&
 	grep -q "took 1 process from another tracer (--take-over); given back at the end" "$TRASH/bs.err" &&
 	both $N && jqs -e ".[-1].skipped == []" &&
@@ -202,11 +202,11 @@ test_expect_success '--take-over (legacy): the process is traced, and given back
 test_expect_success 'new processes another tracer traces (legacy): left to it and said; only them refused' '
 	if sessions; then legacy=--legacy; else legacy=; fi
 	node_eval "bs_tool:start(), erlang:trace(new_processes, true, [procs, {tracer, whereis(bs_tool)}])." &&
-	bs_start --duration 1 $legacy && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.err" &&
+	bs_start --duration 1 $legacy && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	grep -q "new processes on .* are traced by another tracer (.*); left to it" "$TRASH/bs.err" &&
 	rc=0 && "$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --pids new $legacy 2>err || rc=$?
-	cat err && [ $rc -eq 6 ] && grep -q "new processes on .* are already traced by another tracer .*--take-over" err &&
-	[ "$(node_eval "erlang:trace_info(new_processes, tracer) == {tracer, whereis(bs_tool)}.")" = true ] &&
+	cat err && expect "$rc" -eq 6 && grep -q "new processes on .* are already traced by another tracer .*--take-over" err &&
+	expect "$(node_eval "erlang:trace_info(new_processes, tracer) == {tracer, whereis(bs_tool)}.")" = true &&
 	node_eval "erlang:trace(new_processes, false, [all])." && target_clean 2
 '
 test_done

@@ -42,8 +42,8 @@ one_run() {
 	sp=$(count ".pid == \"$sink\" and .type == \"spawn\"")
 	d=$(jqs ".[-1].dropped")
 	echo "run $i ($1): sink receives $r of $want, sends to it $m of $N, spawns $sp of $K, dropped $d"
-	[ "$BS_RC" -eq 0 ] && [ "$r" -eq "$want" ] && [ "$m" -eq $N ] &&
-		[ "$sp" -eq $K ] && [ "$d" -eq 0 ] && target_clean 2
+	expect "$BS_RC" -eq 0 && expect "$r" -eq "$want" && expect "$m" -eq $N &&
+		expect "$sp" -eq $K && expect "$d" -eq 0 && target_clean 2
 }
 
 runs() {
@@ -66,7 +66,7 @@ test_expect_success "$RUNS runs, each after a run that traced timeouts only" '
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		i=$((i + 1))
-		bs_start --events timeout,spawn --duration 0.5 && bs_wait && [ "$BS_RC" -eq 0 ] &&
+		bs_start --events timeout,spawn --duration 0.5 && bs_wait && expect "$BS_RC" -eq 0 &&
 		target_clean 2 && one_run after || exit 1
 	done
 '

@@ -10,7 +10,7 @@ test_expect_success 'a burst past the high-water mark: drops counted exactly' '
 	bs_start --pids bs_spinner --events receive --workers 1 --high-water 5 \
 		--max-events 0 --duration 0 --payload-bytes 16 && bs_wait_attached &&
 	node_eval "[bs_spinner ! {n, I} || I <- lists:seq(1, 50000)], ok." &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e ".[-1] | .dropped > 0 and .delivered + .dropped == 50000 and .events == .delivered" &&
 	jqs -e ".[-1].workers[0] | .dropped > 0 and .complete and .lost_batches == 0" &&
 	target_clean 2

@@ -17,7 +17,7 @@ test_expect_success 'a listed pid: M + 2 receive lines, T timeout lines' '
 	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
 	bs_start --pids bs_tmo --events $TMO --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\" and .payload == \"timeout\")] | length == $M" &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T" &&
@@ -27,15 +27,15 @@ test_expect_success 'a listed pid: M + 2 receive lines, T timeout lines' '
 
 test_expect_success 'a recording reopens with its timeout lines; --events receive leaves them out' '
 	"$BEAMSCOPE" --open tmo.ndjson --batch -o again.ndjson 2>err && cat err &&
-	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" again.ndjson)" -eq $T ] &&
-	[ "$(jq -s "[.[] | select(.type == \"receive\")] | length" again.ndjson)" -eq $((M + 2)) ] &&
+	expect "$(jq -s "[.[] | select(.type == \"timeout\")] | length" again.ndjson)" -eq $T &&
+	expect "$(jq -s "[.[] | select(.type == \"receive\")] | length" again.ndjson)" -eq $((M + 2)) &&
 	"$BEAMSCOPE" --open tmo.ndjson --batch --events receive -o recv.ndjson 2>err &&
-	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq 0 ] &&
-	[ "$(jq -s "[.[] | select(.type == \"receive\")] | length" recv.ndjson)" -eq $((M + 2)) ] &&
+	expect "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq 0 &&
+	expect "$(jq -s "[.[] | select(.type == \"receive\")] | length" recv.ndjson)" -eq $((M + 2)) &&
 	"$BEAMSCOPE" --open tmo.ndjson --batch --events receive,timeout -o recv.ndjson 2>err &&
-	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq $T ] &&
+	expect "$(jq -s "[.[] | select(.type == \"timeout\")] | length" recv.ndjson)" -eq $T &&
 	"$BEAMSCOPE" --open tmo.ndjson --batch --events send -o send.ndjson 2>err &&
-	[ "$(jq -s "[.[] | select(.type == \"timeout\")] | length" send.ndjson)" -eq 0 ]
+	expect "$(jq -s "[.[] | select(.type == \"timeout\")] | length" send.ndjson)" -eq 0
 '
 
 test_expect_success '--max-events: a shipped timeout is an event' '
@@ -55,7 +55,7 @@ test_expect_success '--follow: a follower'"'"'s timeouts are dropped, its messag
 	node_eval "bs_work:tmo_parent(bs_tmop)." >/dev/null &&
 	bs_start --follow bs_tmop --duration 0 && bs_wait_attached &&
 	kid=$(node_eval "bs_work:tmo_follow(bs_tmop, $T, $M)." | tr -d "\"") &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e --arg p "$kid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 1" &&
 	jqs -e "all(.[]; .type != \"timeout\")" &&
 	target_clean 2
@@ -65,7 +65,7 @@ test_expect_success 'the whole node shipped: every timeout is a timeout line' '
 	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
 	bs_start --events $TMO --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
 	jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T" &&
 	jqs -e ".[-1].counts.timeout >= $T" &&
@@ -76,7 +76,7 @@ test_expect_success 'the count tier: an unlisted process receives its real messa
 	pid=$(node_eval "bs_work:tmo_ready(bs_tmo)." | tr -d "\"") &&
 	bs_start --counts --interval 0.2 --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
-	sleep 0.6 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.6 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e --arg p "$pid" "[.[] | select(.type == \"counts\" and .pid == \$p)] | last |
 		.receives == $M + 2 and .sends == 1" &&
 	jqs -e "all(.[]; .type != \"timeout\")" &&
@@ -88,7 +88,7 @@ test_expect_success 'more than 64 listed: 64 of them ship their timeouts, the re
 	node_eval "[bs_work:tmo_ready(list_to_atom(\"bs_cap\" ++ integer_to_list(I))) || I <- lists:seq(1, 70)], ok." >/dev/null &&
 	bs_start --pids "$names" --events $TMO --duration 0 && bs_wait_attached &&
 	node_eval "[bs_work:tmo_run(list_to_atom(\"bs_cap\" ++ integer_to_list(I)), 20, 2) || I <- lists:seq(1, 70)], ok." &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"timeout\")] | group_by(.pid) | map(length) | . == [range(64) | 20]" &&
 	jqs -e "[.[] | select(.type == \"receive\")] | group_by(.pid) | map(length) | . == [range(70) | 4]" &&
 	target_clean 2
@@ -109,14 +109,14 @@ test_expect_success 'another tool'"'"'s receive pattern is left alone, and said 
 	RECEIVE_PATTERN="[{[${Q}_$Q,${Q}_$Q,${Q}_$Q],[],[]}]" &&
 	bs_start --pids bs_tmo --events $TMO --duration 0 && bs_wait_attached &&
 	node_eval "bs_work:tmo_run(bs_tmo, $T, $M)." &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	if sessions_here; then
 		! grep "receive trace pattern" "$TRASH/bs.err" &&
 		jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2" &&
 		jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"timeout\")] | length == $T"
 	else
 		grep "receive trace pattern" "$TRASH/bs.err" &&
-		[ "$(grep -c "receive trace pattern" "$TRASH/bs.err")" -eq 1 ] &&
+		expect "$(grep -c "receive trace pattern" "$TRASH/bs.err")" -eq 1 &&
 		jqs -e --arg p "$pid" "[.[] | select(.pid == \$p and .type == \"receive\")] | length == $M + 2 + $T"
 	fi &&
 	target_clean 2 &&
@@ -150,7 +150,7 @@ test_expect_success 'batch by default: no timeout shipped; --max-events ends on 
 test_expect_success '--events without timeout ships none, counts none; the receive pattern is put back' '
 	spin_and_chat &&
 	bs_start --events send,receive --duration 1 && bs_wait_attached &&
-	bs_wait && [ "$BS_RC" -eq 0 ] && stop_spin_and_chat &&
+	bs_wait && expect "$BS_RC" -eq 0 && stop_spin_and_chat &&
 	jqs -e "all(.[]; .type != \"timeout\")" &&
 	jqs -e --arg p "$chat" "[.[] | select(.pid == \$p and .type == \"receive\")] | length > 100" &&
 	jqs -e ".[-1].events == ([.[] | select(.type == \"send\" or .type == \"receive\")] | length)" &&
@@ -170,7 +170,7 @@ test_expect_success '--events with timeout: they are shipped and count toward --
 test_expect_success '--events timeout alone: timeouts and no message' '
 	spin_and_chat &&
 	bs_start --events timeout --duration 1 && bs_wait_attached &&
-	bs_wait && [ "$BS_RC" -eq 0 ] && stop_spin_and_chat &&
+	bs_wait && expect "$BS_RC" -eq 0 && stop_spin_and_chat &&
 	jqs -e "[.[] | select(.type == \"timeout\")] | length > 100" &&
 	jqs -e "all(.[]; .type == \"timeout\" or .type == \"summary\")" &&
 	target_clean 2

@@ -10,7 +10,7 @@ test_expect_success '--counts: exact totals per process, no event lines' '
 	res=$(node_eval "{S, T} = bs_work:sink(1000, 10), pid_to_list(S) ++ \" \" ++ pid_to_list(T).") &&
 	sink=$(echo "$res" | tr -d "\"" | cut -d" " -f1) &&
 	sender=$(echo "$res" | tr -d "\"" | cut -d" " -f2) &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "all(.[:-1][]; .type == \"counts\")" &&
 	jqs -e --arg s "$sink" "[.[] | select(.pid == \$s)] | last |
 		.name == \"bs_sink\" and .sends == 2 and .receives == 1001 and .spawns == 10" &&

@@ -13,23 +13,23 @@ swt_on() {
 
 test_expect_success 'without --node-stats: no node_stats line, scheduler_wall_time never on' '
 	bs_start --counts --duration 3 && bs_wait_attached && sleep 1.5 &&
-	[ "$(swt_on)" = false ] &&
-	bs_wait && [ "$BS_RC" = 0 ] &&
-	[ "$(jqs "[.[] | select(.type == \"node_stats\")] | length")" = 0 ] &&
+	expect "$(swt_on)" = false &&
+	bs_wait && expect "$BS_RC" = 0 &&
+	expect "$(jqs "[.[] | select(.type == \"node_stats\")] | length")" = 0 &&
 	target_clean 3
 '
 
 test_expect_success '--node-stats: a line a second, the node'"'"'s own numbers' '
 	node_eval "register(ns_many, spawn(fun() -> [spawn(fun bs_work:idle/0) || _ <- lists:seq(1, 300)], receive stop -> ok end end)), ok." >/dev/null &&
 	bs_start --counts --node-stats --duration 4 && bs_wait_attached && sleep 1.5 &&
-	[ "$(swt_on)" = true ] &&
+	expect "$(swt_on)" = true &&
 	count=$(node_eval "erlang:system_info(process_count).") &&
 	total=$(node_eval "erlang:memory(total).") &&
 	online=$(node_eval "erlang:system_info(schedulers_online).") &&
 	limit=$(node_eval "erlang:system_info(process_limit).") &&
-	bs_wait && [ "$BS_RC" = 0 ] &&
+	bs_wait && expect "$BS_RC" = 0 &&
 	n=$(jqs "[.[] | select(.type == \"node_stats\")] | length") && echo "$n lines" &&
-	[ "$n" -ge 3 ] && [ "$n" -le 6 ] &&
+	expect "$n" -ge 3 && expect "$n" -le 6 &&
 	shown=$(jqs "[.[] | select(.type == \"node_stats\")][-1].processes") &&
 	echo "node $count, line $shown" &&
 	[ $((shown - count)) -le 5 ] && [ $((count - shown)) -le 5 ] &&

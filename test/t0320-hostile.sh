@@ -13,10 +13,10 @@ node_eval "bs_work:victim()." >/dev/null
 test_expect_success 'batch: one valid, escaped, bounded line per message' '
 	bs_start --events receive --pids bs_victim --duration 0 && bs_wait_attached &&
 	n=$(node_eval "bs_work:hostile().") && echo "$n messages" && sleep 1 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jq -c . "$TRASH/bs.json" >/dev/null &&
 	iconv -f UTF-8 -t UTF-8 "$TRASH/bs.json" >/dev/null &&
-	[ "$(tr -d "\n" <"$TRASH/bs.json" | LC_ALL=C tr -d "\040-\176\200-\377" | wc -c)" -eq 0 ] &&
+	expect "$(tr -d "\n" <"$TRASH/bs.json" | LC_ALL=C tr -d "\040-\176\200-\377" | wc -c)" -eq 0 &&
 	jqs -e --argjson n "$n" "[.[:-1][] | select(.type == \"receive\")] | length == \$n" &&
 	jqs -e "all(.[:-1][]; (.payload | length) <= 260)" &&
 	jqs -e "[.[:-1][] | select(.truncated)] | length >= 5" &&
@@ -24,7 +24,7 @@ test_expect_success 'batch: one valid, escaped, bounded line per message' '
 	jqs -e "any(.[:-1][]; .payload == \"'"'"'a\\\\e[31mb'"'"'\")" &&
 	jqs -e "any(.[:-1][]; .payload == \"<<255,254,0,1,27,91,50,74>>\")" &&
 	jqs -e "any(.[:-1][]; .payload == \"ünïcødé\")" &&
-	[ "$(node_eval "is_process_alive(whereis(bs_victim)).")" = true ] &&
+	expect "$(node_eval "is_process_alive(whereis(bs_victim)).")" = true &&
 	target_clean 2
 '
 
@@ -39,17 +39,17 @@ test_expect_success 'the view: the same messages, escaped; the terminal keeps it
 	ui_keys End && ui_wait "received <-  3[.]14" &&
 	ui_screen >screen && cat screen &&
 	grep -q "tracing" screen &&
-	[ "$(tm display-message -p -t ui "#{pane_title}")" = "$title" ] &&
+	expect "$(tm display-message -p -t ui "#{pane_title}")" = "$title" &&
 	grep -qF "\"\\e]2;PWNEDa\"" screen &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'the agent obeys only its beamscope; stray messages to beamscope are counted and ignored' '
 	bs_start --events receive --pids bs_victim --duration 0 && bs_wait_attached &&
-	[ "$(node_eval "R = make_ref(), beamscope_agent ! {beamscope, self(), R, stop}, receive {beamscope_reply, R, Re} -> Re after 3000 -> timeout end." | tr -d " ")" = "{error,not_owner}" ] &&
+	expect "$(node_eval "R = make_ref(), beamscope_agent ! {beamscope, self(), R, stop}, receive {beamscope_reply, R, Re} -> Re after 3000 -> timeout end." | tr -d " ")" = "{error,not_owner}" &&
 	node_eval "[{bs_any, N} ! M || N <- nodes(hidden), lists:prefix(\"beamscope\", atom_to_list(N)), M <- [junk, {beamscope_eos, x, y, z}, {beamscope_batch, 0, 0, 0, not_a_binary}, {rex, 1, 2}, lists:seq(1, 1000)]], ok." >/dev/null &&
 	node_eval "bs_victim ! still_traced, ok." >/dev/null && sleep 1 &&
-	kill -0 "$BS_PID" && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -0 "$BS_PID" && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "any(.[:-1][]; .payload == \"still_traced\")" &&
 	jqs -c ".[-1] | {unknown_messages, malformed}" &&
 	jqs -e ".[-1].type == \"summary\" and .[-1].unknown_messages + .[-1].malformed >= 4" &&
@@ -95,17 +95,17 @@ EOF
 
 # peak_below KB: the last run's most memory (peak_run) is below KB
 peak_below() {
-	got=$(tail -n 1 peak) && echo "peak: $got kB (at most $1)" && [ "$got" -lt "$1" ]
+	got=$(tail -n 1 peak) && echo "peak: $got kB (at most $1)" && expect "$got" -lt "$1"
 }
 
 test_expect_success 'recording: a million processes replay in bounded memory' '
 	recording pids 1000000 >pids.ndjson &&
 	peak_run peak "$BEAMSCOPE" --open pids.ndjson --batch -o pids.out -n 0 2>err &&
-	cat err && [ "$(grep -c "\"type\":\"send\"" pids.out)" -eq 1000000 ] &&
+	cat err && expect "$(grep -c "\"type\":\"send\"" pids.out)" -eq 1000000 &&
 	peak_below 40000 &&
 	peak_run peak "$BEAMSCOPE" --open pids.ndjson --batch --pids p7,p999999 \
 		-o two.out 2>err &&
-	[ "$(jq -r "select(.type == \"send\") | .name" two.out | tr "\n" " ")" = "p7 p999999 " ] &&
+	expect "$(jq -r "select(.type == \"send\") | .name" two.out | tr "\n" " ")" = "p7 p999999 " &&
 	peak_below 40000
 '
 
@@ -118,7 +118,7 @@ test_expect_success 'recording: an endless pipe of new processes leaves the view
 	sleep 3 && a=$(awk "/^VmRSS:/ { print \$2 }" /proc/$pid/status) &&
 	sleep 10 && b=$(awk "/^VmRSS:/ { print \$2 }" /proc/$pid/status) &&
 	echo "$a kB, then $b kB" && [ $((b - a)) -lt 30000 ] &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]; rc=$?
+	ui_keys q && expect "$(ui_exit_status)" = 0; rc=$?
 	kill $writer 2>/dev/null; exit $rc
 '
 
@@ -127,19 +127,19 @@ test_expect_success 'recording: events of 1 MiB are kept by the bytes, not only 
 	ui_open "$TRASH/big.ndjson" --ring 1000 &&
 	ui_wait "opened .*: 250 events from 1 node" 60 &&
 	pid=$(ui_pid "$TRASH/big.ndjson") && kb=$(peak_kb "$pid") &&
-	echo "peak: $kb kB" && [ "$kb" -lt 150000 ] &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	echo "peak: $kb kB" && expect "$kb" -lt 150000 &&
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success 'recording: an export of 100 MB on one line is streamed' '
 	recording export 100000 >export.json &&
 	peak_run peak "$BEAMSCOPE" --open export.json --batch -o export.out 2>err &&
-	cat err && [ "$(grep -c "\"type\":\"send\"" export.out)" -eq 100000 ] &&
+	cat err && expect "$(grep -c "\"type\":\"send\"" export.out)" -eq 100000 &&
 	peak_below 50000 &&
 	head -c 50000000 export.json >cut.json &&
 	peak_run peak "$BEAMSCOPE" --open cut.json --batch -o cut.out 2>err &&
 	cat err && grep -q "the export was cut short; what it held up to there is read" err &&
-	[ "$(wc -l <cut.out)" -gt 40000 ] && peak_below 50000
+	expect "$(wc -l <cut.out)" -gt 40000 && peak_below 50000
 '
 
 # a line is gathered up to the cap (64 MiB) before it is known to be too
@@ -150,7 +150,7 @@ test_expect_success 'recording: a line over 64 MiB is skipped as it is read, and
 	recording line 80 >line.ndjson &&
 	peak_run peak "$BEAMSCOPE" --open line.ndjson --batch -o line.out 2>err &&
 	cat err && grep -q "1 malformed line skipped, the first at line 1 (line too long)" err &&
-	[ "$(jq -r "select(.type == \"send\") | .payload" line.out)" = small ] &&
+	expect "$(jq -r "select(.type == \"send\") | .payload" line.out)" = small &&
 	peak_below 180000
 '
 
@@ -158,8 +158,8 @@ test_expect_success 'recording: past 1024 nodes, the lines of the others are mal
 	recording nodes 1030 >nodes.ndjson &&
 	"$BEAMSCOPE" --open nodes.ndjson --batch -o nodes.out 2>err && cat err &&
 	grep -q "6 malformed lines skipped, the first at line 1025 (more than 1024 nodes)" err &&
-	[ "$(grep -c "\"type\":\"send\"" nodes.out)" -eq 1024 ] &&
+	expect "$(grep -c "\"type\":\"send\"" nodes.out)" -eq 1024 &&
 	ui_open "$TRASH/nodes.ndjson" && ui_wait "the first at line 1025 .more than 1024 nodes" &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 test_done

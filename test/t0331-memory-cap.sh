@@ -17,7 +17,7 @@ refused() {
 		-o out.json "$@" 2>err
 	rc=$?
 	cat err
-	[ "$rc" -eq 6 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	expect "$rc" -eq 6 && expect "$(wc -l <err)" -eq 1 &&
 	grep -qE "^beamscope: the session would take [0-9.]+ GiB on \"$NODE_FULL\", more than beamscope takes there \(1[.]0 GiB: an eighth of its [0-9.]+ GiB, at most 1 GiB\); nothing was traced; lower --workers or --high-water\$" err
 }
 
@@ -28,7 +28,7 @@ test_expect_success 'the beam process is the node' '
 test_expect_success '--workers 1024 --high-water 10000000: refused, the target lives on' '
 	refused --workers 1024 --high-water 10000000 &&
 	grep -q "would take 64[.][0-9] GiB" err &&
-	[ "$(node_eval "ok.")" = ok ] && kill -0 "$NODE_PID" &&
+	expect "$(node_eval "ok.")" = ok && kill -0 "$NODE_PID" &&
 	[ ! -e "$TRASH/erl_crash.dump" ] && target_clean 2
 '
 
@@ -44,7 +44,7 @@ test_expect_success 'under the cap: a large ring works, and costs only what it h
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 1 \
 		--workers 8 --high-water 1000000 -o big.json 2>err; rc=$?
 	cat err; after=$(rss_kb); echo "VmRSS $before -> $after kB"
-	[ $rc -eq 0 ] && jq -s -e ".[-1].type == \"summary\" and (.[-1].workers | length) == 8" big.json &&
+	expect "$rc" -eq 0 && jq -s -e ".[-1].type == \"summary\" and (.[-1].workers | length) == 8" big.json &&
 	[ $((after - before)) -lt 102400 ] && target_clean 2
 '
 

@@ -25,13 +25,13 @@ refused() {
 	wait $pid
 	rc=$?
 	cat err
-	[ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 &&
 	grep -q "the action $2 is refused" err && target_clean 2 &&
-	[ "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE" ]
+	expect "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE"
 }
 
 test_expect_success 'the target starts with a clean trace state' '
-	[ "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE" ]
+	expect "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE"
 '
 test_expect_success 'set_tcw refused' '
 	refused "{set_tcw, 7}" set_tcw
@@ -64,11 +64,11 @@ test_expect_success 'the allowed actions trace, and leave nothing behind' '
 		--call "$(ms "{message, {caller}}, {return_trace}")" \
 		--call "$DOUBLE_MS" &&
 	bs_wait_attached && node_eval "bs_calls:run(10)." >/dev/null && sleep 0.5 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"bs_calls:add/2\")] | length == 10" &&
 	jqs -e "[.[] | select(.type == \"return\" and .mfa == \"bs_calls:add/2\")] | length == 10" &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"bs_calls:double/1\")] | length == 10" &&
-	target_clean 2 && [ "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE" ]
+	target_clean 2 && expect "$(node_eval "$TRACE_STATE" | tr -d " ")" = "$CLEAN_TRACE"
 '
 
 test_expect_success 'the man page lists what is allowed and what is refused' '

@@ -31,7 +31,7 @@ test_expect_success 'forged stream messages are not believed' '
 	n=$(node_eval "$FORGE") && echo "$n forged" &&
 	sleep 0.5 && node_eval "bs_victim ! later, ok." >/dev/null && sleep 0.5 &&
 	kill -0 "$BS_PID" && kill -INT "$BS_PID" && bs_wait && cat "$TRASH/bs.err" &&
-	[ "$BS_RC" -eq 0 ] && ! grep -q "agent" "$TRASH/bs.err" &&
+	expect "$BS_RC" -eq 0 && ! grep -q "agent" "$TRASH/bs.err" &&
 	jqs -c ".[-1] | {ended, delivered, dropped, unknown_messages, workers}" && jqs -c "[.[:-1][] | .payload]" &&
 	jqs -e "[.[:-1][] | .payload] == [\"before\", \"later\"]" &&
 	jqs -e ".[-1] | .ended == \"interrupted\" and .delivered == 2 and .dropped == 0 and .unknown_messages >= $n" &&
@@ -42,9 +42,9 @@ test_expect_success 'forged stream messages are not believed' '
 test_expect_success 'a request in the Owner'"'"'s name, without its secret, is refused' '
 	bs_start --events receive --pids bs_victim --duration 0 && bs_wait_attached &&
 	r=$(node_eval "$OWNER A = whereis(beamscope_agent), [A ! {beamscope, Owner, make_ref(), Q} || Q <- [stop, {trace, #{}}, unfollow]], A ! {beamscope, <<\"0123456789abcdef\">>, make_ref(), stop}, timer:sleep(300), {is_process_alive(A), whereis(beamscope_agent) =:= A}.") &&
-	echo "$r" && [ "$(echo "$r" | tr -d " ")" = "{true,true}" ] &&
+	echo "$r" && expect "$(echo "$r" | tr -d " ")" = "{true,true}" &&
 	node_eval "bs_victim ! still_traced, ok." >/dev/null && sleep 0.5 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[:-1][] | .payload] == [\"still_traced\"]" && target_clean 2
 '
 

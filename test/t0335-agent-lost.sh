@@ -18,7 +18,7 @@ test_expect_success 'agent killed: agent_lost at once, exit 5, events kept, targ
 	t0=$(date +%s) &&
 	node_eval "exit(whereis(beamscope_agent), kill)." >/dev/null &&
 	bs_wait && t1=$(date +%s) && cat "$TRASH/bs.err" && echo "ended after $((t1 - t0)) s" &&
-	[ "$BS_RC" -eq 5 ] && [ $((t1 - t0)) -le 6 ] &&
+	expect "$BS_RC" -eq 5 && [ $((t1 - t0)) -le 6 ] &&
 	grep -q "^beamscope: the agent on \"$NODE_FULL\" was lost (killed); its workers removed the tracer and cleaned up" "$TRASH/bs.err" &&
 	jqs -e ".[-1] | .ended == \"agent_lost\" and .complete" &&
 	jqs -e "any(.[:-1][]; .payload == \"before_kill\")" &&
@@ -30,10 +30,10 @@ test_expect_success 'agent and workers killed: noticed, exit 5; the next session
 	node_eval "$WORKERS [exit(P, kill) || P <- Ws], exit(whereis(beamscope_agent), kill), ok." >/dev/null &&
 	t0=$(date +%s) && bs_wait && t1=$(date +%s) && cat "$TRASH/bs.err" &&
 	echo "ended after $((t1 - t0)) s" &&
-	[ "$BS_RC" -eq 5 ] && [ $((t1 - t0)) -le 12 ] &&
+	expect "$BS_RC" -eq 5 && [ $((t1 - t0)) -le 12 ] &&
 	grep -q "the agent on \"$NODE_FULL\" is gone without a word" "$TRASH/bs.err" &&
 	jqs -e ".[-1].ended == \"agent_lost\"" &&
 	bs_start --events receive --pids bs_victim --duration 1 && bs_wait &&
-	cat "$TRASH/bs.err" && [ "$BS_RC" -eq 0 ] && target_clean 3
+	cat "$TRASH/bs.err" && expect "$BS_RC" -eq 0 && target_clean 3
 '
 test_done

@@ -23,8 +23,8 @@ race() {
 	wait $pb; rb=$?
 	echo "exit $ra and $rb"; cat a.err b.err
 	if [ $ra -eq 0 ]; then loser=b.err; else loser=a.err; fi
-	[ "$(printf "%s\n" $ra $rb | sort | tr -d "\n")" = 06 ] &&
-	[ "$(wc -l <$loser)" -eq 1 ] &&
+	expect "$(printf "%s\n" $ra $rb | sort | tr -d "\n")" = 06 &&
+	expect "$(wc -l <$loser)" -eq 1 &&
 	grep -q "^beamscope: node \"$NODE_FULL\" is already being traced by another beamscope (agent <0[.][0-9]*[.][0-9]*>), which is still there; wait for it to end, it cleans up by itself\$" $loser &&
 	! grep -q "{error" a.err b.err &&
 	target_clean 3

@@ -23,10 +23,10 @@ test_expect_success '1000001 receives, rings full at the stop, beamscope not rea
 	kill -INT "$BS_PID" && kill -CONT "$BS_PID" && sleep 0.05 && bs_stopped_for 5 &&
 	bs_wait && cat "$TRASH/bs.err" && tail -n 1 "$TRASH/bs.json" >summary &&
 	jq -c "{ended, delivered, dropped, complete, workers}" summary &&
-	[ "$BS_RC" -eq 0 ] &&
+	expect "$BS_RC" -eq 0 &&
 	jq -e ".type == \"summary\" and .delivered + .dropped == 1000001 and .dropped > 0 and .complete" summary &&
 	jq -e "all(.workers[]; .complete)" summary &&
-	[ "$(grep -c "\"type\":\"receive\"" "$TRASH/bs.json")" -eq "$(jq .delivered summary)" ] &&
+	expect "$(grep -c "\"type\":\"receive\"" "$TRASH/bs.json")" -eq "$(jq .delivered summary)" &&
 	target_clean 3
 '
 
@@ -40,20 +40,20 @@ stop_paused() {
 }
 
 test_expect_success 'a drain that cannot finish is said, on stderr and in the summary' '
-	stop_paused && [ "$BS_RC" -eq 0 ] &&
+	stop_paused && expect "$BS_RC" -eq 0 &&
 	grep -q "^beamscope: [0-9]* of the [0-9]* workers on \"$NODE_FULL\" did not send their final counts before the stop timed out; delivered + dropped may fall short of what was traced\$" "$TRASH/bs.err" &&
 	jqs -e ".[-1].complete == false and any(.[-1].workers[]; .complete == false)" &&
 	target_clean 5
 '
 
 test_expect_success '... and with --exact it fails the run, exit 7' '
-	stop_paused --exact && [ "$BS_RC" -eq 7 ] &&
+	stop_paused --exact && expect "$BS_RC" -eq 7 &&
 	grep -q "did not send their final counts.*(--exact: exit 7)\$" "$TRASH/bs.err" &&
 	jqs -e ".[-1].complete == false" && target_clean 5
 '
 
 test_expect_success 'a drain that finishes: complete, exit 0 with --exact' '
 	bs_start --events receive --pids bs_victim --duration 1 --exact && bs_wait &&
-	[ "$BS_RC" -eq 0 ] && jqs -e ".[-1].complete" && ! grep -q "final counts" "$TRASH/bs.err"
+	expect "$BS_RC" -eq 0 && jqs -e ".[-1].complete" && ! grep -q "final counts" "$TRASH/bs.err"
 '
 test_done

@@ -16,7 +16,7 @@ visitors() {
 test_expect_success 'batch: nodes connect during the trace; the cookie is nowhere' '
 	bs_start --duration 0 --max-events 0 && bs_wait_attached &&
 	visitors 1 && sleep 1 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.name == \"auth\" or .to_name == \"auth\")] | length > 0" &&
 	jqs -e "all(.[] | select(.name == \"auth\" or .to_name == \"auth\") | .payload; . == \"<redacted: it holds a cookie>\")" &&
 	! grep -F "$COOKIE" "$TRASH/bs.json" && ! grep -F "$COOKIE" "$TRASH/bs.err" &&
@@ -27,7 +27,7 @@ test_expect_success 'batch: the cookie inside traced messages and call results i
 	bs_start --duration 0 --max-events 0 --call "erlang:get_cookie() -> return" --payload-bytes 40 &&
 	bs_wait_attached &&
 	node_eval "P = spawn(fun() -> receive _ -> receive _ -> ok end end end), C = erlang:get_cookie(), P ! {c, C}, P ! {b, binary:copy(atom_to_binary(C), 3)}, ok." >/dev/null &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "any(.[]; .type == \"return\" and .value == \"<redacted: it holds a cookie>\")" &&
 	jqs -e "[.[] | select(.type == \"receive\" and .payload == \"<redacted: it holds a cookie>\")] | length >= 2" &&
 	! grep -F "$COOKIE" "$TRASH/bs.json" &&
@@ -40,7 +40,7 @@ test_expect_success 'the view, its recording and its export: no cookie either' '
 	ui_keys ":focus auth" Enter && ui_wait "^ <0[.][0-9]+[.]0> auth" &&
 	visitors 2 && ui_wait "redacted: it holds a cookie" &&
 	ui_screen >screen && ui_keys ":export $TRASH/exp.json" Enter &&
-	ui_wait "exported" && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_wait "exported" && ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
 	grep -q "redacted: it holds a cookie" rec.json &&
 	! grep -F "$COOKIE" screen rec.json exp.json && target_clean 2
 '
@@ -52,7 +52,7 @@ test_expect_success 'the servers view: a gen call carrying the cookie shows none
 	node_eval "C = atom_to_list(erlang:get_cookie()), gen_server:call(bs_gen_srv, {put, C, C ++ [0]})." >/dev/null &&
 	ui_wait " bs_gen_srv +put +1 " 5 && ui_keys Home Enter &&
 	ui_wait "slowest calls to bs_gen_srv" 5 && ui_wait "redacted: it holds a cookie" 5 &&
-	ui_screen >screen && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_screen >screen && ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
 	! grep -F "$COOKIE" screen && target_clean 2
 '
 
@@ -91,7 +91,7 @@ for syn in elixir erlang; do
 			[ "$(grep -c "\"type\":\"receive\"" "$TRASH/bs.json")" -ge 4 ] && break
 			sleep 0.1
 		done &&
-		kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] && cat "$TRASH/bs.json" &&
+		kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.json" &&
 		jqs -e "[.[] | select(.type == \"receive\")] | length == 4 and
 			all(.payload == \"<redacted: it holds a cookie>\")" &&
 		no_cookie "$TRASH/bs.json" "$TRASH/bs.err" && target_clean 2
@@ -103,12 +103,12 @@ test_expect_success 'Elixir node: the view, its recording and its export: no coo
 	ui_keys ":focus :bs_csink" Enter && ui_wait "^ <0[.][0-9]+[.]0> :bs_csink" &&
 	node_eval "$SEND_BYTES" >/dev/null && ui_wait "redacted: it holds a cookie" &&
 	sleep 0.5 && ui_screen >screen &&
-	[ "$(grep -c "redacted: it holds a cookie" screen)" -ge 4 ] &&
+	expect "$(grep -c "redacted: it holds a cookie" screen)" -ge 4 &&
 	ui_keys ":syntax erlang" Enter && ui_wait "erlang syntax" 5 && ui_screen >>screen &&
 	ui_keys ":export $TRASH/expex.json" Enter &&
-	ui_wait "exported" && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
-	[ "$(grep -c "redacted: it holds a cookie" recex.json)" -ge 4 ] &&
-	[ "$(grep -o "redacted: it holds a cookie" expex.json | wc -l)" -ge 4 ] &&
+	ui_wait "exported" && ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
+	expect "$(grep -c "redacted: it holds a cookie" recex.json)" -ge 4 &&
+	expect "$(grep -o "redacted: it holds a cookie" expex.json | wc -l)" -ge 4 &&
 	no_cookie screen recex.json expex.json && target_clean 2
 '
 test_done

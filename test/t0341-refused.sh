@@ -34,7 +34,7 @@ closed_port() {
 test_expect_success 'a registered name with nothing at its port: exit 3, says what happened' '
 	fake_name "bsghost$$" "$(closed_port)" &&
 	"$BEAMSCOPE" "bsghost$$" --batch --cookie-file "$COOKIE_FILE" 2>err; rc=$?
-	cat err; [ $rc -eq 3 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	cat err; expect "$rc" -eq 3 && expect "$(wc -l <err)" -eq 1 &&
 	grep -q "node \"bsghost$$@.*\" is registered with epmd at port [0-9]*, but nothing accepts connections there (Connection refused)" err &&
 	! grep -q cookie err
 '
@@ -43,12 +43,12 @@ test_expect_success 'the view says the same' '
 	tm kill-session -t ui 2>/dev/null
 	tm -f /dev/null new-session -d -s ui -x 100 -y 30 \
 		"\"$BEAMSCOPE\" bsghost$$ --cookie-file \"$COOKIE_FILE\" 2>\"$TRASH/ui.err\"; echo \$? >\"$TRASH/ui.rc\"; sleep 600" &&
-	[ "$(ui_exit_status 10)" = 3 ] && cat ui.err && grep -q "nothing accepts connections there" ui.err
+	expect "$(ui_exit_status 10)" = 3 && cat ui.err && grep -q "nothing accepts connections there" ui.err
 '
 
 test_expect_success 'a wrong cookie is still a cookie problem: exit 4' '
 	echo wrongcookie >wrong && chmod 400 wrong &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file wrong 2>err; rc=$?
-	cat err; [ $rc -eq 4 ] && grep -q "refused the cookie" err
+	cat err; expect "$rc" -eq 4 && grep -q "refused the cookie" err
 '
 test_done

@@ -43,21 +43,21 @@ ended_within() {
 test_expect_success 'SIGTERM ends the run while the reader sleeps' '
 	run_stalled --duration 0 && bs_wait_attached && sleep 2 &&
 	kill -TERM "$BS_PID" && ended_within 12 && cat "$TRASH/bs.err" &&
-	[ "$BS_RC" -eq 1 ] &&
+	expect "$BS_RC" -eq 1 &&
 	grep -q "gave up writing to \"fifo\": its reader stopped reading, and [0-9]* bytes were left unwritten" "$TRASH/bs.err" &&
 	target_clean 3
 '
 
 test_expect_success '--duration is kept while the reader sleeps' '
 	run_stalled --duration 2 && bs_wait_attached &&
-	ended_within 15 && cat "$TRASH/bs.err" && [ "$BS_RC" -eq 1 ] &&
+	ended_within 15 && cat "$TRASH/bs.err" && expect "$BS_RC" -eq 1 &&
 	grep -q "gave up writing" "$TRASH/bs.err" && target_clean 3
 '
 
 test_expect_success 'SIGINT twice: the second one gives the output up at once' '
 	run_stalled --duration 0 && bs_wait_attached && sleep 2 &&
 	kill -INT "$BS_PID" && sleep 0.5 && kill -INT "$BS_PID" &&
-	ended_within 8 && cat "$TRASH/bs.err" && [ "$BS_RC" -eq 1 ] &&
+	ended_within 8 && cat "$TRASH/bs.err" && expect "$BS_RC" -eq 1 &&
 	grep -q "gave up writing" "$TRASH/bs.err" && target_clean 3
 '
 
@@ -66,7 +66,7 @@ test_expect_success 'a reader that wakes up gets whole lines, and the summary' '
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -o fifo \
 		--pids bs_sink --duration 2 2>"$TRASH/bs.err" & BS_PID=$!
 	{ sleep 3; cat fifo >slow.json; } &
-	ended_within 15 && wait && cat "$TRASH/bs.err" && [ "$BS_RC" -eq 0 ] &&
+	ended_within 15 && wait && cat "$TRASH/bs.err" && expect "$BS_RC" -eq 0 &&
 	jq -s -e ".[-1].type == \"summary\" and (.[:-1] | length > 100)" slow.json
 '
 test_done

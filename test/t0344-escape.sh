@@ -31,7 +31,7 @@ test_expect_success 'an epmd name with escape sequences: escaped by beamscope, -
 	"$BEAMSCOPE" 2>none.err; "$BEAMSCOPE" --list >list.out 2>&1;
 	"$BEAMSCOPE" nosuchnode --batch --cookie-file "$COOKIE_FILE" 2>nf.err; rc=$?
 	kill -9 $fake  # other names lists stay plain
-	cat none.err list.out nf.err; [ $rc -eq 3 ] &&
+	cat none.err list.out nf.err; expect "$rc" -eq 3 &&
 	grep -qF "bsevil\\x{1B}]2;PWNED\\x{7}\\x{1B}[31m" list.out &&
 	grep -qF "bsevil\\x{1B}]2;PWNED" none.err && grep -qF "bsevil\\x{1B}]2;PWNED" nf.err &&
 	clean none.err list.out nf.err
@@ -43,7 +43,7 @@ test_expect_success 'a function name with escapes in "already has a trace patter
 	if sessions_here; then legacy=--legacy; else legacy=; fi
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --call "bs_esc:_" \
 		--duration 1 $legacy -o tp.json 2>tp.err; rc=$?
-	cat tp.err; [ $rc -eq 0 ] && grep -q "already has a trace pattern" tp.err &&
+	cat tp.err; expect "$rc" -eq 0 && grep -q "already has a trace pattern" tp.err &&
 	clean tp.err tp.json &&
 	node_eval "erlang:trace_pattern({bs_esc, list_to_atom(\"f\\e[2J\"), 0}, false, [global])." &&
 	target_clean 2
@@ -53,7 +53,7 @@ test_expect_success 'JSON: atoms with C1 controls, U+2028 and U+202E are escaped
 	node_eval "bs_work:victim()." >/dev/null &&
 	bs_start --events receive --pids bs_victim --duration 0 && bs_wait_attached &&
 	node_eval "[bs_victim ! A || A <- [list_to_atom([\$a, 16#85, \$b]), list_to_atom([\$c, 16#2028, \$d]), list_to_atom([\$e, 16#202E, \$f])]], ok." >/dev/null &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	grep -F "\\u0085" "$TRASH/bs.json" && grep -F "\\u2028" "$TRASH/bs.json" &&
 	grep -F "\\u202e" "$TRASH/bs.json" && clean "$TRASH/bs.json" &&
 	jqs -e "[.[] | select(.payload == \"'"'"'e\u202ef'"'"'\")] | length == 1" &&
@@ -67,7 +67,7 @@ test_expect_success '--summary: server names and request kinds from the target a
 		S = spawn(fun L() -> receive {GC, F, _} -> gen:reply(F, ok), L() end end),
 		register(E, S), [ok = gen_server:call(S, E) || _ <- [1, 2, 3]],
 		unregister(E), exit(S, kill), ok." >/dev/null &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	cat "$TRASH/bs.err" && grep -q "slowest servers" "$TRASH/bs.err" &&
 	grep -E "^ +3 .*bsevil" "$TRASH/bs.err" && clean "$TRASH/bs.err" &&
 	target_clean 2
@@ -79,7 +79,7 @@ test_expect_success 'the view shows them as ?, never raw' '
 	ui_keys ":focus bs_victim" Enter && ui_wait "^ <0[.][0-9]+[.]0> bs_victim" &&
 	node_eval "bs_victim ! list_to_atom([\$g, 16#202E, \$h, 16#9B, \$i]), ok." >/dev/null &&
 	ui_wait "received <-  .g[?]h[?]i." && ui_screen >screen && clean screen &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 # a name that reads "zwsh" with a zero-width space, a BOM and a soft
 # hyphen between its letters
@@ -89,7 +89,7 @@ test_expect_success 'a name with a zero-width space, a BOM and a soft hyphen: es
 	node_eval "register(list_to_atom($INVISIBLE), spawn(fun F() -> receive _ -> F() end end)), ok." >/dev/null &&
 	bs_start --events receive --duration 0 && bs_wait_attached &&
 	node_eval "list_to_atom($INVISIBLE) ! hello, ok." >/dev/null &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	grep -F "\"name\":\"z\\u200bw\\ufeffs\\u00adh\"" "$TRASH/bs.json" &&
 	clean "$TRASH/bs.json" && target_clean 2 &&
 	! "$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -d 1 \
@@ -103,6 +103,6 @@ test_expect_success 'the view shows the invisible characters of a name as ?, nev
 	ui_start && ui_wait " tracing [0-9]+:" 10 &&
 	node_eval "list_to_atom($INVISIBLE) ! hello, ok." >/dev/null &&
 	ui_keys / z Enter && ui_wait " z[?]w[?]s[?]h " 5 && ui_screen >screen && clean screen &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -10,7 +10,7 @@ start_node bsnum || exit 1
 usage() {
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --no-config \
 		-o out.json "$@" 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ]
+	cat err; expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1
 }
 
 test_expect_success 'seconds: no wrap, no hexadecimal, no exponent, no blanks' '
@@ -59,11 +59,11 @@ test_expect_success "pids on an OTP $REL node: $LARGEST the largest, exit 2 past
 	fi && target_clean 3 &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --no-config \
 		-o out.json --pids "$LARGEST" 2>err; rc=$?
-	cat err; [ $rc -eq 6 ] && grep -q "no process $LARGEST" err &&
+	cat err; expect "$rc" -eq 6 && grep -q "no process $LARGEST" err &&
 	pid=$(node_eval "pid_to_list(whereis(init)).") &&
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --no-config \
 		-o out.json --pids "$(echo $pid | tr -d \")" --duration 1 2>err; rc=$?
-	cat err; [ $rc -eq 0 ] && target_clean 3
+	cat err; expect "$rc" -eq 0 && target_clean 3
 '
 
 test_expect_success 'the fuzz target for the command line builds (clang, libFuzzer)' '
@@ -78,6 +78,6 @@ test_expect_success '100000 runs over options, numbers and pids: no crash, no sa
 	printf "%s" "<a@b.1.2>" >seeds/4 &&
 	printf "%s\0%s" --pids "'"'"'it\\'"'"'s'"'"',<0.1.2>" >seeds/5 &&
 	"$BUILD/fuzz-args" -runs=100000 -max_len=256 -seed=1 seeds >fuzz.log 2>&1;
-	rc=$?; tail -n 3 fuzz.log; [ $rc -eq 0 ] && grep -q "Done 100000 runs" fuzz.log
+	rc=$?; tail -n 3 fuzz.log; expect "$rc" -eq 0 && grep -q "Done 100000 runs" fuzz.log
 '
 test_done

@@ -52,14 +52,14 @@ test_expect_success 'a spawn storm: the table and the memory stay bounded' '
 		seen=$(node_eval "$COUNT")
 		echo "$i: $procs procs, rss $rss kB, storm $seen"
 		[ -n "$procs" ] && [ -n "$rss" ] || exit 1
-		[ "$procs" -le "$BOUND" ] || { echo "over the bound"; exit 1; }
-		[ "$procs" -gt "$most" ] && most=$procs
-		[ "$i" -eq 10 ] && rss0=$rss
+		expect "$procs" -le "$BOUND" || { echo "over the bound"; exit 1; }
+		expect "$procs" -gt "$most" && most=$procs
+		expect "$i" -eq 10 && rss0=$rss
 		[ "$i" -ge 30 ] && [ "$seen" -ge "$ENOUGH" ] && break
-		[ "$i" -lt 240 ] || { echo "the storm was too slow"; exit 1; }
+		expect "$i" -lt 240 || { echo "the storm was too slow"; exit 1; }
 	done &&
 	echo "rss after 5 s: $rss0 kB, at the end: $rss kB; most: $most" &&
-	[ "$most" -ge $((BOUND * 3 / 4)) ] &&
+	expect "$most" -ge $((BOUND * 3 / 4)) &&
 	[ $((rss - rss0)) -lt 16384 ] &&
 	ui_screen | grep -E "[1-9][0-9]* dropped" &&
 	node_eval "bs_storm ! stop, ok." >/dev/null
@@ -73,7 +73,7 @@ test_expect_success 'the process in focus, quiet all along, is still there' '
 
 test_expect_success 'the view still answers, and leaves the target clean' '
 	ui_keys / C-u bs_storm Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_storm" &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 3
 '
 
 test_done

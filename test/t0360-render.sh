@@ -41,23 +41,23 @@ differ() {
 	fi &&
 	node_eval "bs_terms:run($N, $seed, $syn, \"$TRASH/own.$syn\")." >/dev/null &&
 	wait_receives $((N + warm)) &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jq -r 'select(.type == "receive") | "\(if .truncated then "T" else "F" end) \(.payload | @base64)"' \
 		"$TRASH/bs.json" | tail -n "+$((warm + 1))" >"$TRASH/ours.$syn" &&
-	[ "$(wc -l <"$TRASH/ours.$syn")" -eq "$N" ] || {
+	expect "$(wc -l <"$TRASH/ours.$syn")" -eq "$N" || {
 		echo "$(wc -l <"$TRASH/ours.$syn") receive events, want $N"; return 1; }
 	paste -d " " "$TRASH/own.$syn" "$TRASH/ours.$syn" |
 		awk '$1 != $4 || $3 != "F" { print NR, $0 }' >"$TRASH/diff.$syn"
 	bad=0
 	while read -r nr own erl flag ours; do
 		bad=$((bad + 1))
-		[ $bad -le 20 ] || continue
+		[ "$bad" -le 20 ] || continue
 		echo "term $nr: $(printf %s "$erl" | base64 -d)"
 		echo "  target:    $(printf %s "$own" | base64 -d)"
 		echo "  beamscope: $(printf %s "$ours" | base64 -d)$( [ "$flag" = T ] && echo " (cut)")"
 	done <"$TRASH/diff.$syn"
 	echo "$syn: $N terms, $bad differ"
-	[ $bad -eq 0 ]
+	expect "$bad" -eq 0
 }
 
 start_node bsrender || exit 1

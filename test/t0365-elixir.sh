@@ -20,12 +20,12 @@ say "Shop.Order in Erlang: $ORDER_ERL"
 test_expect_success 'a struct whose module is not loaded: asked once, then its fields in order' '
 	[ "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false ] &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
-	bs_start --events spawn --duration 0.3 && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	bs_start --events spawn --duration 0.3 && bs_wait && expect "$BS_RC" -eq 0 &&
 	a0=$(node_eval "erlang:system_info(atom_count).") &&
 	bs_start --events send --payload-bytes 1000 --duration 0 && bs_wait_attached &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null && sleep 0.5 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null && sleep 0.5 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | uniq -c &&
 	last=$(grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | tail -n 1) &&
 	test "$last" = "Shop.Order{id: 1, items: [\\\"book\\\", \\\"pen\\\"], status: :new, total: 300.0}" &&
@@ -33,7 +33,7 @@ test_expect_success 'a struct whose module is not loaded: asked once, then its f
 	a1=$(node_eval "erlang:system_info(atom_count).") &&
 	echo "atoms before $a0, after $a1" &&
 	# one of the eight names of the C node may be new (t0368)
-	[ "$a1" -le $((a0 + 1)) ] &&
+	expect "$a1" -le $((a0 + 1)) &&
 	target_clean 2
 '
 
@@ -49,7 +49,7 @@ test_expect_success 'batch: Elixir found at attach, names and terms in Elixir' '
 		grep -qF "{:reply, :ok" "$TRASH/bs.json" && break
 		sleep 0.1
 	done &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e --arg o "$ORDER" "[.[] | select(.type == \"receive\" and .name == \"Shop.Cache\" and
 		(.payload | startswith(\"{:\\\"\$gen_call\\\", {#PID<0.\") and
 		endswith(\", {:put, \" + \$o + \"}}\")))] | length == 1" &&
@@ -62,7 +62,7 @@ test_expect_success '--summary and gen_call_stats name servers as Elixir writes 
 	bs_start --gen-calls --summary --events send --duration 0 &&
 	bs_wait_attached &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(2)." >/dev/null &&
-	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	cat "$TRASH/bs.err" &&
 	grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+  <0[.][0-9]+[.]0> Shop[.]Cache$" "$TRASH/bs.err" &&
 	grep -E "<0[.][0-9]+[.]0> Shop[.]Cache [(]put[)]$" "$TRASH/bs.err" &&
@@ -78,7 +78,7 @@ test_expect_success '--pids takes a name as Elixir writes it' '
 		grep -qF "gen_call" "$TRASH/bs.json" && break
 		sleep 0.1
 	done &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[:-1][] | .name] | unique == [\"Shop.Cache\"]"
 '
 
@@ -105,7 +105,7 @@ test_expect_success '--call in Elixir form: calls, returns and exceptions in Eli
 		grep -q "\"exception\"" "$TRASH/bs.json" && break
 		sleep 0.1
 	done &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -c ".[] | select(.type == \"call\" or .type == \"return\" or .type == \"exception\")" &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"Shop.Cache.lookup/1\") | .args] | sort ==
 		[\"[1]\", \"[2]\", \"[:not_an_id]\"]" &&
@@ -125,7 +125,7 @@ test_expect_success '--call with an Elixir head and guard: only the calls it mat
 		[ "$(grep -c "\"return\"" "$TRASH/bs.json")" -ge 2 ] && break
 		sleep 0.1
 	done &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"call\") | .args] | sort == [\"[2]\", \"[3]\"]" &&
 	jqs -e "[.[] | select(.type == \"return\") | .value | startswith(\"%Shop.Order{id: \")] == [true, true]" &&
 	target_clean 3
@@ -138,7 +138,7 @@ test_expect_success 'the config file key: syntax = erlang; --syntax auto overrid
 	XDG_CONFIG_HOME=$PWD/xdg bs_start --events receive --duration 1 --syntax auto &&
 	bs_wait_attached && grep -q "elixir syntax" "$TRASH/bs.err" && bs_wait &&
 	"$BEAMSCOPE" "$NODE" --batch --no-config --syntax lisp 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && grep -qx "beamscope: --syntax \"lisp\": auto, erlang or elixir" err
+	cat err; expect "$rc" -eq 2 && grep -qx "beamscope: --syntax \"lisp\": auto, erlang or elixir" err
 '
 
 if command -v tmux >/dev/null; then
@@ -158,7 +158,7 @@ test_expect_success 'the view: Elixir names in the table, Elixir terms in the lo
 	ui_keys ":syntax" Enter && ui_wait "erlang syntax" 5 &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
 	ui_wait "received <-  [{].[$]gen_call.,[{]<0[.]" 5 &&
-	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ]
+	ui_keys ":quit" Enter && expect "$(ui_exit_status 10)" = 0
 '
 fi
 test_done

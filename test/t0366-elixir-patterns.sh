@@ -29,7 +29,7 @@ probe() {
 	bs_wait_attached &&
 	{ node_eval "'Elixir.Shop.Probe':run()." | grep -qx ok ||
 		{ echo "Shop.Probe.run() failed"; false; }; } && sleep 0.4 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ]
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0
 }
 
 # a charlist as this node's Elixir writes it: ~c"gift" from 1.15 on
@@ -60,7 +60,7 @@ want() {
 bad() {
 	"$BEAMSCOPE" "$NODE" --batch --no-config --cookie-file "$COOKIE_FILE" \
 		--call "$1" >out 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && [ ! -s out ]
+	cat err; expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
 }
 
 test_expect_success 'a map, in, elem, a struct and a string in heads: exactly their calls' '
@@ -172,14 +172,14 @@ test_expect_success 'the view: :call with an Elixir head counts exactly its call
 	ui_wait "Shop.Probe.label.n. when String.length.n. > 1.: line 1, column 26: the call String[.]" 10 &&
 	node_eval "'"'"'Elixir.Shop.Probe'"'"':run()." >/dev/null && sleep 0.8 &&
 	ui_keys c && ui_wait "^Shop[.]Probe[.]tag/1 +4 " 5 &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 3
 '
 fi
 
 test_expect_success 'a node without Elixir: a head in Elixir form says to write Erlang form' '
 	"$BEAMSCOPE" "$PLAIN_NODE" --batch --no-config --cookie-file "$PLAIN_COOKIE_FILE" \
 		--call "Shop.Cache.get(k) when k > 3" >out 2>err; rc=$?
-	cat err; [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] &&
+	cat err; expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 &&
 	grep -q "a head in Elixir form is read by the node.s own Elixir, and this node runs none; write it in Erlang form, e.g. .Elixir.Shop.Cache.:get(K) when K > 3 -> return" err &&
 	NODE=$PLAIN_NODE COOKIE=$PLAIN_COOKIE target_clean 3
 '
@@ -188,7 +188,7 @@ test_expect_success 'a node without Elixir: a function named alone in Elixir for
 	NODE=$PLAIN_NODE COOKIE=$PLAIN_COOKIE COOKIE_FILE=$PLAIN_COOKIE_FILE &&
 	bs_start --events spawn --duration 0 --call ":bs_calls.add/2 -> return" &&
 	bs_wait_attached && node_eval "bs_calls:run(3)." | grep -qx 18 && sleep 0.4 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"call\" and .mfa == \"bs_calls:add/2\") | .args] == [\"[1,1]\", \"[2,1]\", \"[3,1]\"]" &&
 	jqs -e "[.[] | select(.type == \"return\") | .value] == [\"2\", \"3\", \"4\"]" &&
 	target_clean 3

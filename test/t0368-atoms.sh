@@ -28,7 +28,7 @@ bad() {
 		"$2" "$3" >out 2>err
 	rc=$?
 	cat err
-	[ "$rc" -eq "$1" ] && [ "$(wc -l <err)" -eq 1 ] && [ ! -s out ]
+	expect "$rc" -eq "$1" && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
 }
 
 # none of the names exist as atoms on the node
@@ -48,7 +48,7 @@ test_expect_success 'attaching 20 times more brings no new atom' '
 	[ $((a1 - a0)) -le 7 ] &&
 	{ [ "$a2" -eq "$a1" ] || { echo "want $a1 atoms, got $a2"; false; }; } &&
 	ls "$HOME/.local/state/beamscope" | tee locks &&
-	[ "$(grep -c "^name-[1-8][.]lock$" locks)" -eq 8 ] &&
+	expect "$(grep -c "^name-[1-8][.]lock$" locks)" -eq 8 &&
 	target_clean 2
 '
 
@@ -66,10 +66,10 @@ test_expect_success 'two beamscopes at once connect by two of the eight names' '
 	bs_start --duration 0 && bs_wait_attached &&
 	{ "$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -d 1 \
 		-o second.json 2>err2; echo $? >rc2; } &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
-	cat err2 && [ "$(cat rc2)" -eq 6 ] && grep -q "already being traced" err2 &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
+	cat err2 && expect "$(cat rc2)" -eq 6 && grep -q "already being traced" err2 &&
 	seen_names >seen && cat seen && echo && u=$(id -u) &&
-	[ "$(grep -oE "beamscope_${u}_[1-8]@" seen | sort -u | wc -l)" -eq 2 ] &&
+	expect "$(grep -oE "beamscope_${u}_[1-8]@" seen | sort -u | wc -l)" -eq 2 &&
 	target_clean 2
 '
 
@@ -77,7 +77,7 @@ test_expect_success 'two beamscopes at once connect by two of the eight names' '
 # and others), whose atoms come with them: those first, then the count
 test_expect_success '--call with four atoms the node does not have: refused, named, none made' '
 	bs_start --duration 0.5 --events spawn --call "bs_calls:add(A, B) when A > B -> return" \
-		--match "{ok, A} when A > 1" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+		--match "{ok, A} when A > 1" && bs_wait && expect "$BS_RC" -eq 0 &&
 	a0=$(atoms) &&
 	bad 2 --call "bs_calls:add(A, B) when A =:= bs_fresh_q1; A =:= bs_fresh_q2; B =:= bs_fresh_q3; B =:= bs_fresh_q4" &&
 	grep -q "line 1, column 31: the atom bs_fresh_q1 does not exist on the node, so no call can carry it; check its spelling" err &&
@@ -108,11 +108,11 @@ test_expect_success 'variables of names the node does not have: traced as writte
 	bs_start --duration 0 --events spawn \
 		--call "bs_calls:add(BsFreshVarQ10, BsFreshVarQ11) when BsFreshVarQ10 > 90, BsFreshVarQ11 =:= 1 -> return" &&
 	bs_wait_attached && node_eval "bs_calls:run(100)." >/dev/null && sleep 0.4 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"call\") | .args] == [range(91; 101) | \"[\(.),1]\"]" &&
 	jqs -e "[.[] | select(.type == \"return\")] | length == 10" &&
 	bs_start --duration 0.5 --match "{ok, BsFreshVarQ12} when BsFreshVarQ12 > 1" &&
-	bs_wait && cat "$TRASH/bs.err" && [ "$BS_RC" -eq 0 ] &&
+	bs_wait && cat "$TRASH/bs.err" && expect "$BS_RC" -eq 0 &&
 	bad 2 --call "bs_calls:add(A, _) when BsFreshVarQ13 > 1" &&
 	grep -q "BsFreshVarQ13" err && ! grep -q BsVar err &&
 	bad 2 --call "bs_calls:add(BsFreshVarQ14, ) -> return" &&
@@ -139,7 +139,7 @@ test_expect_success 'patterns are read as erl_scan reads them, and names that ex
 	erlc +export_all -o oracle "$TOP/nif/beamscope_agent.erl" \
 		"$TOP/test/erl/bs_scan_oracle.erl" 2>/dev/null &&
 	erl -noshell -pa oracle -eval "bs_scan_oracle:run(50000, 1), halt()." | tee res &&
-	[ "$(tail -1 res)" = "50000 0 0" ]
+	expect "$(tail -1 res)" = "50000 0 0"
 '
 
 test_done

@@ -12,17 +12,17 @@ test_expect_success 'the process table shows the sink with its exact counts' '
 	sleep 1.5 &&
 	ui_keys / bs_sink Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_sink" &&
 	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
-	[ "$(wc -l <row)" -eq 1 ] &&
-	[ "$(ui_cell SENT "^<0[.][0-9]+[.]0> +bs_sink")" = 2 ] &&
-	[ "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 1001 ] &&
-	[ "$(ui_cell SPAWN "^<0[.][0-9]+[.]0> +bs_sink")" = 10 ]
+	expect "$(wc -l <row)" -eq 1 &&
+	expect "$(ui_cell SENT "^<0[.][0-9]+[.]0> +bs_sink")" = 2 &&
+	expect "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 1001 &&
+	expect "$(ui_cell SPAWN "^<0[.][0-9]+[.]0> +bs_sink")" = 10
 '
 
 test_expect_success 'the spawn tree shows the ten children, exited normally' '
 	ui_keys t && ui_wait "spawn tree" &&
 	ui_screen >tree.txt && cat tree.txt &&
 	grep -A10 "bs_sink" tree.txt | tail -n 10 | grep -c "\`- <0[.][0-9]*[.]0> .*exited: normal" >n &&
-	[ "$(cat n)" -eq 10 ]
+	expect "$(cat n)" -eq 10
 '
 
 test_expect_success 'a process in focus: its log shows the known messages, in order' '
@@ -33,17 +33,17 @@ test_expect_success 'a process in focus: its log shows the known messages, in or
 	ui_wait "received <-  stop" &&
 	ui_screen >tail.txt &&
 	grep -n "received <-  {msg,1000}" tail.txt && grep -n "exited   normal" tail.txt &&
-	[ "$(grep -c "spawned  <0" tail.txt)" -eq 10 ] &&
+	expect "$(grep -c "spawned  <0" tail.txt)" -eq 10 &&
 	a=$(grep -n "{msg,1000}" tail.txt | cut -d: -f1) &&
 	b=$(grep -n "sent     -> .*{done," tail.txt | cut -d: -f1) &&
 	c=$(grep -n "received <-  stop" tail.txt | cut -d: -f1) &&
-	[ "$a" -lt "$b" ] && [ "$b" -lt "$c" ] &&
+	expect "$a" -lt "$b" && expect "$b" -lt "$c" &&
 	ui_keys Home && ui_wait "received <-  {go," &&
 	ui_screen >head.txt &&
 	g=$(grep -n "received <-  {go," head.txt | cut -d: -f1) &&
 	m1=$(grep -n "received <-  {msg,1}\$" head.txt | cut -d: -f1) &&
 	m2=$(grep -n "received <-  {msg,2}\$" head.txt | cut -d: -f1) &&
-	[ "$g" -lt "$m1" ] && [ "$m1" -lt "$m2" ]
+	expect "$g" -lt "$m1" && expect "$m1" -lt "$m2"
 '
 
 test_expect_success ':focus takes a pid typed in full that has done nothing yet' '
@@ -59,8 +59,8 @@ test_expect_success 'after the focus, the table still has the exact counts' '
 	ui_keys q && ui_wait "PID +NAME" && sleep 0.6 &&
 	ui_keys / "$sink" Enter && ui_wait "^$sink " &&
 	ui_screen | grep -E "^$sink " | tee row &&
-	[ "$(ui_cell SENT "^$sink ")" = 1 ] && [ "$(ui_cell RECV "^$sink ")" = 1002 ] &&
-	[ "$(ui_cell SPAWN "^$sink ")" = 10 ]
+	expect "$(ui_cell SENT "^$sink ")" = 1 && expect "$(ui_cell RECV "^$sink ")" = 1002 &&
+	expect "$(ui_cell SPAWN "^$sink ")" = 10
 '
 
 test_expect_success 'export writes JSON with the process table and the events' '
@@ -71,11 +71,11 @@ test_expect_success 'export writes JSON with the process table and the events' '
 		.name == \"bs_sink\" and .receives == 1002 and .sends == 1 and .spawns == 10" export.json &&
 	jq -c --arg s "$sink" "[.events[] | select(.pid == \$s)] | (map(.type == \"receive\" and (.payload | startswith(\"{go,\"))) | index(true)) as \$go | .[\$go:] |
 		map([.type, (.payload // .mfa // .reason // \"\")] | map(gsub(\"<0[.][0-9]+[.][0-9]+>\"; \"<pid>\")))" export.json >ui.sig &&
-	[ "$(jq length ui.sig)" -gt 1000 ]
+	expect "$(jq length ui.sig)" -gt 1000
 '
 
 test_expect_success 'q from the table quits: exit 0, target clean' '
-	ui_keys q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'the export agrees with what batch mode records for the same workload' '
@@ -91,14 +91,14 @@ test_expect_success 'the export agrees with what batch mode records for the same
 test_expect_success 'Q quits at once from the process log; target clean' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys Enter && sleep 0.3 && ui_keys Q &&
-	[ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'the command line: completion, errors, history across sessions' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":expo" Tab && ui_wait "^:export" &&
 	ui_keys C-u "frobnicate" Enter && ui_wait "unknown command \"frobnicate\"" &&
-	ui_keys ":quit" Enter && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_keys ":quit" Enter && expect "$(ui_exit_status 5)" = 0 &&
 	grep -qx "quit" "$TRASH/state/beamscope/history" && target_clean 2
 '
 
@@ -108,8 +108,8 @@ test_expect_success ':off cleans the target and keeps the table; :on traces agai
 	ui_keys ":off" Enter && ui_wait "tracing stopped" && target_clean 2 &&
 	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
 	ui_keys ":on" Enter && ui_wait "tracing [0-9]+ processes" &&
-	[ "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true ] &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	expect "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'Tab completes registered names; Up recalls this and the last session' '
@@ -118,7 +118,7 @@ test_expect_success 'Tab completes registered names; Up recalls this and the las
 	sleep 1.2 && ui_keys ":focus bs_spi" Tab && ui_wait "^:focus bs_spinner" &&
 	ui_keys Enter && ui_wait "bs_spinner  sent" &&
 	ui_keys q ":" Up && ui_wait "^:focus bs_spinner" && ui_keys Up && ui_wait "^:on" &&
-	ui_keys C-u Escape Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys C-u Escape Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'keys stay live during a flood in focus' '
@@ -130,7 +130,7 @@ test_expect_success 'keys stay live during a flood in focus' '
 	done &&
 	ui_screen | grep -E "^ [a-zA-Z0-9_]+@[a-z0-9-]+ +tracing" | tee status &&
 	grep -qE "[0-9]{3,} ev/s" status &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'closing the terminal (SIGHUP) detaches cleanly' '
@@ -143,8 +143,8 @@ test_expect_success ':reconnect after the connection dropped' '
 	node_eval "[erlang:disconnect_node(N) || N <- nodes(hidden), lists:prefix(\"beamscope_\", atom_to_list(N))], ok." >/dev/null &&
 	ui_wait "LOST" 5 && target_clean 2 &&
 	ui_keys ":reconnect" Enter && ui_wait "tracing [0-9]+ processes" 10 &&
-	[ "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true ] &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	expect "$(node_eval "whereis(beamscope_agent) =/= undefined.")" = true &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'a fatal signal still restores the terminal; the target cleans up' '
@@ -153,7 +153,7 @@ test_expect_success 'a fatal signal still restores the terminal; the target clea
 	shell=$(tm display-message -p -t ui "#{pane_pid}") &&
 	bs=$(ps -o pid= --ppid "$shell" | tr -d " ") && [ -n "$bs" ] &&
 	kill -SEGV "$bs" && st=$(ui_exit_status 5) &&
-	echo "exit status $st" && [ "$st" -eq 139 ] &&
+	echo "exit status $st" && expect "$st" -eq 139 &&
 	for _ in $(seq 1 40); do [ -s "$TRASH/ui.stty" ] && break; sleep 0.05; done &&
 	grep -E "(^| )icanon( |$)" "$TRASH/ui.stty" && grep -E "(^| )echo( |$)" "$TRASH/ui.stty" &&
 	target_clean 2
@@ -162,9 +162,9 @@ test_expect_success 'a fatal signal still restores the terminal; the target clea
 test_expect_success 'resizes down to 80x24 and redraws' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	tm resize-window -t ui -x 80 -y 24 && sleep 0.4 &&
-	ui_screen >small.txt && [ "$(wc -L <small.txt)" -le 80 ] &&
+	ui_screen >small.txt && expect "$(wc -L <small.txt)" -le 80 &&
 	grep -q "PID *NAME" small.txt && grep -q "tracing" small.txt &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'a lost target: the view says so and keeps what it had' '
@@ -177,6 +177,6 @@ test_expect_success 'a lost target: the view says so and keeps what it had' '
 	ui_keys q / bs_sink Enter && ui_wait "bs_sink" &&
 	ui_keys ":export $TRASH/lost.json" Enter && ui_wait "exported" &&
 	jq -e --arg s "$sink" "[.events[] | select(.pid == \$s and .type == \"receive\")] | length == 22" lost.json &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ]
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0
 '
 test_done

@@ -59,7 +59,7 @@ test_expect_success 'moving while paused keeps the log where it was paused' '
 	view >paused.txt && last=$(grep "tick," paused.txt | tail -n 1) &&
 	ui_keys PgUp && sleep 0.3 && ui_keys End && sleep 2 &&
 	view | grep "tick," | tail -n 1 | tee now.txt &&
-	[ "$(cat now.txt)" = "$last" ] &&
+	expect "$(cat now.txt)" = "$last" &&
 	ui_keys p && ui_wait "display resumed"
 '
 
@@ -73,6 +73,6 @@ test_expect_success 'Home stays at the oldest line; End follows again' '
 	ui_keys Home && sleep 0.3 && view | sed -n 2p >first.txt &&
 	FROM=2 still_for 2.5 && view | sed -n 2p | cmp first.txt - &&
 	ui_keys End && changes_within 3 &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

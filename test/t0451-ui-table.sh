@@ -65,7 +65,7 @@ test_expect_success 'resizing small and back shows the first rows again' '
 	{ cmp before.txt after.txt || { echo "first row before, after:"; cat before.txt after.txt; ui_screen; false; }; } &&
 	ui_keys End && tm resize-window -t ui -x 100 -y 8 && sleep 0.4 &&
 	tm resize-window -t ui -x 100 -y 30 && sleep 0.4 &&
-	[ "$(ui_screen | sed -n 28p | grep -c "<0[.]")" = 1 ] &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	expect "$(ui_screen | sed -n 28p | grep -c "<0[.]")" = 1 &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -46,7 +46,7 @@ test_expect_success 'End reaches the end of the spawn tree; reopened, the tree s
 		[ "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 ] && break
 		sleep 0.1
 	done &&
-	[ "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 ] &&
+	expect "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 &&
 	ui_keys q t && ui_wait "spawn tree" && sleep 0.2 &&
 	ui_screen | sed -n 2p | tee root.txt | grep -v "\`-" && grep "<0[.]" root.txt
 '
@@ -83,13 +83,13 @@ test_expect_success ':export expands ~ and says so when given a directory' '
 	mkdir -p "$TRASH/adir" &&
 	ui_keys ":export $TRASH/adir" Enter && ui_wait "is a directory" &&
 	ui_screen | grep "name a file" && ! ui_screen | grep "make room" &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'one process traced is one process' '
 	node_eval "bs_work:spinner()." >/dev/null &&
 	ui_start --pids bs_spinner && ui_wait "tracing 1 process on" 10 &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'no terminal and no such node: the node is what is said' '

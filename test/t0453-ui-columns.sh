@@ -40,9 +40,9 @@ test_expect_success 'the workload: pids with five-digit numbers' '
 
 test_expect_success '80 columns: pids whole, then the name; the counts, MEM and REDS/s stay; CURRENT, HEAP and REDS go' '
 	ui_cols 80 && rows >rows80 &&
-	[ "$(wc -l <rows80)" -eq 20 ] &&
+	expect "$(wc -l <rows80)" -eq 20 &&
 	! grep -vE "^<0[.][0-9]{5}[.][0-9]+> +a_registered_name" rows80 &&
-	[ "$(cut -d" " -f1 rows80 | sort -u | wc -l)" -eq 20 ] &&
+	expect "$(cut -d" " -f1 rows80 | sort -u | wc -l)" -eq 20 &&
 	ui_screen | sed -n 1p >hdr80 && cat hdr80 &&
 	grep -E "^PID +NAME +SENT +S/s +RECV +R/s +SPAWN +MQ +MEM +REDS/s *$" hdr80 &&
 	awk "{ exit !(NF == 10 && \$5 == 1 && \$8 ~ /^([0-9]+|-)\$/ && \$NF ~ /^([0-9]+k?|-)\$/) }" rows80
@@ -101,7 +101,7 @@ ui_wide() {
 wide_aligned() {
 	for who in bsw_x bsw_ascii; do
 		got=$(wide_cell RECV "$who")/$(wide_cell SENT "$who")/$(wide_cell MQ "$who")
-		[ "$got" = 1/0/0 ] || { echo "$who: RECV/SENT/MQ want 1/0/0, got $got"; return 1; }
+		expect "$got" = 1/0/0 || { echo "$who: RECV/SENT/MQ want 1/0/0, got $got"; return 1; }
 	done
 }
 
@@ -113,7 +113,7 @@ test_expect_success '160 columns: a CJK name whole, and its row'"'"'s cells unde
 test_expect_success '80 columns: the CJK name cut on a character, the cells still aligned' '
 	ui_wide 80 && wide_aligned &&
 	name=$(grep "bsw_x" wide80 | sed "s/^<[^>]*> *//; s/ .*//") &&
-	echo "name cell: $name" && [ "$name" != "$WIDE" ] &&
+	echo "name cell: $name" && expect "$name" != "$WIDE" &&
 	case "$WIDE" in "$name"*) ;; *) false ;; esac &&
 	ui_keys Q && target_clean 3
 '

@@ -26,7 +26,7 @@ test_expect_success 'after a few seconds they leave the table, counted on the st
 
 test_expect_success 'x shows them again, and hides them again' '
 	ui_keys x && ui_wait " [0-9]+/30  sort " &&
-	[ "$(ui_screen | grep -cE "bs_churn:bye/1 +[(]exited[)]")" -eq 27 ] &&
+	expect "$(ui_screen | grep -cE "bs_churn:bye/1 +[(]exited[)]")" -eq 27 &&
 	! ui_screen | grep -q "exited hidden" &&
 	ui_keys x && ui_wait " 0/0  30 exited hidden"
 '
@@ -34,7 +34,7 @@ test_expect_success 'x shows them again, and hides them again' '
 test_expect_success 'the spawn tree keeps them' '
 	ui_keys t && ui_wait "spawn tree" &&
 	ui_wait "bs_churn:bye/1 +exited: normal" &&
-	[ "$(ui_screen | grep -cE "bs_churn:bye/1 +exited: normal")" -ge 20 ] &&
+	expect "$(ui_screen | grep -cE "bs_churn:bye/1 +exited: normal")" -ge 20 &&
 	ui_keys q
 '
 
@@ -51,8 +51,8 @@ test_expect_success 'short-lived proc_lib processes are named by the function th
 	node_eval "bs_churn:plburst(10)." &&
 	ui_keys / "bs_churn:" Enter && ui_wait " [0-9]+/20 " 5 &&
 	ui_screen >screen.txt && cat screen.txt &&
-	[ "$(grep -cE "bs_churn:bye/1 +[(]exited[)]" screen.txt)" -eq 10 ] &&
-	[ "$(grep -cE "bs_churn:init/1 +[(]exited[)]" screen.txt)" -eq 10 ] &&
+	expect "$(grep -cE "bs_churn:bye/1 +[(]exited[)]" screen.txt)" -eq 10 &&
+	expect "$(grep -cE "bs_churn:init/1 +[(]exited[)]" screen.txt)" -eq 10 &&
 	ui_keys Escape / proc_lib Enter && ui_wait " 0/0 " &&
 	ui_keys Q && target_clean 3
 '

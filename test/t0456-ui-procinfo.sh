@@ -58,7 +58,7 @@ test_expect_success 'the busy loop leads by reductions a second' '
 	ui_screen | sed -n 1,4p &&
 	ui_screen | sed -n 2p | grep -E "^<0[.][0-9]+[.]0> +bs_sz_busy " &&
 	r=$(col bs_sz_busy REDS/s) && echo "REDS/s $r" &&
-	[ "$(bytes "$r")" -gt 100000 ]
+	expect "$(bytes "$r")" -gt 100000
 '
 
 test_expect_success 'sorting by memory puts the big process first; by heap too' '
@@ -79,8 +79,8 @@ test_expect_success 'a log header says the same numbers, live' '
 	sed -E "s/.* reds ([0-9]+) .*/\1/" head1 >reds1 && sleep 2.2 &&
 	ui_screen | sed -n 1p | tee head2 &&
 	sed -E "s/.* reds ([0-9]+) .*/\1/" head2 >reds2 &&
-	[ "$(cat reds2)" -gt "$(cat reds1)" ] &&
-	[ "$(sed -E "s/.*[(]([0-9]+)[/]s[)].*/\1/" head2)" -gt 100000 ] &&
+	expect "$(cat reds2)" -gt "$(cat reds1)" &&
+	expect "$(sed -E "s/.*[(]([0-9]+)[/]s[)].*/\1/" head2)" -gt 100000 &&
 	ui_keys q && ui_wait "sort MEM|sort HEAP|sort REDS" 5 &&
 	ui_keys / bs_sz_big Enter && ui_wait " 1/1 " 5 && ui_keys Enter &&
 	ui_wait "^ <0[.][0-9]+[.]0> bs_sz_big .* mem [0-9]+ " 10 &&
@@ -92,10 +92,10 @@ test_expect_success 'a log header says the same numbers, live' '
 
 test_expect_success 'the agent samples the rows shown, not every process' '
 	n=$(node_eval "erlang:system_info(process_count).") && echo "processes $n" &&
-	[ "$n" -gt 3000 ] && sleep 2.5 && s=$(sampled) && echo "sampled $s" &&
-	[ "$s" -ge 2 ] && [ "$s" -le 100 ] &&
+	expect "$n" -gt 3000 && sleep 2.5 && s=$(sampled) && echo "sampled $s" &&
+	expect "$s" -ge 2 && expect "$s" -le 100 &&
 	ui_keys / bs_sz_ Enter && ui_wait " [0-9]+/2 " 5 && sleep 2.5 &&
-	s=$(sampled) && echo "sampled, filtered: $s" && [ "$s" -le 10 ] &&
+	s=$(sampled) && echo "sampled, filtered: $s" && expect "$s" -le 10 &&
 	ui_keys Q && target_clean 3
 '
 

@@ -22,7 +22,7 @@ test_expect_success 'two nodes: the header names the first, and both sample' '
 	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&
 	ui_keys m && ui_wait "^$AF: Procs [0-9]+/" 5 &&
 	for _ in $(seq 1 20); do [ "$(swt_on $B)" = true ] && break; sleep 0.1; done &&
-	[ "$(swt_on $A)" = true ] && [ "$(swt_on $B)" = true ]
+	expect "$(swt_on $A)" = true && expect "$(swt_on $B)" = true
 '
 
 test_expect_success ':node B: the header shows B, and its count is B'"'"'s' '
@@ -38,8 +38,8 @@ test_expect_success ':node B: the header shows B, and its count is B'"'"'s' '
 test_expect_success ':detach B: B has scheduler_wall_time off again and is clean, A samples on' '
 	ui_keys ":detach $B" Enter && ui_wait "detached from $BF" 10 &&
 	( NODE=$B; target_clean 3 ) &&
-	[ "$(swt_on $A)" = true ] && ui_wait "^$AF: Procs [0-9]+/" &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	expect "$(swt_on $A)" = true && ui_wait "^$AF: Procs [0-9]+/" &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
 	( NODE=$A; target_clean 3 )
 '
 

@@ -38,7 +38,7 @@ test_expect_success ":top mem: the big process leads, its size within 10%" '
 		{ ui_screen | sed -n 1,8p; false; }; } &&
 	ui_screen | tee screen.mem | sed -n 1,8p &&
 	rows=$(awk "/^PID /{f=1; next} f && /^<0[.]/{n++} END{print n+0}" screen.mem) &&
-	echo "rows $rows" && [ "$rows" -le 5 ] && [ "$rows" -ge 2 ] &&
+	echo "rows $rows" && expect "$rows" -le 5 && expect "$rows" -ge 2 &&
 	m=$(bytes "$(ui_cell MEM bs_top_big)") &&
 	node_eval "{memory, M} = erlang:process_info(whereis(bs_top_big), memory), M." >pim &&
 	echo "table $m, process_info $(cat pim), known $(cat known)" &&
@@ -59,24 +59,24 @@ test_expect_success "the agent looks at a slice a second (walking the $WALK), an
 	n=$(node_eval "erlang:system_info(process_count).") &&
 	echo "$t1" | grep -E "^[{][0-9]+,[0-9]+,[0-9]+,$WALK[}]$" &&
 	total=$(echo "$t1" | sed -E "s/[{][0-9]+,([0-9]+),.*/\1/") &&
-	[ "$total" -gt 30000 ] && [ "$total" -le "$n" ] &&
+	expect "$total" -gt 30000 && expect "$total" -le "$n" &&
 	s=$(agent_dict "\$beamscope_sampled") && echo "sampled $s" &&
-	[ "$s" -le 40 ] &&
+	expect "$s" -le 40 &&
 	{ ui_wait "a pass [0-9]+ s[)]" 30 >/dev/null || { ui_screen | tail -3; false; }; } &&
 	t2=$(agent_dict "\$beamscope_top" | tr -d " ") && echo "top $t2" &&
-	[ "$(echo "$t2" | sed -E "s/^[{][0-9]+,[0-9]+,([0-9]+),.*/\1/")" -ge 1 ]
+	expect "$(echo "$t2" | sed -E "s/^[{][0-9]+,[0-9]+,([0-9]+),.*/\1/")" -ge 1
 '
 
 test_expect_success ":top mq and :top redsps find the queued and the busy one" '
 	ui_keys ":top mq" Enter && ui_wait "top 5 by MQ" 5 &&
 	{ ui_wait "^<0[.][0-9]+[.]0> +bs_top_mq " 30 >/dev/null ||
 		{ ui_screen | sed -n 1,8p; false; }; } &&
-	[ "$(ui_cell MQ bs_top_mq)" = 5000 ] &&
+	expect "$(ui_cell MQ bs_top_mq)" = 5000 &&
 	ui_keys ":top redsps" Enter && ui_wait "top 5 by REDS/s" 5 &&
 	{ ui_wait "^<0[.][0-9]+[.]0> +bs_top_busy " 40 >/dev/null ||
 		{ ui_screen | sed -n 1,8p; false; }; } &&
 	r=$(bytes "$(ui_cell REDS/s bs_top_busy)") && echo "REDS/s $r" &&
-	[ "$r" -gt 100000 ]
+	expect "$r" -gt 100000
 '
 
 test_expect_success "O on S/s ranks the counted processes; O again leaves" '
@@ -86,7 +86,7 @@ test_expect_success "O on S/s ranks the counted processes; O again leaves" '
 	{ ui_wait "^<0[.][0-9]+[.]0> +bs_top_chat " 10 >/dev/null ||
 		{ ui_screen | sed -n 1,8p; false; }; } &&
 	sleep 1.5 && t=$(agent_dict "\$beamscope_top") && echo "after sps: $t" &&
-	[ "$t" = undefined ] &&
+	expect "$t" = undefined &&
 	ui_keys O && ui_wait "top mode off" 5 && ui_wait "sort S/s desc" 5
 '
 

@@ -92,6 +92,6 @@ test_expect_success 'the table filter stays on / in the table' '
 	ui_keys q && ui_wait "PID +NAME" &&
 	ui_keys / bs_asker && ui_wait "^/bs_asker" && ui_keys Enter &&
 	ui_wait "^<0[.][0-9]+[.]0> +bs_asker" &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -63,7 +63,7 @@ test_expect_success ':uncall completes the call patterns in force' '
 test_expect_success 'at 80 columns the status line still shows the patterns' '
 	tm resize-window -t ui -x 80 -y 30 && sleep 0.5 &&
 	ui_wait "calls: lists:seq/2" &&
-	ui_screen | sed -n 29p | tee status && [ "$(wc -L <status)" -le 80 ] &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_screen | sed -n 29p | tee status && expect "$(wc -L <status)" -le 80 &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -33,7 +33,7 @@ test_expect_success 'a supervised worker: 3 links, 2 monitors, monitored by 1, i
 		"XDG_STATE_HOME='"'$TRASH/state'"' '"'$BEAMSCOPE'"' '"'$NODE'"' --cookie-file '"'$COOKIE_FILE'"'; sleep 600" &&
 	ui_wait "tracing [0-9]+ processes" 10 &&
 	sleep 2.5 && n=$(looked) && echo "looked $n times before any log" &&
-	[ "$n" = 0 ] &&
+	expect "$n" = 0 &&
 	ui_keys ":focus bs_rel_worker" Enter &&
 	ui_wait "^ <0[.][0-9]+[.]0> bs_rel_worker" 5 &&
 	ui_wait "links 3 .*monitors 2 .*monitored by 1 .*ancestors bs_rel_sup bs_rel_holder$" 5 &&
@@ -62,7 +62,7 @@ test_expect_success 'the agent looks about once a second while the log is open' 
 	t1=$(date +%s%N) && n1=$(looked) && sleep 3 && n2=$(looked) &&
 	t2=$(date +%s%N) && s=$(( (t2 - t1) / 1000000000 )) &&
 	echo "looked $n1, then $n2, in $s s and a part" &&
-	[ "$n2" -ge $((n1 + 2)) ] && [ "$n2" -le $((n1 + s + 1)) ]
+	expect "$n2" -ge $((n1 + 2)) && expect "$n2" -le $((n1 + s + 1))
 '
 
 test_expect_success 'names in Elixir syntax' '
@@ -77,7 +77,7 @@ test_expect_success 'at 80x24 the counts still read' '
 	ui_screen | tee screen80 &&
 	sed -n 1p screen80 | grep -E "^ <0[.][0-9]+[.]0> bs_rel_worker" &&
 	sed -n 2p screen80 | grep -E "^ links 4 .*monitors 2 .*monitored by 1( |$)" &&
-	[ "$(wc -l <screen80)" -le 24 ] &&
+	expect "$(wc -l <screen80)" -le 24 &&
 	! sed -n 3p screen80 | grep -q "links" &&
 	tm resize-window -t ui -x 160 -y 50 &&
 	ui_wait "^ links 4 <0[.].*  monitors 2 <0[.].*ancestors bs_rel_sup bs_rel_holder$" 5
@@ -86,7 +86,7 @@ test_expect_success 'at 80x24 the counts still read' '
 test_expect_success 'the log closed, the agent looks no more' '
 	ui_keys q && ui_wait "^PID +NAME" 5 && sleep 1.5 &&
 	n1=$(looked) && sleep 3 && n2=$(looked) && echo "looked $n1, then $n2" &&
-	[ "$n1" -gt 0 ] && [ "$n1" = "$n2" ] &&
+	expect "$n1" -gt 0 && expect "$n1" = "$n2" &&
 	! ui_screen | grep -q "monitored by"
 '
 
@@ -98,7 +98,7 @@ test_expect_success '10000 links: the count, and the first few' '
 	header | tee head &&
 	links=$(sed -n "s/.*links 10000 \(.*\)  monitors 0 .*/\1/p" head) &&
 	echo "links: $links" &&
-	[ "$(echo "$links" | grep -oE "<0[.][0-9]+[.]0>" | wc -l)" -eq 5 ] &&
+	expect "$(echo "$links" | grep -oE "<0[.][0-9]+[.]0>" | wc -l)" -eq 5 &&
 	echo "$links" | grep -qE "[.]0> [.][.][.]$" &&
 	{ ! header | grep -q "ancestors" ||
 		header | grep -qE "monitored by 0  ancestors unknown *$"; }
@@ -128,7 +128,7 @@ test_expect_success '200000 links: looked at rarely, and the header says when' '
 	t1=$(date +%s%N) && ms=$(( (t1 - t0) / 1000000 )) &&
 	n=$(sort -u looks | grep -c .) && c=$(tail -1 looks | cut -d" " -f1) &&
 	echo "$n looks in $ms ms, the last took $c us" &&
-	[ "$c" -gt 0 ] && [ $((n * c)) -le $((ms * 10 + 2 * c)) ] &&
+	expect "$c" -gt 0 && [ $((n * c)) -le $((ms * 10 + 2 * c)) ] &&
 	header && { [ -s seen ] || { echo "never said how old"; false; }; }
 '
 
@@ -145,7 +145,7 @@ fi
 
 test_expect_success "a process of 200 000 words of heap: ancestors $FAT_WANT" '
 	node_eval "bs_rel:fat(100000)." | grep -x ok &&
-	[ "$(node_eval "element(2, process_info(whereis(bs_rel_fat), total_heap_size)) > 32768.")" = true ] &&
+	expect "$(node_eval "element(2, process_info(whereis(bs_rel_fat), total_heap_size)) > 32768.")" = true &&
 	ui_keys ":focus bs_rel_fat" Enter &&
 	ui_wait "^ <0[.][0-9]+[.][0-9]+> bs_rel_fat" 10 &&
 	ui_wait "monitored by 0  ancestors $FAT_WANT *$" 5

@@ -17,19 +17,19 @@ test_expect_success 'an open log: dimmed timeout lines, T hides them; RECV count
 	node_eval "bs_work:tmo_run(bs_tmo, 5, 3)." >/dev/null &&
 	ui_wait "received 5  spawned 0  timeouts 5" &&
 	ui_screen >log.txt && cat log.txt &&
-	[ "$(grep -c "timeout  [(]receive [.][.][.] after expired[)]" log.txt)" -eq 5 ] &&
-	[ "$(grep -c "received <-  timeout" log.txt)" -eq 3 ] &&
+	expect "$(grep -c "timeout  [(]receive [.][.][.] after expired[)]" log.txt)" -eq 5 &&
+	expect "$(grep -c "received <-  timeout" log.txt)" -eq 3 &&
 	tm capture-pane -p -e -t ui >log.esc &&
 	E=$(printf "\033") &&
 	# tmux says a colour once, where it changes: the timeout lines are
 	# in the log time'"'"'s dim colour from their first one on, and only the
 	# receives change it
 	grep "after expired" log.esc | head -n 1 | grep -q "^$E\[34m[0-9:.]* timeout" &&
-	[ "$(grep "after expired" log.esc | grep -c "$E")" -eq 1 ] &&
-	[ "$(grep "received <-  timeout" log.esc | grep -c "$E\[32mreceived")" -eq 3 ] &&
+	expect "$(grep "after expired" log.esc | grep -c "$E")" -eq 1 &&
+	expect "$(grep "received <-  timeout" log.esc | grep -c "$E\[32mreceived")" -eq 3 &&
 	ui_keys T && ui_wait "timeouts 5 [(]hidden[)]" &&
 	! ui_screen | grep -q "after expired" &&
-	[ "$(ui_screen | grep -c "received <-  timeout")" -eq 3 ] &&
+	expect "$(ui_screen | grep -c "received <-  timeout")" -eq 3 &&
 	ui_keys T && ui_wait "after expired" &&
 	ui_keys Escape && ui_wait "RECV" &&
 	ui_keys / bs_tmo Enter &&
@@ -39,7 +39,7 @@ test_expect_success 'an open log: dimmed timeout lines, T hides them; RECV count
 	node_eval "bs_work:tmo_run(bs_tmo2, 200, 3)." >/dev/null &&
 	ui_keys / bs_tmo2 Enter &&
 	ui_wait "bs_tmo2 +[(]exited[)] +1 +[0-9]+ +5 +[0-9]+ +0 " &&
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
 	target_clean 3
 '
 test_done

@@ -38,7 +38,7 @@ test_expect_success ':match: the log ships the matching messages, the totals cou
 	node_eval "bs_match:run($N, $K)." >/dev/null &&
 	ui_wait "received $((N + 1)) " 10 &&
 	ui_screen >log.txt && cat log.txt &&
-	[ "$(grep -c "received <-  {deliver," log.txt)" -eq $D ] &&
+	expect "$(grep -c "received <-  {deliver," log.txt)" -eq $D &&
 	! grep -q "received <-  {noise," log.txt &&
 	grep -q "match: {deliver, _, _}" log.txt &&
 	ui_keys ":match" Enter && ui_wait "shipping only messages matching [{]deliver, _, _[}]" &&
@@ -47,8 +47,8 @@ test_expect_success ':match: the log ships the matching messages, the totals cou
 	ui_keys ":match" Enter && ui_wait "every message is shipped" &&
 	node_eval "bs_match:run($N, $K)." >/dev/null &&
 	ui_wait "received $((2 * N + 2)) " 10 &&
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] &&
-	[ "$(recv)" -eq $((D + N + 1)) ] &&
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
+	expect "$(recv)" -eq $((D + N + 1)) &&
 	target_clean 3
 '
 
@@ -59,7 +59,7 @@ test_expect_success ':match with a bad pattern: said, tracing goes on without it
 	ui_wait "match .[{]deliver,.: line 1, column [0-9]+: the pattern ends too soon" 10 &&
 	ui_keys ":match" Enter && ui_wait "every message is shipped" &&
 	our_pattern send | grep -q true &&
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
 	target_clean 3
 '
 test_done

@@ -35,7 +35,7 @@ test_expect_success 'a node with 5 000 000 queued messages, probes on time befor
 	node_eval "bs_bigmq:start(5000000)." | grep -x ok &&
 	node_eval "bs_bigmq:probes(4)." | grep -x ok &&
 	q=$(node_eval "element(2, erlang:process_info(whereis(bs_bigmq_hold), message_queue_len)).") &&
-	echo "queued $q" && [ "$q" = 5000000 ] &&
+	echo "queued $q" && expect "$q" = 5000000 &&
 	p99_low "no beamscope"
 '
 
@@ -46,7 +46,7 @@ test_expect_success ':top mq brings it on screen; the probes stay on time' '
 	ui_keys ":top mq 20" Enter && ui_wait "top 20 by MQ" 5 &&
 	{ ui_wait "^<0[.][0-9]+[.]0> +bs_bigmq_hold " 30 >/dev/null ||
 		{ ui_screen | sed -n 1,8p; false; }; } &&
-	[ "$(ui_cell MQ bs_bigmq_hold)" = 5000k ] &&
+	expect "$(ui_cell MQ bs_bigmq_hold)" = 5000k &&
 	p99_low ":top mq 20"
 '
 
@@ -64,7 +64,7 @@ test_expect_success 'its MEM and HEAP are lower bounds; a small process has its 
 	m=$(ui_cell MEM bs_bigmq_hold) && h=$(ui_cell HEAP bs_bigmq_hold) &&
 	echo "bs_bigmq_hold MEM $m HEAP $h" &&
 	echo "$m" | grep -E "^>[0-9]+[kM]?$" && echo "$h" | grep -E "^>[0-9]+[kM]?$" &&
-	[ "$(bytes "${m#>}")" -ge 160000000 ] &&
+	expect "$(bytes "${m#>}")" -ge 160000000 &&
 	s=$(ui_cell MEM bs_bigmq_small) && echo "bs_bigmq_small MEM $s" &&
 	echo "$s" | grep -E "^[0-9]+[kM]?$" &&
 	node_eval "{memory, M} = erlang:process_info(whereis(bs_bigmq_small), memory), M." >pim &&

@@ -110,8 +110,8 @@ test_expect_success ':chart-export writes PlantUML that plantuml renders, every 
 test_expect_success ':chart-export writes a Mermaid sequenceDiagram: participants once, one arrow per message' '
 	ui_keys ":chart-export $TRASH/chart.mmd" Enter &&
 	ui_wait "wrote 7 messages between 3 processes to .*chart.mmd" &&
-	cat chart.mmd && [ "$(mmd_check chart.mmd)" = 7 ] && mmd_parse "$TRASH/chart.mmd" &&
-	[ "$(grep -c "^    participant" chart.mmd)" = 4 ] &&
+	cat chart.mmd && expect "$(mmd_check chart.mmd)" = 7 && mmd_parse "$TRASH/chart.mmd" &&
+	expect "$(grep -c "^    participant" chart.mmd)" = 4 &&
 	grep -q "^    participant P[0-9] as bs_chat_b #60;0[.][0-9]*[.]0#62;$" chart.mmd &&
 	grep -q "^    Note over P[0-9]: exit #123;shutdown,bye#125;$" chart.mmd &&
 	ui_keys ":chart-export $TRASH/chart.txt" Enter &&
@@ -127,23 +127,23 @@ test_expect_success 'a hostile message breaks neither the screen nor the exports
 	node_eval "$(cat hostile.erl)" &&
 	ui_wait "9 messages" 10 &&
 	ui_screen >screen.txt && cat screen.txt &&
-	[ "$(wc -l <screen.txt)" = 30 ] &&
+	expect "$(wc -l <screen.txt)" = 30 &&
 	sed -n 1p screen.txt | grep -q "^ time  *bs_chat_b  *bs_chat_c  *bs_chat_a  *others" &&
 	tail -n 2 screen.txt | head -n 1 | grep -q "9 messages" &&
 	chart >rows.txt && tail -n 2 rows.txt | head -n 1 | grep -qx "others -> bs_chat_a" &&
 	tail -n 1 rows.txt | grep -qx "bs_chat_a -> bs_chat_c" &&
 	ui_keys ":chart-export $TRASH/bad.mmd" Enter && ui_wait "wrote 9 messages .*bad.mmd" &&
 	ui_keys ":chart-export $TRASH/bad.puml" Enter && ui_wait "wrote 9 messages .*bad.puml" &&
-	cat bad.mmd && [ "$(mmd_check bad.mmd)" = 9 ] && mmd_parse "$TRASH/bad.mmd" &&
+	cat bad.mmd && expect "$(mmd_check bad.mmd)" = 9 && mmd_parse "$TRASH/bad.mmd" &&
 	tail -n 1 bad.mmd | grep -q "^    P[0-9]->>P[0-9]: #123;#34;quote#92;#34;semi#59;hash#35;lt#60;gt#62;#34;,.*[.][.][.]$" &&
 	! grep -q "$(printf "\033")" bad.mmd bad.puml &&
-	[ "$(wc -l <bad.puml)" = "$(($(wc -l <chart.puml) + 2))" ] &&
+	expect "$(wc -l <bad.puml)" = "$(($(wc -l <chart.puml) + 2))" &&
 	plantuml -tsvg bad.puml && svg_text bad.svg >svg.txt && cat svg.txt &&
 	cat >want.txt <<-\EOT &&
 	{"quote\"semi;hash#lt<gt>",<<27,91,50,74,7,0,10,13>>,
 	'"'"'\e]0;t\007\n\r'"'"'
 	EOT
-	[ "$(tail -n 1 svg.txt | grep -o -F -f want.txt | wc -l)" = 2 ] && tail -n 1 svg.txt | grep -q "[.][.][.]$"
+	expect "$(tail -n 1 svg.txt | grep -o -F -f want.txt | wc -l)" = 2 && tail -n 1 svg.txt | grep -q "[.][.][.]$"
 '
 
 test_expect_success 'too narrow for its columns, the chart says so instead of wrapping' '
@@ -157,7 +157,7 @@ test_expect_success 'Enter shows the message under the cursor whole; q leaves th
 	ui_keys q && ui_wait "9 messages" &&
 	ui_keys q && ui_wait "PID +NAME" &&
 	ui_keys ":chart" Enter && ui_wait "9 messages" &&
-	ui_keys s && ui_wait "PID +NAME" && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_keys s && ui_wait "PID +NAME" && ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
 	target_clean 2
 '
 test_done

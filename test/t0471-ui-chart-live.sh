@@ -82,7 +82,7 @@ test_expect_success 'paused, the chart holds still' '
 	node_eval "bs_chat:say(while_paused)." && sleep 1 &&
 	ui_screen | head -n 28 | diff -u before.txt - &&
 	ui_keys p && ui_wait "while_paused *$" &&
-	ui_keys q q && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys q q && ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'untagging takes a process out of focus: its receives are no longer shipped' '
@@ -98,7 +98,7 @@ test_expect_success 'untagging takes a process out of focus: its receives are no
 	ui_keys g Space && ui_wait "2 tagged" && ui_keys s &&
 	node_eval "bs_chat:say(x_three)." && ui_wait "x_three *$" &&
 	! ui_screen | grep -q "not received" &&
-	ui_keys q && ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] &&
+	ui_keys q && ui_keys Q && expect "$(ui_exit_status 5)" = 0 &&
 	jq -r "select(.type == \"receive\" and .name == \"bs_chat_c\") | .payload" \
 		"$TRASH/tags.ndjson" >got.txt && cat got.txt &&
 	printf "x_one\nx_three\n" >want.txt && diff -u want.txt got.txt
@@ -107,7 +107,7 @@ test_expect_success 'untagging takes a process out of focus: its receives are no
 test_expect_success 'a recording: the chart as live, plain ASCII without line drawing, text on its own line when narrow' '
 	bs_start --pids bs_chat_a,bs_chat_c -d 3 && bs_wait_attached &&
 	node_eval "bs_chat:say(one), bs_chat:say(two)." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] && cp "$TRASH/bs.json" rec.ndjson &&
+	bs_wait && expect "$BS_RC" = 0 && cp "$TRASH/bs.json" rec.ndjson &&
 	rm -f "$TRASH/ui.rc" &&
 	ui_session 40 30 "TERM=sun LANG=C LC_ALL=C XDG_STATE_HOME='"'$TRASH/state'"' '"'$BEAMSCOPE'"' --open rec.ndjson; echo \$? >'"'$TRASH/ui.rc'"'; sleep 600" &&
 	ui_wait "NAME" 10 && ui_wait "bs_chat_c" &&
@@ -116,8 +116,8 @@ test_expect_success 'a recording: the chart as live, plain ASCII without line dr
 	ui_screen | tee screen.txt &&
 	! grep -q "$(printf "\342\224")" screen.txt &&
 	grep -q "|" screen.txt &&
-	[ "$(grep -c "^ *one *$" screen.txt)" = 1 ] && [ "$(grep -c "^ *two *$" screen.txt)" = 1 ] &&
+	expect "$(grep -c "^ *one *$" screen.txt)" = 1 && expect "$(grep -c "^ *two *$" screen.txt)" = 1 &&
 	perl "$TOP/test/chart-read.pl" <screen.txt | grep -c -- "->" | grep -qx 4 &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ]
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0
 '
 test_done

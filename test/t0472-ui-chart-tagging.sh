@@ -18,7 +18,7 @@ settled_rows() {
 		grep -v -e ^COLUMNS -e "^T bs_ping$" >rows.txt &&
 	tail -n 2 rows.txt >last.txt && printf "others -> bs_ping\nbs_ping -> others\n" |
 		diff -u - last.txt &&
-	head -n -2 rows.txt >pp.txt && [ "$(wc -l <pp.txt)" -ge 12 ]
+	head -n -2 rows.txt >pp.txt && expect "$(wc -l <pp.txt)" -ge 12
 }
 
 # every row a ping or a pong between the two, in turn, none not received
@@ -37,22 +37,22 @@ test_expect_success ':focus pong, q, s: every ping and pong drawn once, delivere
 	ui_keys / bs_pong Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_pong" &&
 	ui_keys s && ui_wait "charting <0[.][0-9]+[.]0> and 1 of its peers" &&
 	ui_wait "bs_ping" && sleep 2 &&
-	[ "$(node_eval "bs_rally:stop().")" -gt 50 ] &&
+	expect "$(node_eval "bs_rally:stop().")" -gt 50 &&
 	ui_wait "stopped" 5 && sleep 0.5 &&
 	settled_rows && ping_pong_only
 '
 
 test_expect_success 'nothing stored: s charts the selected process and the peer it sends to' '
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3 &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 3 &&
 	node_eval "exit(whereis(bs_ping), kill), exit(whereis(bs_pong), kill), ok." &&
 	node_eval "bs_rally:start(20)." >/dev/null &&
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys / bs_ping Enter && ui_wait "^<0[.][0-9]+[.]0> +bs_ping " &&
 	ui_keys s && ui_wait "charting <0[.][0-9]+[.]0> and 1 of its peers" 5 &&
 	ui_wait "^ time +bs_ping +bs_pong +others" && sleep 2 &&
-	[ "$(node_eval "bs_rally:stop().")" -gt 50 ] &&
+	expect "$(node_eval "bs_rally:stop().")" -gt 50 &&
 	ui_wait "stopped" 5 && sleep 0.5 &&
 	settled_rows && ping_pong_only &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 3
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 3
 '
 test_done

@@ -36,7 +36,7 @@ EOT
 test_expect_success '--chart mermaid: the exchange, live from a node' '
 	bs_start --pids bs_chat_a,bs_chat_b,bs_chat_c --chart mermaid -d 3 &&
 	bs_wait_attached && node_eval "bs_chat:go()." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] && cat "$TRASH/bs.json" "$TRASH/bs.err" &&
+	bs_wait && expect "$BS_RC" = 0 && cat "$TRASH/bs.json" "$TRASH/bs.err" &&
 	head -n 1 "$TRASH/bs.json" | grep -qx sequenceDiagram &&
 	mmd_rows "$TRASH/bs.json" >got.txt && diff -u want.txt got.txt &&
 	cp "$TRASH/bs.json" chart.mmd && mmd_parse "$TRASH/chart.mmd" &&
@@ -48,7 +48,7 @@ test_expect_success '--chart plantuml from a recording (--open) gives the same c
 	node_eval "bs_chat:start()." >/dev/null &&
 	bs_start --pids bs_chat_a,bs_chat_b,bs_chat_c -d 3 &&
 	bs_wait_attached && node_eval "bs_chat:go()." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] && cp "$TRASH/bs.json" rec.ndjson &&
+	bs_wait && expect "$BS_RC" = 0 && cp "$TRASH/bs.json" rec.ndjson &&
 	"$BEAMSCOPE" --open rec.ndjson --batch --pids bs_chat_a,bs_chat_b,bs_chat_c \
 		--chart plantuml -o rec.puml 2>err.txt && cat rec.puml err.txt &&
 	puml_rows rec.puml >got.txt && diff -u want.txt got.txt &&
@@ -58,7 +58,7 @@ test_expect_success '--chart plantuml from a recording (--open) gives the same c
 test_expect_success '--chart with --follow: the followed process and what it talks to' '
 	bs_start --follow bs_chat_a --chart plantuml -d 2 && bs_wait_attached &&
 	node_eval "bs_chat:say(followed)." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] && cat "$TRASH/bs.json" &&
+	bs_wait && expect "$BS_RC" = 0 && cat "$TRASH/bs.json" &&
 	puml_rows "$TRASH/bs.json" >got.txt &&
 	printf "others -> bs_chat_a\nbs_chat_a -> others\n" >want.txt &&
 	diff -u want.txt got.txt && grep -q "^P0 -> P1 : followed$" "$TRASH/bs.json"
@@ -83,7 +83,7 @@ test_expect_success '--chart with --payload-bytes 0: every arrow, and no label' 
 	bs_start --pids bs_chat_a,bs_chat_b,bs_chat_c --chart mermaid -d 3 \
 		--payload-bytes 0 && bs_wait_attached &&
 	node_eval "bs_chat:go()." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] && cat "$TRASH/bs.json" &&
+	bs_wait && expect "$BS_RC" = 0 && cat "$TRASH/bs.json" &&
 	printf "%s\n" "others -> bs_chat_a" "bs_chat_a -> bs_chat_b" "bs_chat_b -> bs_chat_a" \
 		"bs_chat_a -> bs_chat_b" "bs_chat_b -> bs_chat_a" "bs_chat_a -> bs_chat_c" \
 		"bs_chat_c -> bs_chat_b" "X bs_chat_b" >want.txt &&

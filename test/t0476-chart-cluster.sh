@@ -21,14 +21,14 @@ test_expect_success 'batch --chart on two nodes: cross-node arrows, delivered, w
 	grep -q "attached to $BF " err.txt &&
 	sleep 0.5 && on_node $A "bs_cluster:go(ping_1, 3)." >/dev/null &&
 	wait $pid && cat chart.mmd err.txt &&
-	[ "$(grep -c "^    participant" chart.mmd)" = 3 ] &&
+	expect "$(grep -c "^    participant" chart.mmd)" = 3 &&
 	grep -q "^    participant P[0-9] as ping_1 " chart.mmd &&
 	grep -q "^    participant P[0-9] as pong_2 " chart.mmd &&
 	ping=$(sed -n "s/^    participant \(P[0-9]\) as ping_1 .*/\1/p" chart.mmd) &&
 	pong=$(sed -n "s/^    participant \(P[0-9]\) as pong_2 .*/\1/p" chart.mmd) &&
-	[ "$(grep -c "^    $ping->>$pong: #123;ping,.*,[123]#125;" chart.mmd)" = 3 ] &&
-	[ "$(grep -c "^    $pong->>$ping: #123;pong,[123]#125;" chart.mmd)" = 3 ] &&
-	[ "$(grep -c "^    P[0-9]->>P[0-9]: #123;p[io]ng,.* (-*[0-9]* us)$" chart.mmd)" -ge 4 ] &&
+	expect "$(grep -c "^    $ping->>$pong: #123;ping,.*,[123]#125;" chart.mmd)" = 3 &&
+	expect "$(grep -c "^    $pong->>$ping: #123;pong,[123]#125;" chart.mmd)" = 3 &&
+	expect "$(grep -c "^    P[0-9]->>P[0-9]: #123;p[io]ng,.* (-*[0-9]* us)$" chart.mmd)" -ge 4 &&
 	! grep -q "not received" chart.mmd && mmd_parse "$TRASH/chart.mmd"
 '
 
@@ -48,11 +48,11 @@ test_expect_success 'the view on two nodes: the arrows between the nodes, with t
 	ui_screen | tee screen.txt &&
 	sed -n 2p screen.txt | grep -q "<0[.][0-9]*[.]0> *<0[.][0-9]*[.]0>" &&
 	sed -n 3p screen.txt | grep -q "chc1.*chc2" &&
-	[ "$(grep -c "[{]pong,[12][}]  (-*[0-9]* us)" screen.txt)" = 3 ] &&
-	[ "$(grep -c "[{]ping,.*  (-*[0-9]* us)" screen.txt)" = 3 ] &&
+	expect "$(grep -c "[{]pong,[12][}]  (-*[0-9]* us)" screen.txt)" = 3 &&
+	expect "$(grep -c "[{]ping,.*  (-*[0-9]* us)" screen.txt)" = 3 &&
 	perl "$TOP/test/chart-read.pl" <screen.txt | tee rows.txt &&
-	[ "$(grep -c "^ping_1 -> pong_2$" rows.txt)" = 3 ] &&
-	[ "$(grep -c "^pong_2 -> ping_1$" rows.txt)" = 3 ] &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ]
+	expect "$(grep -c "^ping_1 -> pong_2$" rows.txt)" = 3 &&
+	expect "$(grep -c "^pong_2 -> ping_1$" rows.txt)" = 3 &&
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0
 '
 test_done

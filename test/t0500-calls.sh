@@ -10,7 +10,7 @@ start_node bscall -eval "code:ensure_loaded(bs_calls)" || exit 1
 trace_calls() {
 	bs_start --duration 0 --events spawn "$@" && bs_wait_attached &&
 	node_eval "$EXPR" >/dev/null && sleep 0.4 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ]
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0
 }
 
 test_expect_success 'exact call count of a function called 100 times' '
@@ -81,7 +81,7 @@ bad_pattern() {
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" -d 0.5 --call "$1" 2>err >/dev/null
 	rc=$?
 	cat err
-	[ "$rc" -eq "$2" ] && [ "$(wc -l <err)" -eq 1 ] && grep -qE -- "$3" err && target_clean 2
+	expect "$rc" -eq "$2" && expect "$(wc -l <err)" -eq 1 && grep -qE -- "$3" err && target_clean 2
 }
 
 test_expect_success 'syntax error: line, column and the problem' '
@@ -127,27 +127,27 @@ test_expect_success "another tool's pattern is left alone and reported (OTP 25-2
 		grep -q "bs_calls:double/1 already has a trace pattern set by someone else; skipped" "$TRASH/bs.err" &&
 		jqs -e ".[-1].skipped_functions == [\"bs_calls:double/1\"]"
 	fi &&
-	[ "$(node_eval "{erlang:trace_info({bs_calls, double, 1}, match_spec), erlang:trace_info({bs_calls, add, 2}, match_spec)}." | tr -d " ")" = "{{match_spec,[]},{match_spec,false}}" ] &&
+	expect "$(node_eval "{erlang:trace_info({bs_calls, double, 1}, match_spec), erlang:trace_info({bs_calls, add, 2}, match_spec)}." | tr -d " ")" = "{{match_spec,[]},{match_spec,false}}" &&
 	node_eval "erlang:trace_pattern({bs_calls, double, 1}, false, [local])." && target_clean 2
 '
 
 for sig in INT KILL; do
 	test_expect_success "patterns removed when beamscope gets SIG$sig" '
 		bs_start --duration 0 --call "bs_calls:_" && bs_wait_attached &&
-		[ "$(our_info "{bs_calls, add, 2}" match_spec | tr -d " ")" != "{match_spec,false}" ] &&
+		expect "$(our_info "{bs_calls, add, 2}" match_spec | tr -d " ")" != "{match_spec,false}" &&
 		kill -'$sig' "$BS_PID" && bs_wait && target_clean 2
 	'
 done
 
 test_expect_success 'patterns removed at the end of a run (duration)' '
-	bs_start --duration 0.5 --call "bs_calls:add/2" && bs_wait && [ "$BS_RC" -eq 0 ] && target_clean 2
+	bs_start --duration 0.5 --call "bs_calls:add/2" && bs_wait && expect "$BS_RC" -eq 0 && target_clean 2
 '
 
 test_expect_success '--follow: a tree of known shape, and nothing else' '
 	root=$(node_eval "{_, T} = bs_calls:tree(), T." | tr -d "\"") && echo "root $root" &&
 	bs_start --follow "$root" --events spawn,exit --call bs_calls:add/2 --duration 0 && bs_wait_attached &&
 	node_eval "list_to_pid(\"$root\") ! go, bs_calls:run(5)." >/dev/null && sleep 0.6 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"spawn\")] | length == 9" &&
 	jqs -e "[.[] | select(.type == \"call\")] | length == 10 and all(.args != \"[1,1]\" or true)" &&
 	jqs -e "[.[:-1][] | .pid] | unique | length == 10" &&

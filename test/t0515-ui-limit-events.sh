@@ -26,11 +26,11 @@ test_expect_success ':limit events 500 while tracing stops at exactly 500 events
 	ui_keys ":export $TRASH/x.json" Enter && ui_wait "x.json" 5 &&
 	for _ in $(seq 1 50); do [ -s "$TRASH/x.json" ] && break; sleep 0.1; done &&
 	jq "[.processes[] | .sends + .receives] | add" "$TRASH/x.json" >sum &&
-	cat sum && [ "$(cat sum)" = 500 ]
+	cat sum && expect "$(cat sum)" = 500
 '
 
 test_expect_success 'stopped by the limit, the view quits and the target is clean' '
 	ui_wait " 0 ev/s " 5 &&
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -15,7 +15,7 @@ test_expect_success 'the log shows bs_calls:add(9,10)' '
 '
 
 test_expect_success 'Q: the target is clean' '
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 
 test_expect_success 'JSON: args is the list [9,10], not a string' '

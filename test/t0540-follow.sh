@@ -29,7 +29,7 @@ test_expect_success ':follow traces the root and every process it spawns' '
 	for _ in $(seq 1 50); do
 		[ "$(ui_screen | grep -c "\`- <0")" -eq 9 ] && break; sleep 0.1
 	done &&
-	[ "$(ui_screen | grep -c "\`- <0")" -eq 9 ]
+	expect "$(ui_screen | grep -c "\`- <0")" -eq 9
 '
 
 # ERTS asks the tracer for trace_status when a process is traced again or
@@ -37,12 +37,12 @@ test_expect_success ':follow traces the root and every process it spawns' '
 # remove, so the followers leave by themselves, with no help from the agent.
 test_expect_success ':unfollow: the followers drop their flags by themselves' '
 	ui_keys q ":unfollow" Enter && ui_wait "unfollowed" &&
-	[ "$(node_eval "length([P ! ping || P <- processes(), process_info(P, current_function) =:= {current_function, {bs_work, hold, 0}}]).")" = 10 ] &&
+	expect "$(node_eval "length([P ! ping || P <- processes(), process_info(P, current_function) =:= {current_function, {bs_work, hold, 0}}]).")" = 10 &&
 	ours_is 0 &&
-	[ "$(node_eval "{whereis(beamscope_agent) =/= undefined, code:is_loaded(beamscope_tracer) =/= false}." | tr -d " ")" = "{true,true}" ]
+	expect "$(node_eval "{whereis(beamscope_agent) =/= undefined, code:is_loaded(beamscope_tracer) =/= false}." | tr -d " ")" = "{true,true}"
 '
 
 test_expect_success 'detaching after unfollow leaves the target clean' '
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

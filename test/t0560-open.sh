@@ -11,16 +11,16 @@ start_node bsopen || exit 1
 # the sink's row: sent, received, spawned
 sink_row_ok() {
 	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
-	[ "$(wc -l <row)" -eq 1 ] &&
-	[ "$(ui_cell SENT "^<0[.][0-9]+[.]0> +bs_sink")" = "$1" ] &&
-	[ "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = "$2" ] &&
-	[ "$(ui_cell SPAWN "^<0[.][0-9]+[.]0> +bs_sink")" = "$3" ]
+	expect "$(wc -l <row)" -eq 1 &&
+	expect "$(ui_cell SENT "^<0[.][0-9]+[.]0> +bs_sink")" = "$1" &&
+	expect "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = "$2" &&
+	expect "$(ui_cell SPAWN "^<0[.][0-9]+[.]0> +bs_sink")" = "$3"
 }
 
 test_expect_success 'a batch capture of a known workload' '
 	bs_start --duration 0 --max-events 0 && bs_wait_attached &&
 	node_eval "bs_work:sink(1000, 10), ok." >/dev/null &&
-	sleep 0.5 && kill -INT $BS_PID && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.5 && kill -INT $BS_PID && bs_wait && expect "$BS_RC" -eq 0 &&
 	cp "$TRASH/bs.json" rec.ndjson &&
 	jq -s -e "[.[] | select(.name == \"bs_sink\" and .type == \"receive\")] | length == 1001" rec.ndjson
 '
@@ -37,7 +37,7 @@ test_expect_success '--open in the view: the spawn tree has the ten children, ex
 	ui_screen >tree.txt && cat tree.txt &&
 	grep -A10 "bs_sink" tree.txt | tail -n 10 |
 		grep -c "\`- <0[.][0-9]*[.]0> .*exited: normal" >n &&
-	[ "$(cat n)" -eq 10 ]
+	expect "$(cat n)" -eq 10
 '
 
 test_expect_success '--open in the view: the process log, in order' '
@@ -45,10 +45,10 @@ test_expect_success '--open in the view: the process log, in order' '
 	ui_keys ":focus bs_sink" Enter && ui_wait "received <-  stop" &&
 	ui_screen >tail.txt &&
 	grep -n "received <-  {msg,1000}" tail.txt &&
-	[ "$(grep -c "spawned  <0" tail.txt)" -eq 10 ] &&
+	expect "$(grep -c "spawned  <0" tail.txt)" -eq 10 &&
 	a=$(grep -n "{msg,1000}" tail.txt | cut -d: -f1) &&
 	c=$(grep -n "received <-  stop" tail.txt | cut -d: -f1) &&
-	[ "$a" -lt "$c" ]
+	expect "$a" -lt "$c"
 '
 
 test_expect_success 'in a recording, commands that need a node say so' '
@@ -56,7 +56,7 @@ test_expect_success 'in a recording, commands that need a node say so' '
 	ui_keys ":on" Enter && ui_wait "needs a live node; this is a recording" &&
 	ui_keys ":call bs_work:sink/2" Enter &&
 	ui_wait ":call needs a live node" &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success '--open --batch --pids NAME writes exactly that process'"'"'s events' '
@@ -65,13 +65,13 @@ test_expect_success '--open --batch --pids NAME writes exactly that process'"'"'
 	sink=$(jq -r "select(.name == \"bs_sink\") | .pid" rec.ndjson | head -n 1) &&
 	jq -c "select(.pid == \"$sink\" and .type != \"summary\")" rec.ndjson >want &&
 	jq -c "select(.type != \"summary\")" cut.ndjson >got &&
-	[ "$(wc -l <want)" -gt 1000 ] && diff want got
+	expect "$(wc -l <want)" -gt 1000 && diff want got
 '
 
 test_expect_success '--open --batch --events spawn keeps only spawns' '
 	"$BEAMSCOPE" --open rec.ndjson --batch --events spawn 2>err |
 		jq -r "select(.type != \"summary\") | .type" | sort -u >types && cat types &&
-	[ "$(cat types)" = "$(printf "spawn\nspawned")" ]
+	expect "$(cat types)" = "$(printf "spawn\nspawned")"
 '
 
 test_expect_success 'an :export file reopens with the same counts' '
@@ -82,14 +82,14 @@ test_expect_success 'an :export file reopens with the same counts' '
 	ui_keys Q && ui_exit_status >/dev/null &&
 	ui_open "$TRASH/exp.json" && ui_wait "opened .*exp.json" &&
 	ui_keys / bs_sink Enter && ui_wait "bs_sink" && sink_row_ok 2 501 4 &&
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys Q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success 'an export reopened keeps its processes'"'"' labels (read after its events)' '
 	printf "%s\n" "{\"type\":\"export\",\"node\":\"n@h\",\"exported_ts\":1,\"evicted_events\":0,\"processes\":[{\"pid\":\"<0.85.0>\",\"label\":\"my_server:init/1\",\"sends\":1,\"receives\":0,\"spawns\":0}],\"events\":[{\"type\":\"send\",\"ts\":5,\"node\":\"n@h\",\"pid\":\"<0.85.0>\",\"to\":\"<0.1.0>\",\"payload\":\"x\",\"truncated\":false}]}" >label.json &&
 	ui_open "$TRASH/label.json" && ui_wait "opened .*label.json" &&
 	ui_wait "^<0[.]85[.]0> +my_server:init/1 " &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success ':record during a flood writes valid NDJSON that reopens' '
@@ -100,11 +100,11 @@ test_expect_success ':record during a flood writes valid NDJSON that reopens' '
 	n=$(ui_screen | sed -n "s/.*recorded \([0-9]*\) events.*/\1/p") &&
 	ui_keys Q && ui_exit_status >/dev/null &&
 	jq -c . live.ndjson >/dev/null &&
-	[ "$(jq -s "[.[] | select(.type != \"counts\")] | length" live.ndjson)" -eq "$n" ] &&
-	[ "$(jq -s "[.[] | select(.type == \"spawn\")] | length" live.ndjson)" -ge 8 ] &&
+	expect "$(jq -s "[.[] | select(.type != \"counts\")] | length" live.ndjson)" -eq "$n" &&
+	expect "$(jq -s "[.[] | select(.type == \"spawn\")] | length" live.ndjson)" -ge 8 &&
 	jq -s "[.[] | select(.type == \"counts\")] | group_by(.pid) |
 		map(last.sends) | add" live.ndjson >sent.rec &&
-	[ "$(cat sent.rec)" -gt 10000 ] &&
+	expect "$(cat sent.rec)" -gt 10000 &&
 	"$BEAMSCOPE" --open live.ndjson --batch -o again.ndjson 2>err && cat err &&
 	jq -s "[.[] | select(.type == \"counts\")] | group_by(.pid) |
 		map(last.sends) | add" again.ndjson >sent.again &&
@@ -121,24 +121,24 @@ test_expect_success 'a recording of a flood reopens in the view with its counts'
 		sleep 0.05
 	done &&
 	echo "top: $top" && echo "$top" | grep -qE "^([1-9][0-9]{3,}|[0-9]+[kM])$" &&
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys Q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success 'an empty file: one clear line, no crash' '
 	: >empty.ndjson &&
 	! "$BEAMSCOPE" --open empty.ndjson --batch 2>err && cat err &&
-	grep -q "^beamscope: \"empty.ndjson\" is empty" err && [ "$(wc -l <err)" -eq 1 ]
+	grep -q "^beamscope: \"empty.ndjson\" is empty" err && expect "$(wc -l <err)" -eq 1
 '
 
 test_expect_success 'a binary file: one clear line, no crash' '
 	head -c 4096 "$BEAMSCOPE" >bin.ndjson &&
 	! "$BEAMSCOPE" --open bin.ndjson --batch 2>err && cat err &&
-	grep -q "not a beamscope recording" err && [ "$(wc -l <err)" -eq 1 ]
+	grep -q "not a beamscope recording" err && expect "$(wc -l <err)" -eq 1
 '
 
 test_expect_success 'a missing file: one clear line' '
 	! "$BEAMSCOPE" --open nothere.ndjson --batch 2>err && cat err &&
-	grep -q "nothere.ndjson" err && [ "$(wc -l <err)" -eq 1 ]
+	grep -q "nothere.ndjson" err && expect "$(wc -l <err)" -eq 1
 '
 
 test_expect_success 'malformed lines are skipped and counted, a cut last line ignored' '
@@ -146,7 +146,7 @@ test_expect_success 'malformed lines are skipped and counted, a cut last line ig
 	sed -n "21,40p" rec.ndjson >>bad.ndjson &&
 	printf "%s" "{\"type\":\"send\",\"ts\":1" >>bad.ndjson &&
 	"$BEAMSCOPE" --open bad.ndjson --batch -o out.ndjson 2>err && cat err &&
-	[ "$(grep -vc "\"type\":\"summary\"" out.ndjson)" -eq 40 ] &&
+	expect "$(grep -vc "\"type\":\"summary\"" out.ndjson)" -eq 40 &&
 	tail -n 1 out.ndjson | jq -e ".type == \"summary\" and .malformed == 1 and .truncated" &&
 	grep -q "1 malformed line skipped, the first at line 21" err &&
 	grep -q "the last line was cut short" err
@@ -154,7 +154,7 @@ test_expect_success 'malformed lines are skipped and counted, a cut last line ig
 
 test_expect_success 'the view opens a file with bad lines and says so' '
 	ui_open "$TRASH/bad.ndjson" && ui_wait "malformed line skipped, the first at line 21" &&
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys Q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success '--open takes no node, and --record needs one' '
@@ -176,32 +176,32 @@ test_expect_success 'the output is never the recording, by any name; it stays wh
 	ln same.ndjson hard.ndjson && ln -s same.ndjson soft.ndjson &&
 	! "$BEAMSCOPE" --open same.ndjson --batch -o same.ndjson 2>err && cat err &&
 	grep -q "^beamscope: \"same.ndjson\" is the recording being read; choose another -o FILE$" err &&
-	[ "$(wc -l <err)" -eq 1 ] &&
+	expect "$(wc -l <err)" -eq 1 &&
 	! "$BEAMSCOPE" --open same.ndjson --batch -o hard.ndjson 2>err && cat err &&
 	grep -q "is the recording being read" err &&
 	! "$BEAMSCOPE" --open same.ndjson --batch -o soft.ndjson 2>err && cat err &&
 	grep -q "is a symbolic link" err &&
 	! "$BEAMSCOPE" --open same.ndjson --batch >>same.ndjson 2>err && cat err &&
 	grep -q "standard output is the recording being read" err &&
-	[ "$(cksum <same.ndjson)" = "$sum" ]
+	expect "$(cksum <same.ndjson)" = "$sum"
 '
 
 test_expect_success 'an output is left alone when the input cannot be opened, and replaced only once whole' '
 	echo keep >kept.ndjson &&
 	! "$BEAMSCOPE" --open nothere.ndjson --batch -o kept.ndjson 2>err && cat err &&
-	[ "$(cat kept.ndjson)" = keep ] &&
+	expect "$(cat kept.ndjson)" = keep &&
 	echo old >out.ndjson && chmod 640 out.ndjson &&
 	"$BEAMSCOPE" --open rec.ndjson --batch -o out.ndjson 2>err && cat err &&
-	[ "$(wc -l <out.ndjson)" -gt 1000 ] &&
-	[ "$(stat -c %a out.ndjson)" = 640 ] &&
-	[ "$(ls | grep -c "out.ndjson.tmp")" -eq 0 ]
+	expect "$(wc -l <out.ndjson)" -gt 1000 &&
+	expect "$(stat -c %a out.ndjson)" = 640 &&
+	expect "$(ls | grep -c "out.ndjson.tmp")" -eq 0
 '
 
 test_expect_success 'a replay runs whole: 150000 events in, 150000 out' '
 	sends 150000 >many.ndjson &&
 	"$BEAMSCOPE" --open many.ndjson --batch -o all.ndjson --exact 2>err; rc=$?
-	cat err && [ $rc -eq 0 ] &&
-	[ "$(grep -c "\"type\":\"send\"" all.ndjson)" -eq 150000 ] &&
+	cat err && expect "$rc" -eq 0 &&
+	expect "$(grep -c "\"type\":\"send\"" all.ndjson)" -eq 150000 &&
 	grep -q "150000 events written" err &&
 	tail -n 1 all.ndjson | jq -e ".type == \"summary\" and .ended == \"end_of_recording\" and
 		.events == 150000 and .over_limit == 0 and .replayed == \"many.ndjson\""
@@ -209,8 +209,8 @@ test_expect_success 'a replay runs whole: 150000 events in, 150000 out' '
 
 test_expect_success 'a replay cut by --max-events says so, even with -q; --exact fails' '
 	"$BEAMSCOPE" --open many.ndjson --batch -o cut.ndjson -n 1000 -q --exact 2>err; rc=$?
-	cat err && [ $rc -eq 7 ] &&
-	[ "$(grep -c "\"type\":\"send\"" cut.ndjson)" -eq 1000 ] &&
+	cat err && expect "$rc" -eq 7 &&
+	expect "$(grep -c "\"type\":\"send\"" cut.ndjson)" -eq 1000 &&
 	tail -n 1 cut.ndjson | jq -e ".type == \"summary\" and .ended == \"max_events\" and
 		.events == 1000 and .over_limit > 0 and .limits.max_events == 1000" &&
 	grep -q "stopped at --max-events 1000, the rest was not read" err &&
@@ -239,11 +239,11 @@ test_expect_success 'a recording of 40 nodes: every event, from 40 nodes' '
 		printf \"{\\\"type\\\":\\\"send\\\",\\\"ts\\\":%d,\\\"node\\\":\\\"n%d@h\\\",\\\"pid\\\":\\\"<0.85.0>\\\",\\\"payload\\\":\\\"x\\\",\\\"truncated\\\":false}\\n\", 1000 + i, i }" >nodes40.ndjson &&
 	"$BEAMSCOPE" --open nodes40.ndjson --batch -o n40.ndjson 2>err && cat err &&
 	grep -q "40 events from 40 nodes" err &&
-	[ "$(jq -r "select(.type == \"send\") | .node" n40.ndjson | sort -u | wc -l)" -eq 40 ] &&
+	expect "$(jq -r "select(.type == \"send\") | .node" n40.ndjson | sort -u | wc -l)" -eq 40 &&
 	tail -n 1 n40.ndjson | jq -e ".type == \"summary\" and (.nodes | length) == 40" &&
 	ui_open "$TRASH/nodes40.ndjson" && ui_wait "opened .*: 40 events from 40 nodes" &&
 	ui_keys ":node n39@h" Enter && ui_wait "showing the processes of n39@h" &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 
 test_expect_success 'a file whose size says 0 (/proc) is read, not called empty' '
@@ -257,7 +257,7 @@ test_expect_success 'the view over a recording is idle when idle' '
 	a=$(cpu_ticks "$pid") && sleep 3 && b=$(cpu_ticks "$pid") &&
 	echo "$((b - a)) ticks in 3 s" &&
 	[ $((b - a)) -lt 30 ] &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ]
+	ui_keys q && expect "$(ui_exit_status)" = 0
 '
 
 # quiet_pipe FIFO: five lines of the capture, 20 quiet seconds, three more;
@@ -277,7 +277,7 @@ test_expect_success 'a pipe that goes quiet: the view reads what came, says it w
 	a=$(cpu_ticks "$pid") && sleep 2 && b=$(cpu_ticks "$pid") &&
 	echo "$((b - a)) ticks in 2 s" && [ $((b - a)) -lt 20 ] &&
 	ui_keys ":" && ui_wait "^:" 2 && ui_keys Escape &&
-	ui_keys q && [ "$(ui_exit_status 3)" = 0 ]; rc=$?
+	ui_keys q && expect "$(ui_exit_status 3)" = 0; rc=$?
 	kill "$(cat writer.pid)" 2>/dev/null; exit $rc
 '
 
@@ -289,8 +289,8 @@ test_expect_success 'a pipe that goes quiet: batch mode ends on SIGINT with what
 	! kill -0 $bs 2>/dev/null; gone=$?
 	wait $bs; rc=$?
 	kill "$(cat writer.pid)" 2>/dev/null
-	cat err && [ $gone -eq 0 ] && [ $rc -eq 0 ] &&
-	[ "$(grep -c "\"type\":\"summary\"" piped.ndjson)" -eq 1 ] &&
+	cat err && expect "$gone" -eq 0 && expect "$rc" -eq 0 &&
+	expect "$(grep -c "\"type\":\"summary\"" piped.ndjson)" -eq 1 &&
 	tail -n 1 piped.ndjson | jq -e ".ended == \"interrupted\" and .events == 5" &&
 	grep -q "interrupted: 5 events written from \"quiet.fifo\"" err
 '
@@ -307,9 +307,9 @@ test_expect_success 'writers never follow a link to a file: -o, --chart -o, :exp
 	ln -sf precious.txt trap.mmd &&
 	ui_keys ":chart-export $TRASH/trap.mmd" Enter && ui_wait "is a symbolic link, not followed" &&
 	ui_keys ":export $TRASH/fine.json" Enter && ui_wait "exported" &&
-	ui_keys q && [ "$(ui_exit_status)" = 0 ] &&
-	[ "$(cat precious.txt)" = precious ] &&
-	[ "$(ls | grep -c "[.]tmp")" -eq 0 ] && jq -e ".type == \"export\"" fine.json
+	ui_keys q && expect "$(ui_exit_status)" = 0 &&
+	expect "$(cat precious.txt)" = precious &&
+	expect "$(ls | grep -c "[.]tmp")" -eq 0 && jq -e ".type == \"export\"" fine.json
 '
 
 test_done

@@ -24,7 +24,7 @@ test_expect_success 'a payload nested 100000 deep: Enter shows it cut, the view 
 	ui_screen >>detail.txt && grep -q "[.][.][.]" detail.txt &&
 	ui_keys q && ui_wait "received <-  after" 5 &&
 	ui_keys j Enter && ui_wait "message \(5 bytes\):" 5 &&
-	ui_keys q Q && [ "$(ui_exit_status 5)" = 0 ]
+	ui_keys q Q && expect "$(ui_exit_status 5)" = 0
 '
 
 # ui_crash SIGNAL: the view on the recording, killed by SIGNAL once drawn;
@@ -34,11 +34,11 @@ ui_crash() {
 	ui_session 100 30 \
 		"'$BEAMSCOPE' --open '$TRASH/deep.ndjson'; echo \$? >'$TRASH/ui.rc'; stty -a >'$TRASH/ui.stty'; sleep 600" &&
 	ui_wait "opened .*deep.ndjson" 10 &&
-	[ "$(tm display -p -t ui "#{alternate_on}")" = 1 ] &&
+	expect "$(tm display -p -t ui "#{alternate_on}")" = 1 &&
 	shell=$(tm display -p -t ui "#{pane_pid}") &&
 	bs=$(pgrep -P "$shell" -x beamscope) && [ -n "$bs" ] &&
 	kill -s "$1" "$bs" && ui_exit_status 5 >rc.txt && cat rc.txt &&
-	[ "$(cat rc.txt)" -gt 128 ] &&
+	expect "$(cat rc.txt)" -gt 128 &&
 	for _ in $(seq 1 50); do [ -s "$TRASH/ui.stty" ] && break; sleep 0.1; done &&
 	cat "$TRASH/ui.stty" &&
 	# cooked: lines, echo, signals from keys, CR read as NL

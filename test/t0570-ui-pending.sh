@@ -34,7 +34,7 @@ test_expect_success 'frozen target: the request is pending, keys answer within 1
 		echo "tree $a ms, back $b ms" &&
 		for v in $a $b; do if [ "$v" -lt "$best" ]; then best=$v; fi; done
 	done &&
-	echo "best $best ms" && [ "$best" -le 100 ] &&
+	echo "best $best ms" && expect "$best" -le 100 &&
 	ui_screen | grep -E "pending: .*stopping"
 '
 
@@ -45,11 +45,11 @@ test_expect_success 'the target runs again: the stop completes, :on traces again
 	node_eval "bs_work:sink(100, 2), ok." >/dev/null && sleep 1.5 &&
 	ui_keys / bs_sink Enter && ui_wait "bs_sink" &&
 	ui_screen | grep -E "^<0[.][0-9]+[.]0> +bs_sink" | tee row &&
-	[ "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 101 ]
+	expect "$(ui_cell RECV "^<0[.][0-9]+[.]0> +bs_sink")" = 101
 '
 
 test_expect_success 'quit leaves the target clean' '
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ] && target_clean 5
+	ui_keys Q && expect "$(ui_exit_status)" = 0 && target_clean 5
 '
 
 test_expect_success 'a node that does not shake hands: :attach is pending, keys answer' '
@@ -62,11 +62,11 @@ test_expect_success 'a node that does not shake hands: :attach is pending, keys 
 	ui_keys ":detach $B" Enter && ui_wait "detached from $B" 10 &&
 	( NODE=$B; target_clean 5 ) && kill -STOP $BPID &&
 	ui_keys ":attach $B" Enter && ui_wait "pending: $B[^ ]*: connecting" 3 &&
-	ms=$(key_ms t "spawn tree") && echo "tree $ms ms" && [ "$ms" -le 300 ] &&
-	ms=$(key_ms q "PID +NAME") && echo "back $ms ms" && [ "$ms" -le 300 ] &&
+	ms=$(key_ms t "spawn tree") && echo "tree $ms ms" && expect "$ms" -le 300 &&
+	ms=$(key_ms q "PID +NAME") && echo "back $ms ms" && expect "$ms" -le 300 &&
 	kill -CONT $BPID &&
 	ui_wait "attached to $B" 15 &&
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] && target_clean 5 &&
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 && target_clean 5 &&
 	( NODE=$B; target_clean 5 )
 '
 

@@ -23,7 +23,7 @@ label_calls() {
 
 test_expect_success 'the view traces the node; the workload starts under it' '
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
-	[ "$(label_calls)" = 0 ] &&
+	expect "$(label_calls)" = 0 &&
 	node_eval "bs_lbl_srv:start(3, 50)." | tee pids &&
 	grep -q "<0[.]" pids
 '
@@ -32,7 +32,7 @@ test_expect_success 'the table names them by their callback modules' '
 	ui_keys / bs_lbl Enter && ui_wait "filter \"bs_lbl\"" &&
 	ui_wait "bs_lbl_fsm:init" 5 && ui_wait "supervisor:bs_lb" 5 &&
 	ui_screen | tee screen &&
-	[ "$(grep -cE "^<0[.][0-9]+[.]0> +bs_lbl_srv:init" screen)" = 3 ] &&
+	expect "$(grep -cE "^<0[.][0-9]+[.]0> +bs_lbl_srv:init" screen)" = 3 &&
 	! grep -q "proc_lib:init_p" screen
 '
 
@@ -57,25 +57,25 @@ test_expect_success "each process is asked about $LOOKS time(s), not per event" 
 	echo "looked up $a, then $b" &&
 	# ours (3 servers, the statem, the supervisor, the pinger) and a few
 	# processes of the rpc calls of this test, never one per call made
-	[ "$a" -ge $((6 * LOOKS)) ] && [ "$a" -le $((40 * LOOKS)) ] &&
+	expect "$a" -ge $((6 * LOOKS)) && expect "$a" -le $((40 * LOOKS)) &&
 	[ $((b - a)) -le $((6 * LOOKS)) ]
 '
 
 test_expect_success 'quit leaves the target clean' '
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ] && target_clean 5
+	ui_keys Q && expect "$(ui_exit_status)" = 0 && target_clean 5
 '
 
 test_expect_success 'batch: events and counts lines carry the label' '
 	node_eval "bs_lbl_srv:stop()." >/dev/null &&
 	bs_start -d 3 && bs_wait_attached &&
 	node_eval "bs_lbl_srv:start(3, 50)." >/dev/null &&
-	bs_wait && [ "$BS_RC" = 0 ] &&
+	bs_wait && expect "$BS_RC" = 0 &&
 	jqs -r "[.[] | select(.label == \"bs_lbl_srv:init/1\") | .pid] | unique | length" >n &&
-	[ "$(cat n)" = 3 ] &&
+	expect "$(cat n)" = 3 &&
 	jqs -e "any(.[]; .label == \"bs_lbl_fsm:init/1\" and .type == \"receive\")" &&
 	jqs -e "any(.[]; .label == \"supervisor:bs_lbl_sup/1\")" &&
 	jqs -e "all(.[]; .label == null or (.label | test(\"^proc_lib\") | not))" &&
-	bs_start --counts --interval 1 -d 3 && bs_wait && [ "$BS_RC" = 0 ] &&
+	bs_start --counts --interval 1 -d 3 && bs_wait && expect "$BS_RC" = 0 &&
 	jqs -e "any(.[]; .type == \"counts\" and .label == \"bs_lbl_fsm:init/1\")" &&
 	target_clean 5
 '
@@ -122,7 +122,7 @@ test_expect_success "the process log header says $SAYS" '
 	if [ "$LABELS" ]; then want="bs_lbl shop"; else want="bs_lbl_tag:init/1"; fi &&
 	ui_keys ":focus $3" Enter && ui_wait "^ $3 $want +sent" 5 &&
 	ui_keys q && ui_wait "PID +NAME" 5 &&
-	ui_keys Q && [ "$(ui_exit_status)" = 0 ] && target_clean 5
+	ui_keys Q && expect "$(ui_exit_status)" = 0 && target_clean 5
 '
 
 # what the last line of TYPE of pid P says of its label
@@ -150,14 +150,14 @@ else
 fi
 
 test_expect_success "batch: events carry $SAYS" '
-	bs_start -d 3 && bs_wait && [ "$BS_RC" = 0 ] &&
+	bs_start -d 3 && bs_wait && expect "$BS_RC" = 0 &&
 	labels_are receive && set -- $(tag_pids) &&
-	[ "$(last_label "$5" receive)" = null ] &&
+	expect "$(last_label "$5" receive)" = null &&
 	jqs -e "any(.[]; .pid == \"$5\" and .name == \"bs_lbl_reg\")"
 '
 
 test_expect_success "batch: counts lines and the servers of the gen call summary too" '
-	bs_start -d 3 --gen-calls --summary && bs_wait && [ "$BS_RC" = 0 ] &&
+	bs_start -d 3 --gen-calls --summary && bs_wait && expect "$BS_RC" = 0 &&
 	labels_are counts && set -- $(tag_pids) &&
 	jqs -c "[.[] | select(.type == \"gen_call_stats\" and .server == \"$3\")] | last" | tee gen &&
 	jq -e ".server_label == \"$l3\"" gen &&

@@ -37,21 +37,21 @@ test_expect_success 'counts and latencies per server and request kind' '
 	truth=$(node_eval "bs_gen:run(300, 60).") &&
 	fsm=$(node_eval "bs_gen:statem(50).") &&
 	sr=$(node_eval "bs_gen:run_send_request(20).") &&
-	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	echo "truth $truth fsm $fsm" &&
 	jqs -c ".[] | select(.type == \"gen_call_stats\")" | tail -8 &&
 	set -- $(echo "$truth" | tr -c "0-9\n" " ") &&
-	[ "$(stat bs_gen_srv get calls)" -eq 300 ] &&
+	expect "$(stat bs_gen_srv get calls)" -eq 300 &&
 	close "$(stat bs_gen_srv get p50_us)" "$2" &&
 	close "$(stat bs_gen_srv get p99_us)" "$3" &&
-	[ "$(stat bs_gen_srv put calls)" -eq 60 ] &&
-	[ "$(stat bs_gen_srv sr calls)" -eq 20 ] &&
+	expect "$(stat bs_gen_srv put calls)" -eq 60 &&
+	expect "$(stat bs_gen_srv sr calls)" -eq 20 &&
 	close "$(stat bs_gen_srv put p50_us)" "$5" &&
 	close "$(stat bs_gen_srv put p99_us)" "$6" &&
 	set -- $(echo "$fsm" | tr -c "0-9\n" " ") &&
-	[ "$(stat bs_gen_fsm ping calls)" -eq 50 ] &&
+	expect "$(stat bs_gen_fsm ping calls)" -eq 50 &&
 	close "$(stat bs_gen_fsm ping p50_us)" "$2" &&
-	[ "$(stat bs_gen_srv get in_flight)" -eq 0 ] &&
+	expect "$(stat bs_gen_srv get in_flight)" -eq 0 &&
 	cp "$TRASH/bs.json" "$TRASH/gen.json" && cp "$TRASH/bs.json" /tmp/gcall-gen.json && cp "$TRASH/bs.err" "$TRASH/gen.err" &&
 	target_clean 2
 '
@@ -74,7 +74,7 @@ test_expect_success 'a server with no name is named as the table names it: bs_ge
 	bs_start --gen-calls --interval 0.5 --duration 0 --summary &&
 	bs_wait_attached &&
 	pid=$(node_eval "bs_gen:unnamed(20)." | tr -d "\"") && echo "server $pid" &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -c "[.[] | select(.type == \"gen_call_stats\" and .server == \"$pid\")] | last" | tee row &&
 	jq -e ".server_label == \"bs_gen:init/1\" and .calls == 20 and
 		(has(\"server_name\") | not)" row &&
@@ -87,7 +87,7 @@ test_expect_success 'a recording opened again gives the same numbers' '
 		last.calls == 300" "$TRASH/re.json" &&
 	a=$(jq -s -r "[.[] | select(.type == \"gen_call_stats\" and .kind == \"get\" and .server_name == \"bs_gen_srv\")] | last.p99_us" "$TRASH/gen.json") &&
 	b=$(jq -s -r "[.[] | select(.type == \"gen_call_stats\" and .kind == \"get\" and .server_name == \"bs_gen_srv\")] | last.p99_us" "$TRASH/re.json") &&
-	[ "$a" = "$b" ]
+	expect "$a" = "$b"
 '
 
 test_expect_success 'a call that never returns: in flight, stuck, then abandoned' '
@@ -100,7 +100,7 @@ test_expect_success 'a call that never returns: in flight, stuck, then abandoned
 	node_eval "exit(list_to_pid($caller), kill)." &&
 	wait_line "[.[] | select(.type == \"gen_call_stats\" and .kind == \"block\")] |
 		last.in_flight == 0 and last.stuck == 0 and last.abandoned == 1" 5 &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"gen_call_stats\" and .kind == \"block\") |
 		.oldest_in_flight_us // empty] | length >= 2 and . == sort" &&
 	target_clean 2
@@ -113,9 +113,9 @@ test_expect_success 'an Elixir GenServer.call is paired too' '
 	node_eval "'"'"'Elixir.BsGenEx'"'"':start()." >/dev/null &&
 	bs_start --gen-calls --duration 0 && bs_wait_attached &&
 	truth=$(node_eval "'"'"'Elixir.BsGenEx'"'"':run(40).") &&
-	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	sleep 0.7 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	echo "truth $truth" && set -- $(echo "$truth" | tr -c "0-9\n" " ") &&
-	[ "$(stat Elixir.BsGenEx ping calls)" -eq 40 ] &&
+	expect "$(stat Elixir.BsGenEx ping calls)" -eq 40 &&
 	close "$(stat Elixir.BsGenEx ping p50_us)" "$2"
 '
 else

@@ -78,6 +78,6 @@ test_expect_success ':servers off stops pairing' '
 '
 
 test_expect_success 'Q: the target is clean' '
-	ui_keys Q && [ "$(ui_exit_status 5)" = 0 ] && target_clean 2
+	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 2
 '
 test_done

@@ -147,7 +147,7 @@ test_expect_success 'the servers view: Elixir names and requests, in Erlang afte
 '
 
 test_expect_success 'quit leaves the target clean' '
-	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys ":quit" Enter && expect "$(ui_exit_status 10)" = 0 &&
 	target_clean 5
 '
 
@@ -159,14 +159,14 @@ test_expect_success 'a recording keeps the syntax it was written in, and :syntax
 		grep -qF "%Shop.Order{id: 1" "$TRASH/bs.json" && break
 		sleep 0.1
 	done &&
-	kill -INT "$BS_PID" && bs_wait && [ "$BS_RC" -eq 0 ] &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	cp "$TRASH/bs.json" rec.ndjson &&
 	ui_open "$TRASH/rec.ndjson" && ui_wait "opened .*rec.ndjson" 10 &&
 	ui_keys ":syntax erlang" Enter &&
 	ui_wait "a recording keeps the syntax it was written in; --syntax applies when attaching to a node" 5 &&
 	ui_keys ":focus Shop.Cache" Enter &&
 	ui_wait "received <-  [{]:\"[$]gen_call\", [{]#PID<0[.]" 5 &&
-	ui_keys ":quit" Enter && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys ":quit" Enter && expect "$(ui_exit_status 10)" = 0 &&
 	target_clean 5
 '
 

@@ -46,7 +46,7 @@ test_expect_success 'the folded kinds are rows of their own, and said so' '
 '
 
 test_expect_success 'Q: the target is clean' '
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
 	node_eval "bs_forge:stop()." >/dev/null && target_clean 5
 '
 test_done

@@ -10,9 +10,9 @@ test_expect_success 'the fuzz target builds (clang, libFuzzer)' '
 
 test_expect_success '200000 runs from real messages: no crash, no sanitizer report' '
 	"$TOP/scripts/fuzz-seeds" corpus &&
-	[ "$(ls corpus | wc -l)" -ge 7 ] &&
+	expect "$(ls corpus | wc -l)" -ge 7 &&
 	"$BUILD/fuzz-decode" -runs=200000 -max_len=4096 -seed=1 corpus >fuzz.log 2>&1;
-	rc=$?; tail -n 3 fuzz.log; [ $rc -eq 0 ] && grep -q "Done 200000 runs" fuzz.log
+	rc=$?; tail -n 3 fuzz.log; expect "$rc" -eq 0 && grep -q "Done 200000 runs" fuzz.log
 '
 
 test_expect_success 'the reader of recordings builds as a fuzz target too' '
@@ -21,8 +21,8 @@ test_expect_success 'the reader of recordings builds as a fuzz target too' '
 
 test_expect_success '50000 runs from every kind of recording: no crash, no sanitizer report' '
 	"$TOP/scripts/fuzz-seeds" corpus reccorpus &&
-	[ "$(ls reccorpus | wc -l)" -ge 5 ] &&
+	expect "$(ls reccorpus | wc -l)" -ge 5 &&
 	"$BUILD/fuzz-recording" -runs=50000 -max_len=4096 -seed=1 reccorpus >recfuzz.log 2>&1;
-	rc=$?; tail -n 3 recfuzz.log; [ $rc -eq 0 ] && grep -q "Done 50000 runs" recfuzz.log
+	rc=$?; tail -n 3 recfuzz.log; expect "$rc" -eq 0 && grep -q "Done 50000 runs" recfuzz.log
 '
 test_done

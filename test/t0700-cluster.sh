@@ -64,7 +64,7 @@ play_ring() {
 	done
 	for n in $A $B $C; do
 		sfx=$(echo "$n" | sed 's/^cl\([0-9]\).*/\1/')
-		[ "$(on_node "$n" "bs_cluster:wait_done(ping_$sfx, 20000).")" = done ] || return 1
+		expect "$(on_node "$n" "bs_cluster:wait_done(ping_$sfx, 20000).")" = done || return 1
 	done
 }
 
@@ -203,7 +203,7 @@ start_back() {
 	NODE_PIDS="$NODE_PIDS $BACK_PID"
 	( NODE=$BACK
 	  for _ in $(seq 1 100); do
-		[ "$(node_eval ok.)" = ok ] && exit 0
+		expect "$(node_eval ok.)" = ok && exit 0
 		sleep 0.1
 	  done
 	  exit 1 )

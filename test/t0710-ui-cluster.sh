@@ -51,7 +51,7 @@ test_expect_success 'the ring plays: each process on its own node, with its coun
 	done &&
 	for n in 1 2 3; do
 		node=$(eval echo \$$(echo " A B C" | cut -d" " -f$((n + 1))))
-		[ "$(on_node $node "bs_cluster:wait_done(ping_$n, 20000).")" = done ] || return 1
+		expect "$(on_node $node "bs_cluster:wait_done(ping_$n, 20000).")" = done || return 1
 	done &&
 	ui_wait "pong_2 +${BF:0:14}.* 40 " 5 &&
 	ui_wait "ping_1 +${AF:0:14}.* 40 " 5 &&
@@ -82,22 +82,22 @@ test_expect_success ':detach leaves a node clean; :attach brings it back' '
 	ui_keys ":detach $C" Enter &&
 	ui_wait "detached from $CF" 10 &&
 	all_clean $C &&
-	[ "$( (NODE=$A; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ] &&
+	expect "$( (NODE=$A; node_eval "is_pid(whereis(beamscope_agent)).") )" = true &&
 	ui_keys ":attach $C" Enter &&
 	ui_wait "attached to $CF" 15 &&
-	[ "$( (NODE=$C; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ]
+	expect "$( (NODE=$C; node_eval "is_pid(whereis(beamscope_agent)).") )" = true
 '
 
 test_expect_success 'a node lost: its status says so, the others go on' '
 	set -- $CPIDS && kill -9 $2 && { wait $2 2>/dev/null; true; } &&
 	ui_wait "$BF:LOST" 10 &&
 	on_node $C "bs_cluster:go(ping_3, 10)." >/dev/null &&
-	[ "$(on_node $C "bs_cluster:wait_done(ping_3, 20000).")" = done ] &&
+	expect "$(on_node $C "bs_cluster:wait_done(ping_3, 20000).")" = done &&
 	ui_wait "ping_3 +${CF:0:14}.* 50 " 5
 '
 
 test_expect_success 'q: the nodes left are clean' '
-	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys q && expect "$(ui_exit_status 10)" = 0 &&
 	all_clean $A $C
 '
 
@@ -107,7 +107,7 @@ start_back() {
 	NODE_PIDS="$NODE_PIDS $!"
 	( NODE=$BACK
 	  for _ in $(seq 1 100); do
-		[ "$(node_eval ok.)" = ok ] && exit 0
+		expect "$(node_eval ok.)" = ok && exit 0
 		sleep 0.1
 	  done
 	  exit 1 )
@@ -123,8 +123,8 @@ test_expect_success '--reconnect: a node that comes back is traced again' '
 	start_back &&
 	ui_wait "attached to \"?$BACK@[^ ]* again" 20 &&
 	! ui_screen | tail -2 | head -1 | grep -q ":LOST" &&
-	[ "$( (NODE=$BACK; node_eval "is_pid(whereis(beamscope_agent)).") )" = true ] &&
-	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] &&
+	expect "$( (NODE=$BACK; node_eval "is_pid(whereis(beamscope_agent)).") )" = true &&
+	ui_keys q && expect "$(ui_exit_status 10)" = 0 &&
 	all_clean $A $BACK
 '
 
@@ -135,7 +135,7 @@ test_expect_success '--cluster: one node given, the view opens on all it sees' '
 	ui_start_nodes --cluster $A &&
 	ui_wait "tracing [0-9]+ processes on 2 nodes" 15 &&
 	ui_screen | tail -2 | head -1 | grep -F "$CF" &&
-	ui_keys q && [ "$(ui_exit_status 10)" = 0 ] &&
+	ui_keys q && expect "$(ui_exit_status 10)" = 0 &&
 	all_clean $A $C
 '
 
@@ -147,10 +147,10 @@ test_expect_success 'a recording of two nodes reopens with its node column and c
 		[ "$(grep -c "attached to" multi.err)" -ge 2 ] && break; sleep 0.05
 	done &&
 	on_node $C "bs_cluster:go(ping_3, 25)." >/dev/null &&
-	[ "$(on_node $C "bs_cluster:wait_done(ping_3, 20000).")" = done ] &&
+	expect "$(on_node $C "bs_cluster:wait_done(ping_3, 20000).")" = done &&
 	sleep 0.5 && kill -INT $rec && wait $rec &&
 	sent=$(jq -s "[.[] | select(.type == \"send\" and .name == \"ping_3\")] | length" multi.ndjson) &&
-	[ "$sent" -ge 25 ] &&
+	expect "$sent" -ge 25 &&
 	ui_session 160 30 \
 		"'$BEAMSCOPE' --open '$TRASH/multi.ndjson'; echo \$? >'$TRASH/ui.rc'; sleep 600" &&
 	ui_wait "opened .*multi.ndjson: [0-9]+ events from 2 nodes" 10 &&
@@ -160,7 +160,7 @@ test_expect_success 'a recording of two nodes reopens with its node column and c
 	ui_screen | tail -2 | head -1 | grep -F "$AF" | grep -F "$CF" &&
 	ui_keys ":focus pong_1" Enter &&
 	ui_wait "received <- <$CF[.][0-9]+[.][0-9]+> \([0-9-]+ us\) +[{]ping" 5 &&
-	ui_keys Q && [ "$(ui_exit_status 10)" = 0 ] && all_clean $A $C
+	ui_keys Q && expect "$(ui_exit_status 10)" = 0 && all_clean $A $C
 '
 
 test_done
