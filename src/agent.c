@@ -1701,67 +1701,20 @@ void agent_modules_begin(struct agent *a)
 }
 
 /*
- * The blocking calls: begin, then pump this agent alone until the operation
- * is done.  A signal leaves it unfinished for the caller's agent_op_end.
+ * The one blocking call (--discover, before anything is traced): begin,
+ * then pump this agent alone until the operation is done.  A signal leaves
+ * it unfinished for agent_op_end.  The operation's rc, or -1.
  */
-enum { OP_INTERRUPTED = -1 };
-
-/* The operation's rc, with its message appended to err (may be NULL), or
- * OP_INTERRUPTED with "interrupted while ..." there. */
-static int op_wait(struct agent *a, struct sbuf *err)
+static int op_wait(struct agent *a)
 {
 	while (!agent_op_step(a)) {
 		long long left = a->op.deadline_ms - clock_mono_ms();
 		int ms = left <= 0 ? 0 : left < WAIT_SLICE_MS ? (int)left :
 			WAIT_SLICE_MS;
-		if (agent_pump(a, ms) == PUMP_SIGNAL) {
-			if (err)
-				sbuf_addf(err, "interrupted while %s",
-					  agent_op_text(a));
-			return OP_INTERRUPTED;
-		}
+		if (agent_pump(a, ms) == PUMP_SIGNAL)
+			return -1;
 	}
-	if (err && a->op.rc != EXIT_OK)
-		sbuf_addstr(err, sbuf_str(&a->op.err));
 	return a->op.rc;
-}
-
-int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err)
-{
-	agent_attach_begin(a, o);
-	int rc = op_wait(a, err);
-	agent_op_end(a);
-	return rc == OP_INTERRUPTED ? EXIT_OK : rc;
-}
-
-int agent_trace(struct agent *a, const struct trace_spec *spec,
-		struct trace_result *res, struct sbuf *err)
-{
-	agent_trace_begin(a, spec, res);
-	int rc = op_wait(a, err);
-	agent_op_end(a);
-	return rc == OP_INTERRUPTED ? EXIT_OK : rc;
-}
-
-int agent_clock(struct agent *a, int samples, long long *offset_us,
-		long long *error_us)
-{
-	agent_clock_begin(a, samples);
-	int rc = op_wait(a, NULL);
-	if (rc == EXIT_OK && a->op.taken > 0) {
-		*offset_us = a->op.offset_us;
-		*error_us = a->op.error_us;
-	}
-	agent_op_end(a);
-	return rc == EXIT_OK ? 0 : -1;
-}
-
-int agent_wait_gone(struct agent *a, int ms)
-{
-	agent_gone_begin(a, ms);
-	int rc = op_wait(a, NULL);
-	agent_op_end(a);
-	return rc == EXIT_OK ? 0 : -1;
 }
 
 int agent_visible_nodes(struct agent *a, char ***out)
@@ -1769,7 +1722,7 @@ int agent_visible_nodes(struct agent *a, char ***out)
 	int n = -1;
 	*out = NULL;
 	agent_nodes_begin(a);
-	if (op_wait(a, NULL) == EXIT_OK) {
+	if (op_wait(a) == EXIT_OK) {
 		*out = a->op.nodes;
 		a->op.nodes = NULL;
 		for (n = 0; (*out)[n]; n++)
@@ -1777,14 +1730,6 @@ int agent_visible_nodes(struct agent *a, char ***out)
 	}
 	agent_op_end(a);
 	return n;
-}
-
-int agent_alive(struct agent *a)
-{
-	agent_alive_begin(a);
-	int alive = op_wait(a, NULL) == EXIT_OK ? a->op.alive : -1;
-	agent_op_end(a);
-	return alive;
 }
 
 void trace_result_release(struct trace_result *r)
@@ -1942,15 +1887,6 @@ int agent_stop_send(struct agent *a)
 bool agent_reply_arrived(const struct agent *a)
 {
 	return a->req_got;
-}
-
-void agent_check_gone(struct agent *a, long dep_ms)
-{
-	if (a->gone || agent_alive(a) != 0)
-		return;
-	a->gone = true;
-	snprintf(a->gone_why, sizeof(a->gone_why), "owner_silent");
-	a->gone_dep_ms = dep_ms;
 }
 
 void agent_set_lost(struct agent *a, const char *reason)

@@ -126,11 +126,6 @@ enum pump_result agent_pump(struct agent *a, int ms);
 #define AGENT_READ_SLICE_MS 50
 enum pump_result agent_read(struct agent *a, int budget);
 
-/*
- * Check the target, push the code and start the agent.  Returns an EXIT_*
- * code; on failure err says what went wrong and what to do.
- */
-int agent_attach(struct agent *a, const struct agent_opts *o, struct sbuf *err);
 
 struct trace_result {
 	unsigned long traced;
@@ -173,8 +168,6 @@ struct trace_spec {
 	bool take_over;          /* legacy: take what another tracer holds */
 };
 
-int agent_trace(struct agent *a, const struct trace_spec *spec,
-		struct trace_result *res, struct sbuf *err);
 void trace_result_release(struct trace_result *r);
 
 /* Heartbeat; no reply is awaited. */
@@ -212,24 +205,11 @@ int agent_unfollow(struct agent *a);
  * The reply is matched like a request's, so an operation in progress is
  * abandoned first (agent_op_end: a->op.kind is AOP_NONE afterwards). */
 int agent_stop_send(struct agent *a);
-/* After a stop: wait until the agent's code is gone from the target, so
- * that a new session can start.  0, or -1 on timeout or a lost link. */
-int agent_wait_gone(struct agent *a, int ms);
-/*
- * Estimate the target's clock against ours from `samples` round trips:
- * target = ours + *offset_us, within +-*error_us.  0, or -1.
- */
-int agent_clock(struct agent *a, int samples, long long *offset_us,
-		long long *error_us);
 /* The visible nodes the target is connected to, as a NULL-ended array
- * (free with node_names_free); their number, or -1. */
+ * (free with node_names_free); their number, or -1.  The one blocking
+ * call: it pumps this agent alone until the answer (--discover, before
+ * anything is traced). */
 int agent_visible_nodes(struct agent *a, char ***out);
-/* Is the agent process still there?  1, 0, or -1 (no answer). */
-int agent_alive(struct agent *a);
-/* After beamscope itself stalled for longer than the dependency timeout
- * dep_ms: if the agent is no longer there, it is gone as one that heard
- * nothing (its own word may not have made it through a busy link). */
-void agent_check_gone(struct agent *a, long dep_ms);
 /* The agent is gone without a word (no reply for a while, and the target
  * says it is not there): it is lost, as one that was killed. */
 void agent_set_lost(struct agent *a, const char *reason);
@@ -249,17 +229,13 @@ bool agent_reply_arrived(const struct agent *a);
  * in progress is abandoned (its answer is ignored), and a->op shows the new
  * one done with EXIT_FAIL.  A begin after a finished operation that was not
  * ended ends it first.
- *
- * The blocking calls above (agent_attach, agent_trace, agent_clock,
- * agent_wait_gone, agent_visible_nodes, agent_alive) are these operations
- * run to completion by pumping this one agent; they are for start-up and
- * batch mode, never for a key handler.
  */
 void agent_attach_begin(struct agent *a, const struct agent_opts *o);
 /* res is filled when the operation is done with EXIT_OK; the caller owns it. */
 void agent_trace_begin(struct agent *a, const struct trace_spec *spec,
 		       struct trace_result *res);
-/* Done with op.offset_us and op.error_us as agent_clock() gives them. */
+/* Done with the target's clock against ours from `samples` round trips:
+ * target = ours + op.offset_us, within +-op.error_us. */
 void agent_clock_begin(struct agent *a, int samples);
 /* Done (EXIT_OK) once the agent's code is gone from the target, so that a
  * new session can start; EXIT_CONNECT when that takes longer than ms. */
