@@ -10,6 +10,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   binary, man page, completions
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=...]
 #   make lint             cppcheck and clang-tidy on src/ and ui/
+#   make layers           each folder of src/ uses only the layers below it
 #   make valgrind         the C unit tests under valgrind
 #   make bench | soak | fuzz   benchmarks, soak run, libFuzzer run
 
@@ -46,7 +47,13 @@ ifdef SANITIZE
 SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-CPPFLAGS_ALL := -D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE) -MMD -MP \
+# src/ in layers, the lowest first: a folder's code uses only its own and
+# the folders before it (make layers checks; CONTRIBUTING.md says what
+# goes where).  main.c, batch/ and ui/ sit on top.
+LAYERS := base term wire analyse model spec source engine sink
+LAYER_INC := $(LAYERS:%=-Isrc/%)
+
+CPPFLAGS_ALL := -D_GNU_SOURCE -D_REENTRANT $(LAYER_INC) -I$(EI_INCLUDE) -MMD -MP \
 	-DBS_VERSION='"$(VERSION)"' -DBS_OTP_RELEASE='"$(OTP_RELEASE)"' \
 	-DBS_OTP_ARCH='"$(OTP_ARCH)"'
 CFLAGS_ALL := -std=c11 $(WARN) $(SAN) $(CFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
@@ -56,15 +63,17 @@ UI_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -lt
 UI_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -Iui
 
 # src/: the core (no curses, no mode); batch/ and ui/: the two front ends
-CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+CORE_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 BATCH_SRC := $(wildcard batch/*.c)
 BATCH_OBJ := $(BATCH_SRC:%.c=$(BUILD)/%.o)
 UI_SRC   := $(wildcard ui/*.c)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/embed.o
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/wire/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
-UNIT_OBJ := $(filter-out $(BUILD)/src/agent.o $(BUILD)/src/attach.o $(BUILD)/src/session.o $(BUILD)/src/replay.o $(BUILD)/src/jsonsink.o $(BUILD)/src/conn.o $(BUILD)/src/embed.o,$(CORE_OBJ))
+UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o wire/conn.o \
+	wire/embed.o source/attach.o engine/session.o engine/replay.o \
+	sink/jsonsink.o),$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
 BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam
@@ -77,7 +86,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check check-release unit clean install uninstall demo bench fuzz lint valgrind soak
+.PHONY: all check check-release unit clean install uninstall demo bench fuzz lint layers valgrind soak
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(BATCH_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -94,7 +103,7 @@ $(BUILD)/src/%.o: src/%.c $(BUILD)/config.mk Makefile
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/src/embed.o: src/embed.S $(BEAMS) $(NIFSO)
+$(BUILD)/src/wire/embed.o: src/wire/embed.S $(BEAMS) $(NIFSO)
 	@mkdir -p $(dir $@)
 	$(call quiet,EMBED,$@)$(CC) -c -o $@ $< \
 		-DBS_AGENT_BEAM='"$(EBIN)/beamscope_agent.beam"' \
@@ -124,12 +133,13 @@ $(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
 
 # libFuzzer targets for the decoder and the reader of recordings (clang);
 # make fuzz FUZZ_RUNS=N runs them
-FUZZ_SRC := src/wire.c src/decode.c src/term.c src/structs.c src/names.c src/event.c \
-	src/json.c src/sbuf.c src/xalloc.c src/stats.c src/recording.c \
-	src/pidtext.c src/gencall.c src/nodestat.c src/spark.c
+# the sources of these modules, whichever layer holds them
+srcs_of = $(foreach m,$(1),$(wildcard $(LAYERS:%=src/%/$(m).c)))
+FUZZ_SRC := $(call srcs_of,wire decode term structs names event json sbuf \
+	xalloc stats recording pidtext gencall nodestat spark)
 FUZZ_RUNS ?= 1000000
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \
-	-D_GNU_SOURCE -D_REENTRANT -Isrc -I$(EI_INCLUDE)
+	-D_GNU_SOURCE -D_REENTRANT $(LAYER_INC) -I$(EI_INCLUDE)
 FUZZ_LIBS = -L$(EI_LIB) -lei -lcjson -lpthread
 $(BUILD)/fuzz-decode: test/fuzz/fuzz_decode.c $(FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
@@ -142,9 +152,8 @@ $(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.
 		$(FUZZ_SRC) $(FUZZ_LIBS)
 
 # the parsers of the command line: options, numbers, --pids, pid texts
-ARGS_FUZZ_SRC := src/opts.c src/pidsel.c src/pidtext.c src/conffile.c \
-	src/event.c src/names.c src/sbuf.c src/xalloc.c src/esc.c src/wire.c \
-	src/callpat.c src/chart.c src/store.c
+ARGS_FUZZ_SRC := $(call srcs_of,opts pidsel pidtext conffile event names \
+	sbuf xalloc esc wire callpat chart store)
 $(BUILD)/fuzz-args: test/fuzz/fuzz_args.c $(ARGS_FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)$(FUZZ_CC) -o $@ $< $(ARGS_FUZZ_SRC) $(FUZZ_LIBS)
@@ -159,13 +168,17 @@ fuzz: $(BUILD)/fuzz-decode $(BUILD)/fuzz-recording $(BUILD)/fuzz-args
 # static checks: cppcheck, and clang-tidy with the checks in .clang-tidy
 lint: $(BUILD)/config.mk
 	cppcheck -j 2 --enable=warning,performance,portability --inline-suppr --quiet \
-		--error-exitcode=1 -D_GNU_SOURCE -Isrc -Iui \
+		--error-exitcode=1 -D_GNU_SOURCE $(LAYER_INC) -Iui \
 		--suppress=missingIncludeSystem \
 		--template='{file}:{line}: {severity}: {message} [{id}]' src batch ui
 	@# two at a time: the machine's two cores
-	printf '%s\n' $(wildcard src/*.c batch/*.c ui/*.c) | xargs -P 2 -n 6 \
+	printf '%s\n' $(wildcard src/*.c src/*/*.c batch/*.c ui/*.c) | xargs -P 2 -n 6 \
 		sh -c 'clang-tidy --quiet "$$@" -- -std=c11 -D_GNU_SOURCE \
-		-D_REENTRANT -Isrc -Iui -I$(EI_INCLUDE)' clang-tidy
+		-D_REENTRANT $(LAYER_INC) -Iui -I$(EI_INCLUDE)' clang-tidy
+
+# each layer of src/ uses only those below it (LAYERS)
+layers:
+	scripts/layers $(LAYERS)
 
 # the C unit tests under valgrind (in a build without SANITIZE)
 valgrind: unit
@@ -198,7 +211,7 @@ check: all unit
 # second or third release: .ci/run runs check on the host's release, then
 # check-release on the others.
 ONCE := test/t0110-docs.sh test/t0140-install.sh test/t0600-fuzz.sh \
-	test/t0800-lint.sh test/t0810-valgrind.sh
+	test/t0800-lint.sh test/t0805-layers.sh test/t0810-valgrind.sh
 check-release: all unit
 	$(PROVE) $(PROVE_OPTS) $(UNIT_BIN) \
 		$(filter-out $(ONCE),$(wildcard test/t[0-9]*.sh))
@@ -230,4 +243,4 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/src/*.d $(BUILD)/batch/*.d $(BUILD)/ui/*.d $(BUILD)/test/*.d)
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/src/*/*.d $(BUILD)/batch/*.d $(BUILD)/ui/*.d $(BUILD)/test/*.d)

@@ -1,6 +1,6 @@
 /*
  * gensum: gen_call_stats and slow_call lines, and the --summary table.
- * Rows are the session's (src/gencall.c); this only writes them.
+ * Rows are the session's (src/analyse/gencall.c); this only writes them.
  */
 #include "gensum.h"
 

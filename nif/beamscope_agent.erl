@@ -388,7 +388,7 @@ started(Owner, Secret, N, DepMs, HighWater, BatchMax, BatchMs) ->
 %% Elixir's inspect/2 print them here.  What they print differs from
 %% release to release; each printer is tried once, on a term whose text
 %% tells, so that the Owner follows what this node does (bits as
-%% src/term.h's TD_*).  Nothing here makes an atom.
+%% src/term/term.h's TD_*).  Nothing here makes an atom.
 
 -define(TD_BIN_UTF8_LEAD, 1).
 -define(TD_ERL_MAP_AS_SENT, 2).

@@ -1371,7 +1371,7 @@ static bool admit(struct session *s, unsigned kind)
  * that answers it become compact records (PROTOCOL.md), in either tier,
  * without shipping the message: the shape check is a few compares, and a
  * record costs what one small event costs.  Pairing them is the C node's
- * job (src/gencall.c says why).  Only sends are looked at: the call's send
+ * job (src/analyse/gencall.c says why).  Only sends are looked at: the call's send
  * by the caller and the reply's send by the server are all it takes, and
  * receives stay counted in enabled_receive with no second callback.
  */

@@ -16,7 +16,7 @@ test_expect_success '--version names the OTP releases' '
 	grep -E "^beamscope [0-9]+[.][0-9]+[.][0-9]+ \(built against OTP [0-9]+; targets need OTP [0-9]+ or newer\)$" v &&
 	version=$(sed -n "s/^VERSION := //p" "$TOP/Makefile") &&
 	grep -q "^beamscope $version (built against OTP $OTP_RELEASE;" v &&
-	min=$(sed -n "s/^#define AGENT_MIN_OTP \([0-9]*\).*/\1/p" "$TOP/src/agent.h") &&
+	min=$(sed -n "s/^#define AGENT_MIN_OTP \([0-9]*\).*/\1/p" "$TOP/src/wire/agent.h") &&
 	grep -q "targets need OTP $min or newer" v
 '
 

@@ -21,13 +21,13 @@ test_expect_success 'the examples use only options --help knows' '
 	comm -23 example.opts help.opts >unknown && cat unknown && [ ! -s unknown ]
 '
 
-test_expect_success 'every exit code in src/exitcode.h is documented' '
-	for n in $(grep -oE "= [0-9]+," "$TOP/src/exitcode.h" | tr -dc "0-9\n"); do
+test_expect_success 'every exit code in src/base/exitcode.h is documented' '
+	for n in $(grep -oE "= [0-9]+," "$TOP/src/base/exitcode.h" | tr -dc "0-9\n"); do
 		grep -q "^\.It $n\$" "$TOP/man/beamscope.1" || { echo "exit $n undocumented"; exit 1; }
 	done
 '
 test_expect_success 'every command in the command table is in the man page' '
-	grep -oE "^[[:space:]]*X\([A-Z_]+, *\"[a-z]+\"" "$TOP/src/cmd.h" | sed "s/.*\"\(.*\)\"/\1/" >cmds &&
+	grep -oE "^[[:space:]]*X\([A-Z_]+, *\"[a-z]+\"" "$TOP/src/spec/cmd.h" | sed "s/.*\"\(.*\)\"/\1/" >cmds &&
 	expect "$(wc -l <cmds)" -gt 10 &&
 	while read -r c; do
 		grep -q "^\.It Ic $c\( \|\$\)" "$TOP/man/beamscope.1" || { echo "command $c undocumented"; exit 1; }

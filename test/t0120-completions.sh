@@ -31,7 +31,7 @@ bash_complete() {
 # The long options of --help, from its option lines; the event kinds.
 "$BEAMSCOPE" --help | grep -oE -- "^ +(-[a-zA-Z], )?--[a-z][a-z-]*" |
 	sed "s/.*--/--/" | sort -u >help.opts
-sed -n "/define EVENT_KINDS/,/^\$/p" "$TOP/src/event.h" |
+sed -n "/define EVENT_KINDS/,/^\$/p" "$TOP/src/term/event.h" |
 	grep -oE "X\([A-Z]+, *\"[a-z_]+\"" | sed "s/.*\"\(.*\)\"/\1/" | sort >kinds
 
 test_expect_success 'complete -p: bash completes beamscope with a function' '
@@ -51,7 +51,7 @@ test_expect_success 'bash: a prefix completes to its option' '
 	bash_complete "$BEAMSCOPE" --co >co && printf "%s\n" --cookie --cookie-file --counts | diff - co
 '
 
-test_expect_success 'bash: --events offers the kinds of src/event.h' '
+test_expect_success 'bash: --events offers the kinds of src/term/event.h' '
 	expect "$(wc -l <kinds)" -ge 8 &&
 	bash_complete "$BEAMSCOPE" --events "" >offered && diff kinds offered &&
 	bash_complete "$BEAMSCOPE" -e "" >offered && diff kinds offered

@@ -1,5 +1,5 @@
 /*
- * commands: what each entry of the command table (src/cmd.h) does.
+ * commands: what each entry of the command table (src/spec/cmd.h) does.
  * Handlers return ACT_* flags; messages go to the status area.
  */
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * view_chart: the live sequence chart of the tagged processes.  One
  * column per lifeline (at most CHART_LINES), one more for "others" at the
- * right edge; one row per message, spawn, exit or link (src/chart.c makes
+ * right edge; one row per message, spawn, exit or link (src/model/chart.c makes
  * the rows).  A message is an arrow from its sender's column to its
  * receiver's, with its time and its text; a message not (yet) received
  * is dashed and says so, one to a dead process ends in x.

@@ -15,7 +15,7 @@
  * column stay.
  *
  * SENT 30s and RECV 30s draw a process's sends and receives a second
- * over the last 30 seconds as sparklines (src/spark.c), each scaled to
+ * over the last 30 seconds as sparklines (src/base/spark.c), each scaled to
  * its own largest second (the counts say how much), newest on the right;
  * they sort by the sum of those seconds.  On a narrow screen they give
  * way before anything else: down to 10 seconds each, then gone.

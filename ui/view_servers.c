@@ -1,6 +1,6 @@
 /*
  * view_servers: gen_server and gen_statem calls, per server and request
- * kind (the session's gen call pairing, src/gencall.c), and the calls of
+ * kind (the session's gen call pairing, src/analyse/gencall.c), and the calls of
  * one row.
  *
  *  - the servers view: one row per server and kind: calls, calls/s,

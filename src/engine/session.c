@@ -31,7 +31,6 @@
 #include "pidtext.h"
 #include "redact.h"
 #include "recording.h"
-#include "replay.h"
 #include "retext.h"
 #include "sig.h"
 #include "xalloc.h"
