@@ -24,19 +24,6 @@ static void detail_release(struct event_detail *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* What the payload is, by the kind of event. */
-static const char *payload_word(enum event_type t)
-{
-	switch (t) {
-	case EV_SEND: case EV_SEND_DEAD: case EV_RECEIVE: return "message";
-	case EV_SPAWN: case EV_SPAWNED: case EV_CALL: return "arguments";
-	case EV_EXIT: return "reason";
-	case EV_RETURN: return "returned";
-	case EV_EXCEPTION: return "raised";
-	default: return "payload";
-	}
-}
-
 /* The detail of e, laid out anew at the next draw. */
 void event_fill(struct app *a, const struct sevent *e)
 {
@@ -50,10 +37,10 @@ void event_fill(struct app *a, const struct sevent *e)
 		  event_types[e->type].json);
 	const char *peer = e->type == EV_RECEIVE ? e->from : e->peer;
 	if (peer && e->type != EV_REGISTER && e->type != EV_UNREGISTER) {
-		const char *word = e->type == EV_SEND || e->type == EV_SEND_DEAD ?
-			"to" : e->type == EV_RECEIVE ? "from" :
-			e->type == EV_SPAWN ? "child" :
-			e->type == EV_SPAWNED ? "parent" : "peer";
+		/* the word JSON uses: to, child, parent, peer */
+		const char *key = event_fields[e->type].peer.name;
+		const char *word = e->type == EV_RECEIVE ? "from" :
+			key[0] ? key : "peer";
 		sbuf_addf(&d->head, "%-9s %s%s%s%s\n", word, peer,
 			  e->peer_name ? " " : "", e->peer_name ? e->peer_name : "",
 			  e->type == EV_SEND_DEAD ? " (no such process)" : "");
@@ -74,7 +61,7 @@ void event_fill(struct app *a, const struct sevent *e)
 		sbuf_addf(&d->head, "%-9s %lld us\n", "took",
 			  (long long)e->elapsed_us);
 	if (e->payload) {
-		sbuf_addf(&d->head, "%s (%zu bytes%s):\n", payload_word(e->type),
+		sbuf_addf(&d->head, "%s (%zu bytes%s):\n", event_fields[e->type].payload_is,
 			  strlen(e->payload), e->truncated ? ", cut: :limit "
 			  "payload N captures more of the next ones" : "");
 		d->payload = xstrdup(e->payload);

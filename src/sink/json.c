@@ -157,6 +157,16 @@ static void field(struct sbuf *out, const char *key, const char *val)
 	json_string(out, val);
 }
 
+/* The type's key k with val, when it has that key and val is not NULL. */
+static inline void key_field(struct sbuf *out, const struct event_key *k,
+			     const char *val)
+{
+	if (val && k->name[0]) {
+		sbuf_add(out, k->pre, k->len);
+		json_string(out, val);
+	}
+}
+
 void json_event(struct sbuf *out, const struct event *ev, const char *node)
 {
 	ADD_LIT(out, "{\"type\":\"");
@@ -168,95 +178,29 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	FIELD(out, "pid", ev->pid_text);
 	FIELD(out, "name", ev->name);
 	FIELD(out, "label", ev->label);
-	switch (ev->type) {
-	case EV_SEND:
-	case EV_SEND_DEAD:
-		FIELD(out, "to", ev->peer);
-		FIELD(out, "to_name", ev->peer_name);
-		if (ev->type == EV_SEND_DEAD)
-			ADD_LIT(out, ",\"undelivered\":true");
-		break;
-	case EV_SPAWN:
-		field(out, "child", ev->peer);
-		field(out, "mfa", ev->mfa);
-		FIELD(out, "initial_call", ev->extra);
-		break;
-	case EV_SPAWNED:
-		field(out, "parent", ev->peer);
-		field(out, "parent_name", ev->peer_name);
-		field(out, "mfa", ev->mfa);
-		FIELD(out, "initial_call", ev->extra);
-		break;
-	case EV_CALL:
-		field(out, "mfa", ev->mfa);
-		field(out, "caller", ev->extra);
-		break;
-	case EV_RETURN:
-	case EV_EXCEPTION:
-		field(out, "mfa", ev->mfa);
-		field(out, "class", ev->extra);
-		if (ev->elapsed_us >= 0)
-			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
-		break;
-	case EV_GC_MINOR_END:
-	case EV_GC_MAJOR_END:
+	const struct event_fields *f = &event_fields[ev->type];
+	key_field(out, &f->peer, ev->peer);
+	key_field(out, &f->peer_name, ev->peer_name);
+	if (ev->type == EV_SEND_DEAD)
+		ADD_LIT(out, ",\"undelivered\":true");
+	if (EVENT_IS_RUNNING(ev->type))
+		sbuf_addf(out, ",\"state\":\"%s\"", event_types[ev->type].tag);
+	if (f->mfa)
+		FIELD(out, "mfa", ev->mfa);
+	key_field(out, &f->extra, ev->extra);
+	if (ev->type == EV_GC_MINOR_END || ev->type == EV_GC_MAJOR_END)
 		sbuf_addf(out, ",\"kind\":\"%s\",\"heap_before\":%ld,\"heap_after\":%ld,"
 			  "\"old_heap_before\":%ld,\"old_heap_after\":%ld",
 			  ev->type == EV_GC_MINOR_END ? "minor" : "major",
 			  ev->heap[0], ev->heap[1], ev->heap[2], ev->heap[3]);
-		if (ev->elapsed_us >= 0)
-			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
-		break;
-	case EV_IN:
-	case EV_OUT:
-	case EV_IN_EXITING:
-	case EV_OUT_EXITING:
-	case EV_OUT_EXITED:
-		sbuf_addf(out, ",\"state\":\"%s\"", event_types[ev->type].tag);
-		field(out, "mfa", ev->mfa);
-		break;
-	case EV_GEN_CALL:
-		field(out, "to", ev->peer);
-		field(out, "to_name", ev->peer_name);
-		field(out, "kind", ev->extra);
-		/* fall through */
-	case EV_GEN_REPLY:
+	if ((ev->type == EV_RETURN || ev->type == EV_EXCEPTION ||
+	     ev->type == EV_GC_MINOR_END || ev->type == EV_GC_MAJOR_END) &&
+	    ev->elapsed_us >= 0)
+		sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
+	if (ev->type == EV_GEN_CALL || ev->type == EV_GEN_REPLY)
 		sbuf_addf(out, ",\"tag\":\"%016" PRIx64 "\"", ev->gen_tag);
-		break;
-	case EV_LINK:
-	case EV_UNLINK:
-	case EV_GETTING_LINKED:
-	case EV_GETTING_UNLINKED:
-		field(out, "peer", ev->peer);
-		field(out, "peer_name", ev->peer_name);
-		break;
-	default:
-		break;
-	}
 	if (ev->payload) {
-		switch (ev->type) {
-		case EV_EXIT:
-		case EV_EXCEPTION:
-			ADD_LIT(out, ",\"reason\":");
-			break;
-		case EV_RETURN:
-			ADD_LIT(out, ",\"value\":");
-			break;
-		case EV_SPAWN:
-		case EV_SPAWNED:
-		case EV_CALL:
-			ADD_LIT(out, ",\"args\":");
-			break;
-		case EV_GEN_CALL:
-			ADD_LIT(out, ",\"request\":");
-			break;
-		case EV_GEN_REPLY:
-			ADD_LIT(out, ",\"reply\":");
-			break;
-		default:
-			ADD_LIT(out, ",\"payload\":");
-			break;
-		}
+		sbuf_add(out, f->payload.pre, f->payload.len);
 		json_string(out, ev->payload);
 		if (ev->truncated)
 			ADD_LIT(out, ",\"truncated\":true}\n");

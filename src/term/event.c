@@ -10,6 +10,28 @@ const struct event_type_info event_types[EV__COUNT] = {
 #undef X
 };
 
+/* EVENT_FIELDS has a row for every type, in EVENT_TYPES' order */
+enum {
+#define X(id, peer, peer_name, mfa, extra, payload, is) EVF_##id,
+	EVENT_FIELDS(X)
+#undef X
+	EVF__COUNT
+};
+_Static_assert((int)EVF__COUNT == (int)EV__COUNT, "EVENT_FIELDS: one row per event type");
+#define X(id, peer, peer_name, mfa, extra, payload, is) \
+	_Static_assert((int)EVF_##id == (int)EV_##id, "EVENT_FIELDS: " #id " out of order");
+EVENT_FIELDS(X)
+#undef X
+
+#define KEY(k) { k, ",\"" k "\":", sizeof(",\"" k "\":") - 1 }
+const struct event_fields event_fields[EV__COUNT] = {
+#define X(id, peer, peer_name, mfa, extra, payload, is) \
+	[EV_##id] = { KEY(peer), KEY(peer_name), KEY(extra), KEY(payload), mfa, is },
+	EVENT_FIELDS(X)
+#undef X
+};
+#undef KEY
+
 static const struct { const char *name; int bit; } kinds[] = {
 #define X(id, name, bit) { name, bit },
 	EVENT_KINDS(X)

@@ -93,6 +93,60 @@ struct event_type_info {
 
 extern const struct event_type_info event_types[EV__COUNT];
 
+/*
+ * What a type's JSON line (batch, recordings, the export) holds besides
+ * type, ts, node, pid, name and label: the keys of struct event's peer,
+ * peer_name, extra and payload ("": none), whether its mfa is written,
+ * and what its payload is, for people.  The JSON writer and the recording
+ * reader both go by it.  One row per EVENT_TYPES row, in the same order:
+ * event.c fails to build otherwise.
+ */
+/*  id                   peer      peer_name      mfa extra           payload    payload is */
+#define EVENT_FIELDS(X) \
+	X(SEND,              "to",     "to_name",     0,  "",             "payload", "message") \
+	X(SEND_DEAD,         "to",     "to_name",     0,  "",             "payload", "message") \
+	X(RECEIVE,           "",       "",            0,  "",             "payload", "message") \
+	X(SPAWN,             "child",  "",            1,  "initial_call", "args",    "arguments") \
+	X(SPAWNED,           "parent", "parent_name", 1,  "initial_call", "args",    "arguments") \
+	X(EXIT,              "",       "",            0,  "",             "reason",  "reason") \
+	X(LINK,              "peer",   "peer_name",   0,  "",             "payload", "payload") \
+	X(UNLINK,            "peer",   "peer_name",   0,  "",             "payload", "payload") \
+	X(GETTING_LINKED,    "peer",   "peer_name",   0,  "",             "payload", "payload") \
+	X(GETTING_UNLINKED,  "peer",   "peer_name",   0,  "",             "payload", "payload") \
+	X(REGISTER,          "",       "",            0,  "",             "payload", "payload") \
+	X(UNREGISTER,        "",       "",            0,  "",             "payload", "payload") \
+	X(CALL,              "",       "",            1,  "caller",       "args",    "arguments") \
+	X(RETURN,            "",       "",            1,  "class",        "value",   "returned") \
+	X(EXCEPTION,         "",       "",            1,  "class",        "reason",  "raised") \
+	X(GC_MINOR_START,    "",       "",            0,  "",             "payload", "payload") \
+	X(GC_MINOR_END,      "",       "",            0,  "",             "payload", "payload") \
+	X(GC_MAJOR_START,    "",       "",            0,  "",             "payload", "payload") \
+	X(GC_MAJOR_END,      "",       "",            0,  "",             "payload", "payload") \
+	X(IN,                "",       "",            1,  "",             "payload", "payload") \
+	X(OUT,               "",       "",            1,  "",             "payload", "payload") \
+	X(IN_EXITING,        "",       "",            1,  "",             "payload", "payload") \
+	X(OUT_EXITING,       "",       "",            1,  "",             "payload", "payload") \
+	X(OUT_EXITED,        "",       "",            1,  "",             "payload", "payload") \
+	X(GEN_CALL,          "to",     "to_name",     0,  "kind",         "request", "payload") \
+	X(GEN_REPLY,         "",       "",            0,  "",             "reply",   "payload") \
+	X(TIMEOUT,           "",       "",            0,  "",             "payload", "payload")
+
+/* One JSON key: its name ("" when the type has none) and, ready to write,
+ * ,"name": with its length. */
+struct event_key {
+	const char *name;
+	const char *pre;
+	unsigned char len;
+};
+
+struct event_fields {
+	struct event_key peer, peer_name, extra, payload;
+	bool mfa;               /* the mfa is written */
+	const char *payload_is; /* "message", "arguments", ... */
+};
+
+extern const struct event_fields event_fields[EV__COUNT];
+
 /* A local pid of a target: enough to key tables.  node is the index of
  * the target among several attached at once (0 with one). */
 struct bs_pid {

@@ -50,39 +50,6 @@ struct recording_export {
 	unsigned long line;      /* where it is, for malformed entries */
 };
 
-/* Where each event type keeps what struct event calls peer, peer_name,
- * extra and payload; a NULL key: the type has none. */
-static const struct ev_keys {
-	const char *peer, *peer_name, *extra, *payload;
-} ev_keys[EV__COUNT] = {
-	[EV_SEND]             = { "to", "to_name", NULL, "payload" },
-	[EV_SEND_DEAD]        = { "to", "to_name", NULL, "payload" },
-	[EV_RECEIVE]          = { NULL, NULL, NULL, "payload" },
-	[EV_SPAWN]            = { "child", NULL, "initial_call", "args" },
-	[EV_SPAWNED]          = { "parent", "parent_name", "initial_call", "args" },
-	[EV_EXIT]             = { NULL, NULL, NULL, "reason" },
-	[EV_LINK]             = { "peer", "peer_name", NULL, "payload" },
-	[EV_UNLINK]           = { "peer", "peer_name", NULL, "payload" },
-	[EV_GETTING_LINKED]   = { "peer", "peer_name", NULL, "payload" },
-	[EV_GETTING_UNLINKED] = { "peer", "peer_name", NULL, "payload" },
-	[EV_REGISTER]         = { NULL, NULL, NULL, "payload" },
-	[EV_UNREGISTER]       = { NULL, NULL, NULL, "payload" },
-	[EV_CALL]             = { NULL, NULL, "caller", "args" },
-	[EV_RETURN]           = { NULL, NULL, "class", "value" },
-	[EV_EXCEPTION]        = { NULL, NULL, "class", "reason" },
-	[EV_GC_MINOR_START]   = { NULL, NULL, NULL, "payload" },
-	[EV_GC_MINOR_END]     = { NULL, NULL, NULL, "payload" },
-	[EV_GC_MAJOR_START]   = { NULL, NULL, NULL, "payload" },
-	[EV_GC_MAJOR_END]     = { NULL, NULL, NULL, "payload" },
-	[EV_IN]               = { NULL, NULL, NULL, "payload" },
-	[EV_OUT]              = { NULL, NULL, NULL, "payload" },
-	[EV_IN_EXITING]       = { NULL, NULL, NULL, "payload" },
-	[EV_OUT_EXITING]      = { NULL, NULL, NULL, "payload" },
-	[EV_OUT_EXITED]       = { NULL, NULL, NULL, "payload" },
-	[EV_GEN_CALL]         = { "to", "to_name", "kind", "request" },
-	[EV_GEN_REPLY]        = { NULL, NULL, NULL, "reply" },
-};
-
 static const struct recording_sink no_sink;
 
 /* Fields.  Each returns false when the key is there with the wrong type
@@ -323,14 +290,16 @@ static const char *parse_event(struct recording *r, const cJSON *o, int t,
 	if (!pid_of(r, ev->pid_text, *node, &ev->pid))
 		return "bad pid";
 
-	const struct ev_keys *k = &ev_keys[ev->type];
+	/* the keys as the JSON writer writes them (event.h) */
+	const struct event_fields *k = &event_fields[ev->type];
 	const char *from_node;
 	if (!get_str(o, "name", &ev->name) || !get_str(o, "label", &ev->label) ||
 	    !get_str(o, "mfa", &ev->mfa) ||
-	    (k->peer && !get_str(o, k->peer, &ev->peer)) ||
-	    (k->peer_name && !get_str(o, k->peer_name, &ev->peer_name)) ||
-	    (k->extra && !get_str(o, k->extra, &ev->extra)) ||
-	    !get_str(o, k->payload, &ev->payload) ||
+	    (k->peer.name[0] && !get_str(o, k->peer.name, &ev->peer)) ||
+	    (k->peer_name.name[0] &&
+	     !get_str(o, k->peer_name.name, &ev->peer_name)) ||
+	    (k->extra.name[0] && !get_str(o, k->extra.name, &ev->extra)) ||
+	    !get_str(o, k->payload.name, &ev->payload) ||
 	    !get_bool(o, "truncated", &ev->truncated) ||
 	    !get_i64(o, "elapsed_us", &ev->elapsed_us) ||
 	    !get_str(o, "from", &ev->from) ||

@@ -71,7 +71,8 @@ static int same_event(const struct event *a, const struct event *b)
 		a->elapsed_us == b->elapsed_us && a->heap[0] == b->heap[0] &&
 		a->heap[1] == b->heap[1] && a->heap[2] == b->heap[2] &&
 		a->heap[3] == b->heap[3] && a->truncated == b->truncated &&
-		same_str(a->from, b->from) && a->latency_us == b->latency_us;
+		same_str(a->from, b->from) && a->latency_us == b->latency_us &&
+		a->gen_tag == b->gen_tag;
 }
 
 static void show_event(const char *what, const struct event *e)
@@ -268,6 +269,16 @@ static int every_type(struct event *ev)
 		e.mfa = i < 2 ? "gen_server:loop/7" : NULL;
 		ev[n++] = e;
 	}
+	e = base(EV_TIMEOUT, t0 + 23, "<0.86.0>", 86);
+	e.payload = "timeout";
+	ev[n++] = e;
+	e = base(EV_GEN_CALL, t0 + 24, "<0.85.0>", 85);
+	e.peer = "<0.86.0>"; e.peer_name = "pong"; e.extra = "call";
+	e.payload = "{get,1}"; e.gen_tag = 0x0123456789abcdefULL;
+	ev[n++] = e;
+	e = base(EV_GEN_REPLY, t0 + 25, "<0.86.0>", 86);
+	e.payload = "{ok,1}"; e.gen_tag = 0x0123456789abcdefULL;
+	ev[n++] = e;
 	/* the oldest last: the span is not the file order */
 	e = base(EV_SEND, t0 - 5, "<0.4294967295.8191>", 4294967295U);
 	e.pid.serial = 8191; e.peer = "name_not_pid";
@@ -294,6 +305,17 @@ static void test_round_trip(void)
 	struct recording r;
 	struct got g;
 
+	/* every type that is written (a gc start never is) is in the round
+	 * trip: one added to EVENT_TYPES must be added here too */
+	for (int t = 0; t < EV__COUNT; t++) {
+		int found = EVENT_IS_GC_START(t);
+		for (int i = 0; i < n && !found; i++)
+			found = (int)ev[i].type == t;
+		char name[96];
+		snprintf(name, sizeof(name), "round trip has an event of type %s",
+			 event_types[t].tag);
+		ok(found, name);
+	}
 	write_events(&f, ev, n, &node, NULL);
 	json_counts(&f, node, 1763790000000100LL, "<0.85.0>", "ping", NULL, 3, 4, 1);
 	json_counts(&f, node, 1763790000000200LL, "<0.86.0>", NULL, NULL, 0, 9, 0);
@@ -329,7 +351,7 @@ static void test_round_trip(void)
 	ok(!r.stats.truncated, "not cut short");
 	ok(r.stats.bytes == f.len && r.stats.size == f.len, "bytes read: all of it");
 	ok(r.stats.has_ts && r.stats.first_ts == 1763790000000000LL - 5 &&
-	   r.stats.last_ts == 1763790000000000LL + 22, "the time span");
+	   r.stats.last_ts == 1763790000000000LL + 25, "the time span");
 	ok(!r.stats.is_export, "not an export");
 	is(recording_node(&r, 0), "n@h", "recording_node");
 	ok(recording_node(&r, 1) == NULL && recording_node(&r, -1) == NULL,
@@ -998,7 +1020,7 @@ static void test_replay_summary(void)
 
 int main(void)
 {
-	plan(95);
+	plan(95 + EV__COUNT);
 	if (!mkdtemp(dir)) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
