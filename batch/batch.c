@@ -203,38 +203,6 @@ static int check_pids(const struct config *cfg)
 	return EXIT_OK;
 }
 
-static void batch_spec(const struct config *cfg, struct session_spec *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-	sp->kinds = cfg->kinds;
-	sp->pids = (char *)(cfg->pids_arg ? cfg->pids_arg : "all");
-	sp->follow = cfg->follow;
-	for (int i = 0; i < cfg->ncalls; i++)
-		sp->calls[sp->ncalls++] = (char *)cfg->calls[i];
-	if (cfg->match)
-		snprintf(sp->match, sizeof(sp->match), "%s", cfg->match);
-	sp->duration = cfg->duration;
-	/* a recording was limited when it was made: it is replayed whole
-	 * unless a limit is asked for */
-	sp->max_events = cfg->counts || (cfg->open && !cfg->max_events_set) ?
-		0 : cfg->max_events;
-	sp->payload = cfg->payload_bytes;
-	sp->syntax = cfg->syntax;
-	sp->counts_only = cfg->counts;
-	sp->ship_all = !cfg->counts;
-	if (cfg->gen_calls) {
-		/* the records are written: the output reopens */
-		sp->gen_calls = true;
-		sp->kinds |= KIND_GENCALL;
-		if (!cfg->events_set && !cfg->open) {
-			/* every process counted, no message shipped */
-			sp->ship_all = false;
-			if (!cfg->max_events_set)
-				sp->max_events = 0;
-		}
-	}
-}
-
 static void output_stalled(const struct json_sink *js)
 {
 	esc_print(stderr, "beamscope: gave up writing to %s%s%s: %s, and %llu "
@@ -315,7 +283,7 @@ static void replay_summary(struct run *r, const char *ended, int64_t started,
 		.nodes = names, .nnodes = s->nnodes, .file = r->cfg->open,
 		.ended = ended, .started_us = started,
 		.duration_ms = duration_ms, .events = r->js.events,
-		.limit_events = s->spec.max_events, .over_limit = s->over_limit,
+		.limit_events = session_spec(s)->max_events, .over_limit = s->over_limit,
 		.malformed = st->malformed, .truncated = st->truncated,
 	};
 	if (json_sink_is_open(&r->js) && !r->js.write_errno)
@@ -381,7 +349,7 @@ static int replay(struct run *r)
 		/* the session said where it stopped; this is the summary */
 		esc_print(stderr, "beamscope: %lu events written from \"%s\", cut "
 			"at --max-events %lu%s", r->js.events, cfg->open,
-			s->spec.max_events, cfg->exact ? " (--exact: exit 7)" : "");
+			session_spec(s)->max_events, cfg->exact ? " (--exact: exit 7)" : "");
 		rc = cfg->exact ? EXIT_INCOMPLETE : EXIT_OK;
 	} else if (interrupted) {
 		esc_print(stderr, "beamscope: interrupted: %lu events written from "
@@ -406,7 +374,7 @@ int batch_run(const struct config *cfg)
 	memset(&r, 0, sizeof(r));
 	r.cfg = cfg;
 	r.chart_out.fd = -1;
-	batch_spec(cfg, &spec);
+	session_spec_from_config(&spec, cfg, SESSION_BATCH);
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts,
 		.counts_at = on_counts_at, .info = on_info,

@@ -118,10 +118,7 @@ struct app {
 	bool multi;             /* several nodes on one timeline */
 	int node_filter;        /* -1, or the only node the table shows */
 	bool refocused[BS_MAX_NODES]; /* the focus was sent to a traced node */
-	bool call_trial;        /* the last :call pattern awaits its start */
-	bool call_refused;      /* ... and was refused: its message stays */
-	bool match_trial;       /* the last :match awaits its start ... */
-	char match_prev[BS_MAX_MATCH + 1]; /* ... and this was in force */
+	bool refused_stays;     /* a change was refused: its message stays */
 	int attaching;          /* :attach: the node whose start is awaited */
 	bool stop_pending;      /* :off: say so once every node has stopped */
 	int detaching;          /* :detach: the node to say is clean, or -1 */

@@ -43,8 +43,7 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 	if (!app_live(a, ":events"))
 		return ACT_REDRAW;
 	/* call patterns keep their kind, the servers view its records */
-	a->s.spec.kinds = k | (a->s.spec.ncalls ? KIND_CALL : 0) |
-		(a->s.spec.gen_calls ? KIND_GENCALL : 0);
+	session_set_kinds(&a->s, k);
 	return app_retrace(a);
 }
 
@@ -104,7 +103,7 @@ static int c_unfollow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	if (!app_live(a, ":unfollow"))
 		return ACT_REDRAW;
-	if (!a->s.spec.follow || !app_attached(a)) {
+	if (!session_spec(&a->s)->follow || !app_attached(a)) {
 		app_msg(a, true, "not following anything; :follow PID|NAME");
 		return ACT_REDRAW;
 	}
@@ -368,7 +367,7 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	static const char *const words[] = { "auto", "erlang", "elixir" };
 	if (need_args(a, cl, 0, 1) < 0)
 		return ACT_REDRAW;
-	int syn = a->s.spec.syntax;
+	int syn = session_spec(&a->s)->syntax;
 	if (cl->argc) {
 		size_t l = strlen(cl->argv[0]);
 		int w = -1;
@@ -424,12 +423,12 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 	}
 	const char *what = cl->argv[0];
 	if (!strncmp("duration", what, strlen(what))) {
-		a->s.spec.duration = v;
+		session_set_duration(&a->s, v);
 		app_msg(a, false, "duration limit %gs from the start of tracing%s",
 			v, v == 0 ? " (none)" : "");
 	} else if (!strncmp("events", what, strlen(what))) {
-		a->s.spec.max_events = (unsigned long)v;
-		app_msg(a, false, "event limit %lu%s", a->s.spec.max_events,
+		session_set_max_events(&a->s, (unsigned long)v);
+		app_msg(a, false, "event limit %lu%s", (unsigned long)v,
 			v == 0 ? " (none)" : "");
 		/* the tracer enforces it, counting from its start */
 		if (app_attached(a))
@@ -439,7 +438,7 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 			app_msg(a, true, "payload limit is at most 65536 bytes");
 			return ACT_REDRAW;
 		}
-		a->s.spec.payload = (unsigned)v;
+		session_set_payload(&a->s, (unsigned)v);
 		if (app_attached(a))
 			return app_retrace(a);
 	} else if (!strncmp("stuck", what, strlen(what))) {
@@ -633,26 +632,15 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 	char pat[1024];
 	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
 		return ACT_REDRAW;
-	struct session_spec *sp = &a->s.spec;
 	if (!app_live(a, ":call"))
 		return ACT_REDRAW;
-	if (sp->ncalls == 32) {
-		app_msg(a, true, "at most 32 call patterns; :uncall one first");
-		return ACT_REDRAW;
-	}
-	struct sbuf erl = SBUF_INIT, why = SBUF_INIT;
-	int r = callpat_erlang(pat, &erl, &why);
+	/* refused at the start: the session says why and traces without it */
+	struct sbuf why = SBUF_INIT;
+	int r = session_add_call(&a->s, pat, &why);
 	if (r < 0)
 		app_msg(a, true, "%s", sbuf_str(&why));
-	sbuf_release(&erl);
 	sbuf_release(&why);
-	if (r < 0)
-		return ACT_REDRAW;
-	sp->calls[sp->ncalls++] = xstrdup(pat);
-	sp->kinds |= KIND_CALL;
-	/* refused: the view says why and traces without it */
-	a->call_trial = true;
-	return app_retrace(a);
+	return r < 0 ? ACT_REDRAW : app_retrace(a);
 }
 
 static int c_uncall(struct app *a, const struct cmd_line *cl)
@@ -660,18 +648,11 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
 	char pat[1024];
 	if (pattern_arg(a, cl, pat, sizeof(pat)) < 0)
 		return ACT_REDRAW;
-	struct session_spec *sp = &a->s.spec;
 	if (!app_live(a, ":uncall"))
 		return ACT_REDRAW;
-	for (int i = 0; i < sp->ncalls; i++)
-		if (!strcmp(sp->calls[i], pat)) {
-			free(sp->calls[i]);
-			memmove(sp->calls + i, sp->calls + i + 1,
-				sizeof(sp->calls[0]) * (size_t)(sp->ncalls - i - 1));
-			if (!--sp->ncalls)
-				sp->kinds &= ~KIND_CALL;
-			return app_retrace(a);
-		}
+	if (session_remove_call(&a->s, pat) == 0)
+		return app_retrace(a);
+	const struct session_spec *sp = session_spec(&a->s);
 	app_msg(a, true, "no call pattern \"%s\"; :call gave these: %s%s", pat,
 		sp->ncalls ? sp->calls[0] : "none", sp->ncalls > 1 ? ", ..." : "");
 	return ACT_REDRAW;
@@ -684,7 +665,7 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
  */
 static int c_match(struct app *a, const struct cmd_line *cl)
 {
-	struct session_spec *sp = &a->s.spec;
+	const struct session_spec *sp = session_spec(&a->s);
 	char pat[1024];
 	if (cl->argc == 0) {
 		if (sp->match[0])
@@ -709,9 +690,7 @@ static int c_match(struct app *a, const struct cmd_line *cl)
 	}
 	if (!app_live(a, ":match"))
 		return ACT_REDRAW;
-	snprintf(a->match_prev, sizeof(a->match_prev), "%s", sp->match);
-	snprintf(sp->match, sizeof(sp->match), "%s", off ? "" : pat);
-	a->match_trial = !off;
+	session_set_match(&a->s, off ? "" : pat);
 	return app_retrace(a);
 }
 
@@ -731,13 +710,8 @@ static int c_calls(struct app *a, const struct cmd_line *cl)
  */
 int app_gen_calls(struct app *a, bool on)
 {
-	if (a->s.spec.gen_calls == on || session_is_recording(&a->s))
+	if (!session_set_gen_calls(&a->s, on))
 		return ACT_REDRAW;
-	a->s.spec.gen_calls = on;
-	if (on)
-		a->s.spec.kinds |= KIND_GENCALL;
-	else
-		a->s.spec.kinds &= ~KIND_GENCALL;
 	session_start(&a->s);
 	app_msg(a, false, on ? "pairing gen_server calls from now on; "
 		":servers off stops it" : "gen_server calls are no longer "

@@ -164,7 +164,7 @@ static char *gen_procs(const char *text, int state)
 static char *gen_calls(const char *text, int state)
 {
 	static int i;
-	const struct session_spec *sp = &app->s.spec;
+	const struct session_spec *sp = session_spec(&app->s);
 	if (!state)
 		i = 0;
 	for (; i < sp->ncalls; i++)

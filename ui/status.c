@@ -47,7 +47,7 @@ void status_draw(struct app *a, int y)
 {
 	char line[2400], kinds[128] = "", lim[96];
 	long long up = (clock_mono_ms() - a->start_ms) / 1000;
-	const struct session_spec *sp = &a->s.spec;
+	const struct session_spec *sp = session_spec(&a->s);
 
 	if (session_is_recording(&a->s)) {
 		recording_status(a, y);

@@ -37,7 +37,6 @@
 
 #define REDRAW_MS 100
 #define TICK_MS 1000
-#define UI_DEFAULT_DURATION 600   /* without --duration: ten minutes */
 #define UI_RING_DEFAULT 200000
 #define UI_PROCS_MIN 10000        /* processes kept, whatever the ring */
 
@@ -358,28 +357,10 @@ static void on_notice(void *arg, enum session_level level, const char *text)
 		esc_print(stderr, "beamscope: %s", text);
 		return;
 	}
-	if (level == SESSION_ERROR && a->call_trial) {
-		/* the new call pattern was refused: say why, trace without it */
-		a->call_trial = false;
-		struct session_spec *sp = &a->s.spec;
-		free(sp->calls[--sp->ncalls]);
-		if (!sp->ncalls)
-			sp->kinds &= ~KIND_CALL;
-		app_msg(a, true, "%s", text);
-		a->call_refused = true;   /* the message stays when it restarts */
-		session_start(&a->s);
-		return;
-	}
-	if (level == SESSION_ERROR && a->match_trial) {
-		/* the new :match was refused: say why, go on with the old one */
-		a->match_trial = false;
-		snprintf(a->s.spec.match, sizeof(a->s.spec.match), "%s",
-			 a->match_prev);
-		app_msg(a, true, "%s", text);
-		a->call_refused = true;
-		session_start(&a->s);
-		return;
-	}
+	if (level == SESSION_REFUSED)
+		/* a new call pattern or :match refused and taken back: the
+		 * message stays when tracing starts again without it */
+		a->refused_stays = true;
 	app_msg(a, level >= SESSION_WARN, "%s", text);
 }
 
@@ -391,13 +372,11 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	if (skipped)
 		snprintf(also, sizeof(also), " (%lu skipped: traced by another "
 			 "tracer)", skipped);
-	a->call_trial = false;
-	a->match_trial = false;
 	a->started_traced = traced;
 	a->started_nodes = nodes;
 	a->started_skipped = skipped;
-	if (!screen_up || a->call_refused) {
-		a->call_refused = false;
+	if (!screen_up || a->refused_stays) {
+		a->refused_stays = false;
 		return;
 	}
 	if (a->attaching >= 0) {
@@ -413,7 +392,7 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 		}
 	}
 	const char *procs = traced == 1 ? "process" : "processes";
-	const char *paired = a->s.spec.gen_calls && !session_is_recording(&a->s) ?
+	const char *paired = session_spec(&a->s)->gen_calls && !session_is_recording(&a->s) ?
 		", gen calls paired" : "";
 	if (a->multi)
 		app_msg(a, false, "tracing %lu %s on %d nodes%s%s; ? for help",
@@ -593,10 +572,10 @@ static void check_limits(struct app *a)
 		return;
 	if (!strcmp(tripped, "duration") && !a->s.nodes[0].tripped[0])
 		snprintf(why, sizeof(why), "duration limit (%gs) reached",
-			 a->s.spec.duration);
+			 session_spec(&a->s)->duration);
 	else if (!strcmp(tripped, "max_events"))   /* here or on the target */
 		snprintf(why, sizeof(why), "event limit (%lu) reached",
-			 a->s.spec.max_events);
+			 session_spec(&a->s)->max_events);
 	else
 		snprintf(why, sizeof(why), "%s limit reached on the target",
 			 tripped);
@@ -744,28 +723,8 @@ int ui_run(const struct config *cfg)
 	int rc;
 
 	a->cfg = cfg;
-	/* receive timeouts too, unless --events says: the view ships the
-	 * events of a few processes in focus */
-	int kinds = cfg->events_set || cfg->open ? cfg->kinds :
-		KIND_VIEW_DEFAULT | (cfg->kinds & KIND_CALL);
-	struct session_spec spec = {
-		/* gen calls are paired once the servers view asks (it costs
-		 * the target a tracer call per send), with --gen-calls from
-		 * the start, and always in a recording, which has them */
-		.kinds = kinds | (cfg->gen_calls || cfg->open ?
-				  KIND_GENCALL : 0),
-		.follow = cfg->follow,
-		.gen_calls = cfg->gen_calls || cfg->open,
-		.duration = cfg->duration_set ? cfg->duration : UI_DEFAULT_DURATION,
-		.max_events = cfg->max_events_set ? cfg->max_events : 0,
-		.payload = cfg->payload_bytes,
-		.syntax = cfg->syntax,
-	};
-	spec.pids = (char *)(cfg->pids_arg ? cfg->pids_arg : "all");
-	for (int i = 0; i < cfg->ncalls; i++)
-		spec.calls[spec.ncalls++] = (char *)cfg->calls[i];
-	if (cfg->match)
-		snprintf(spec.match, sizeof(spec.match), "%s", cfg->match);
+	struct session_spec spec;
+	session_spec_from_config(&spec, cfg, SESSION_VIEW);
 	struct session_sink sink = {
 		.event = on_event, .counts = on_counts,
 		.counts_at = on_counts_at, .info = on_info, .sizes = on_sizes,

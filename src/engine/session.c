@@ -1266,6 +1266,7 @@ static void start_done(struct session *s)
 	s->start_rc = EXIT_OK;
 	s->start_error[0] = '\0';
 	s->stopped_why[0] = '\0';
+	s->trial = SESSION_TRIAL_NONE;   /* the change holds */
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
 		if (!n->present || n->state != SN_TRACING)
@@ -1288,6 +1289,12 @@ static void start_failed(struct session *s, int rc, const char *why)
 	/* what did start is not left half-traced */
 	s->want_tracing = false;
 	snprintf(s->stopped_why, sizeof(s->stopped_why), "refused");
+	if (session_take_back(s)) {
+		/* a new call pattern or match refused: trace without it */
+		session_notice(s, SESSION_REFUSED, "%s", why);
+		session_start(s);
+		return;
+	}
 	if (!s->waiting)   /* else the one waiting reports it */
 		session_notice(s, SESSION_ERROR, "%s", why);
 }

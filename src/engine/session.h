@@ -164,8 +164,11 @@ struct snode {
 };
 
 /* INFO: progress detail (batch prints it, the view does not);
- * NOTE: worth a line anywhere; WARN and ERROR: something went wrong */
-enum session_level { SESSION_INFO, SESSION_NOTE, SESSION_WARN, SESSION_ERROR };
+ * NOTE: worth a line anywhere; WARN and ERROR: something went wrong;
+ * REFUSED: a change the targets refused at its start (session_add_call,
+ * session_set_match), taken back: tracing starts again as before */
+enum session_level { SESSION_INFO, SESSION_NOTE, SESSION_WARN, SESSION_ERROR,
+		     SESSION_REFUSED };
 
 /*
  * What a session reports.  Every callback may be NULL.  Strings are valid
@@ -216,12 +219,13 @@ struct session_sink {
 };
 
 /* What to trace; the session keeps its own copy. */
+#define SESSION_CALLS_MAX 32
 struct session_spec {
 	int kinds;
 	char *pids;             /* --pids vocabulary, owned once copied;
 				 * NULL or "" is all */
 	bool follow;            /* pids is one process, and all it spawns */
-	char *calls[32];        /* call patterns, owned */
+	char *calls[SESSION_CALLS_MAX]; /* call patterns, owned */
 	int ncalls;
 	char match[BS_MAX_MATCH + 1]; /* --match, :match; "": none */
 	double duration;        /* seconds; 0: none */
@@ -288,7 +292,43 @@ struct session {
 	struct replay *replay;  /* what replay.c keeps while it reads */
 	bool rec_done;
 	char rec_summary[600];  /* what loading found, once done */
+
+	/* a change of the spec tried at the next start (spec.c) */
+	enum { SESSION_TRIAL_NONE, SESSION_TRIAL_CALL,
+	       SESSION_TRIAL_MATCH } trial;
+	char match_before[BS_MAX_MATCH + 1];
 };
+
+/* The two front ends, for what they trace by default. */
+enum session_front { SESSION_BATCH, SESSION_VIEW };
+/* What the options ask of a front end's session: sp points into cfg (the
+ * session copies what it keeps at session_init). */
+void session_spec_from_config(struct session_spec *sp,
+			      const struct config *cfg, enum session_front front);
+/* What the session traces (its spec), to read. */
+const struct session_spec *session_spec(const struct session *s);
+/*
+ * Changes for the next start (the caller starts it: session_start).  A
+ * call pattern or a match the targets refuse is taken back, said as
+ * SESSION_REFUSED, and tracing starts again without it.
+ * session_add_call: 0, or -1 with why (not a pattern, or
+ * SESSION_CALLS_MAX already).  session_remove_call: 0, or -1 if no
+ * pattern was added as that text.  session_set_match: "" for none.
+ */
+int session_add_call(struct session *s, const char *pattern, struct sbuf *why);
+int session_remove_call(struct session *s, const char *pattern);
+void session_set_match(struct session *s, const char *pattern);
+/* Take back the change being tried, if any: true if there was one. */
+bool session_take_back(struct session *s);
+/* The other changes, also for the next start.  session_set_kinds: the
+ * --events kinds (call patterns and gen call pairing keep theirs);
+ * session_set_gen_calls: false when there is nothing to change (as asked
+ * already, or a recording, which has its records). */
+void session_set_kinds(struct session *s, int kinds);
+void session_set_duration(struct session *s, double secs);
+void session_set_max_events(struct session *s, unsigned long n);
+void session_set_payload(struct session *s, unsigned bytes);
+bool session_set_gen_calls(struct session *s, bool on);
 
 void session_init(struct session *s, const struct config *cfg,
 		  const struct session_spec *spec, const struct session_sink *sink);
