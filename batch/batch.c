@@ -39,7 +39,7 @@
 
 struct run {
 	const struct config *cfg;
-	struct session s;
+	struct session *s;       /* the engine (session.h) */
 	struct json_sink js;
 	struct gensum gs;
 	struct store st;        /* --chart: the events charted */
@@ -86,10 +86,10 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 static void on_node_sample(void *arg, int node)
 {
 	struct run *r = arg;
-	const struct snode *n = &r->s.nodes[node];
+	const struct snode *n = session_node(r->s, node);
 	if (!json_sink_is_open(&r->js) || r->js.write_errno)
 		return;
-	json_node_stats(json_sink_buf(&r->js), session_node_name(&r->s, node),
+	json_node_stats(json_sink_buf(&r->js), session_node_name(r->s, node),
 			clock_wall_us(), &n->nstats.last);
 	json_sink_flush(&r->js);
 }
@@ -108,13 +108,13 @@ static const char *tripped_why(const char *t)
 		!strcmp(t, "rate") ? "rate" : "duration";
 }
 
-static void node_summary(struct run *r, struct snode *n, const char *ended,
+static void node_summary(struct run *r, const struct snode *n, const char *ended,
 			 long long started, long long t0)
 {
 	const struct config *cfg = r->cfg;
-	struct session *s = &r->s;
+	struct session *s = r->s;
 	struct summary_info si = {
-		.type = s->multi ? "node_summary" : NULL,
+		.type = session_multi(s) ? "node_summary" : NULL,
 		.node = session_node_name(s, n->idx),
 		.ended = n->left[0] ? n->left : n->ever_lost &&
 			n->state == SN_LOST ? "target_lost" : ended,
@@ -140,31 +140,35 @@ static void node_summary(struct run *r, struct snode *n, const char *ended,
 		.tracing = n->tr.tracing,
 		.cleared = n->cleared,
 		.clock_offset_us = n->clock_offset_us,
-		.clock_error_us = s->multi ? n->clock_error_us : -1,
+		.clock_error_us = session_multi(s) ? n->clock_error_us : -1,
 		.sessions = n->sessions,
 	};
-	/* a batch naming a worker that does not exist is junk too */
-	n->st.unknown = n->agent.unknown + n->st.bad_worker;
-	json_summary(json_sink_buf(&r->js), &si, &n->st);
+	/* a batch naming a worker that does not exist is junk too (a
+	 * shallow copy: the summary only reads it) */
+	struct trace_stats st = n->st;
+	st.unknown = n->agent.unknown + n->st.bad_worker;
+	json_summary(json_sink_buf(&r->js), &si, &st);
 }
 
 static void cluster_summary(struct run *r, const char *ended,
 			    long long started, long long t0)
 {
-	struct session *s = &r->s;
+	struct session *s = r->s;
 	const char *names[BS_MAX_NODES];
 	bool lost[BS_MAX_NODES];
 	struct cluster_summary cs = {
-		.nodes = names, .lost = lost, .nnodes = s->nnodes,
+		.nodes = names, .lost = lost, .nnodes = session_nnodes(s),
 		.ended = ended, .started_us = started,
-		.duration_ms = clock_mono_ms() - t0, .events = s->events_all,
-		.paired = s->merge.st.paired, .ambiguous = s->merge.st.ambiguous,
-		.unmatched = s->merge.st.expired, .forced = s->merge.st.forced,
+		.duration_ms = clock_mono_ms() - t0, .events = session_events_all(s),
+		.paired = session_merge_stats(s)->paired,
+		.ambiguous = session_merge_stats(s)->ambiguous,
+		.unmatched = session_merge_stats(s)->expired,
+		.forced = session_merge_stats(s)->forced,
 		.delivered = session_delivered(s), .dropped = session_dropped(s),
 	};
-	for (int i = 0; i < s->nnodes; i++) {
+	for (int i = 0; i < session_nnodes(s); i++) {
 		names[i] = session_node_name(s, i);
-		lost[i] = s->nodes[i].ever_lost;
+		lost[i] = session_node(s, i)->ever_lost;
 	}
 	json_cluster_summary(json_sink_buf(&r->js), &cs);
 }
@@ -174,7 +178,7 @@ static void cluster_summary(struct run *r, const char *ended,
  * stop in time): said on stderr, whatever --quiet says; the summary says
  * "complete": false.  True if there are any.
  */
-static bool drain_incomplete(struct run *r, struct snode *n)
+static bool drain_incomplete(struct run *r, const struct snode *n)
 {
 	int missing = stats_incomplete(&n->st);
 	if (!missing)
@@ -182,7 +186,7 @@ static bool drain_incomplete(struct run *r, struct snode *n)
 	fprintf(stderr, "beamscope: %d of the %d workers on \"%s\" did not send "
 		"their final counts before the stop timed out; delivered + "
 		"dropped may fall short of what was traced%s\n", missing,
-		n->st.nworkers, session_node_name(&r->s, n->idx),
+		n->st.nworkers, session_node_name(r->s, n->idx),
 		r->cfg->exact ? " (--exact: exit 7)" : "");
 	return true;
 }
@@ -221,7 +225,7 @@ static int open_chart(struct run *r)
 		r->cfg->output : NULL;
 	int rc = EXIT_OK;
 	if (outfile_open(&r->chart_out, path, OUTFILE_REPLACE,
-			 session_recording_fd(&r->s), &err) < 0) {
+			 session_recording_fd(r->s), &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
 	}
@@ -273,17 +277,17 @@ static int write_chart(struct run *r)
 static void replay_summary(struct run *r, const char *ended, int64_t started,
 			   long long duration_ms)
 {
-	struct session *s = &r->s;
-	const struct recording_stats *st = &s->rec->stats;
-	const char **names = xmalloc((size_t)(s->nnodes ? s->nnodes : 1) *
+	struct session *s = r->s;
+	const struct recording_stats *st = session_recording_stats(s);
+	const char **names = xmalloc((size_t)(session_nnodes(s) ? session_nnodes(s) : 1) *
 				     sizeof(*names));
-	for (int i = 0; i < s->nnodes; i++)
+	for (int i = 0; i < session_nnodes(s); i++)
 		names[i] = session_node_name(s, i);
 	struct replay_summary rs = {
-		.nodes = names, .nnodes = s->nnodes, .file = r->cfg->open,
+		.nodes = names, .nnodes = session_nnodes(s), .file = r->cfg->open,
 		.ended = ended, .started_us = started,
 		.duration_ms = duration_ms, .events = r->js.events,
-		.limit_events = session_spec(s)->max_events, .over_limit = s->over_limit,
+		.limit_events = session_spec(s)->max_events, .over_limit = session_over_limit(s),
 		.malformed = st->malformed, .truncated = st->truncated,
 	};
 	if (json_sink_is_open(&r->js) && !r->js.write_errno)
@@ -300,7 +304,7 @@ static void replay_summary(struct run *r, const char *ended, int64_t started,
  */
 static int replay(struct run *r)
 {
-	struct session *s = &r->s;
+	struct session *s = r->s;
 	const struct config *cfg = r->cfg;
 	int rc = EXIT_OK, nsig = sig_count();
 	long long t0 = clock_mono_ms();
@@ -326,7 +330,7 @@ static int replay(struct run *r)
 	}
 	json_sink_tick(&r->js, true);
 	gensum_tick(&r->gs, true);
-	if (s->over_limit)
+	if (session_over_limit(s))
 		ended = "max_events";
 	replay_summary(r, ended, started, clock_mono_ms() - t0);
 	json_sink_finish(&r->js, FINISH_MS);
@@ -345,7 +349,7 @@ static int replay(struct run *r)
 			"choose another -o FILE", r->js.name,
 			strerror(r->js.write_errno), r->js.good);
 		rc = EXIT_FAIL;
-	} else if (s->over_limit) {
+	} else if (session_over_limit(s)) {
 		/* the session said where it stopped; this is the summary */
 		esc_print(stderr, "beamscope: %lu events written from \"%s\", cut "
 			"at --max-events %lu%s", r->js.events, cfg->open,
@@ -380,18 +384,18 @@ int batch_run(const struct config *cfg)
 		.counts_at = on_counts_at, .info = on_info,
 		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
 	};
-	session_init(&r.s, cfg, &spec, &sink);
+	r.s = session_new(cfg, &spec, &sink);
 	/* asked of each agent as it comes up; a recording has no node */
 	if (cfg->node_stats && !cfg->open)
-		session_node_stats(&r.s, true);
-	json_sink_init(&r.js, &r.s, cfg->counts,
+		session_node_stats(r.s, true);
+	json_sink_init(&r.js, r.s, cfg->counts,
 		       (long long)(cfg->interval * 1000));
-	gensum_init(&r.gs, &r.s, &r.js, cfg, !cfg->open);
+	gensum_init(&r.gs, r.s, &r.js, cfg, !cfg->open);
 	if (cfg->chart)
 		store_init(&r.st, cfg->ring ? cfg->ring : 200000);
 	/* the input first: the output is checked against it, and nothing
 	 * is emptied before it is open */
-	if (cfg->open && session_open_recording(&r.s, cfg->open, &err) < 0) {
+	if (cfg->open && session_open_recording(r.s, cfg->open, &err) < 0) {
 		esc_print(stderr, "beamscope: %s", err.buf);
 		rc = sig_count() ? EXIT_OK : EXIT_USAGE;
 		goto out;
@@ -402,7 +406,7 @@ int batch_run(const struct config *cfg)
 	 * file once whole */
 	if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
 			   cfg->open ? OUTFILE_REPLACE : OUTFILE_STREAM,
-			   session_recording_fd(&r.s), &err) < 0) {
+			   session_recording_fd(r.s), &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
 		goto out;
@@ -414,17 +418,17 @@ int batch_run(const struct config *cfg)
 	if ((rc = check_pids(cfg)) != EXIT_OK)
 		goto out;
 	for (int i = 0; i < cfg->nnodes; i++)
-		session_add_node(&r.s, cfg->nodes[i], true);
+		session_add_node(r.s, cfg->nodes[i], true);
 
 	long long t0 = clock_mono_ms();
 	long long started = clock_wall_us();
-	rc = session_attach_wait(&r.s, &err);
+	rc = session_attach_wait(r.s, &err);
 	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
-		session_discover(&r.s);
-		rc = session_attach_wait(&r.s, &err);
+		session_discover(r.s);
+		rc = session_attach_wait(r.s, &err);
 	}
 	if (rc == EXIT_OK && !sig_count())
-		rc = session_start_wait(&r.s, &err);
+		rc = session_start_wait(r.s, &err);
 	if (rc != EXIT_OK || sig_count())
 		goto fail;
 
@@ -435,7 +439,7 @@ int batch_run(const struct config *cfg)
 		pfd[0].fd = sig_fd();
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
-		int np = 1 + session_pollfds(&r.s, pfd + 1, BS_MAX_NODES);
+		int np = 1 + session_pollfds(r.s, pfd + 1, BS_MAX_NODES);
 		long long now = clock_mono_ms();
 		long long wait = 1000;
 		if (deadline && deadline - now < wait)
@@ -444,20 +448,20 @@ int batch_run(const struct config *cfg)
 			wait = r.js.next_counts_ms - now;
 		if (cfg->gen_calls && gensum_wait_ms(&r.gs) < wait)
 			wait = gensum_wait_ms(&r.gs);
-		int pr = poll(pfd, (nfds_t)np, session_wait_ms(&r.s, (int)(wait < 0 ? 0 : wait)));
+		int pr = poll(pfd, (nfds_t)np, session_wait_ms(r.s, (int)(wait < 0 ? 0 : wait)));
 		bool signalled = pr < 0 || (pfd[0].revents & POLLIN);
 		if (pr > 0)
-			session_poll_done(&r.s, pfd + 1, np - 1, SESSION_READ_BATCH);
+			session_poll_done(r.s, pfd + 1, np - 1, SESSION_READ_BATCH);
 		else
-			session_tick(&r.s);
+			session_tick(r.s);
 		json_sink_tick(&r.js, false);
 		gensum_tick(&r.gs, false);
 		now = clock_mono_ms();
-		const char *tripped = session_tripped(&r.s);
+		const char *tripped = session_tripped(r.s);
 		if (signalled && sig_count()) {
 			int sg = sig_take();
 			ended = sg == SIGINT ? "interrupted" : "terminated";
-		} else if (session_all_lost(&r.s) && !cfg->reconnect) {
+		} else if (session_all_lost(r.s) && !cfg->reconnect) {
 			ended = "target_lost";
 		} else if (r.js.write_errno) {
 			ended = "write_error";
@@ -470,13 +474,13 @@ int batch_run(const struct config *cfg)
 	}
 
 	/* drain: the agents stop tracing, workers send what they hold */
-	session_drain(&r.s);
+	session_drain(r.s);
 	json_sink_tick(&r.js, cfg->counts);
 	gensum_tick(&r.gs, true);
 
 	bool any_lost = false, incomplete = false;
-	for (int i = 0; i < r.s.nnodes; i++) {
-		struct snode *n = &r.s.nodes[i];
+	for (int i = 0; i < session_nnodes(r.s); i++) {
+		const struct snode *n = session_node(r.s, i);
 		if (!n->stats_ready)
 			continue;
 		node_summary(&r, n, ended, started, t0);
@@ -484,7 +488,7 @@ int batch_run(const struct config *cfg)
 		incomplete |= !n->ever_lost && drain_incomplete(&r, n);
 		incomplete |= n->cleared[0] != '\0';
 	}
-	if (r.s.multi)
+	if (session_multi(r.s))
 		cluster_summary(&r, ended, started, t0);
 	json_sink_finish(&r.js, FINISH_MS);
 
@@ -499,17 +503,18 @@ int batch_run(const struct config *cfg)
 		rc = EXIT_FAIL;
 	} else if (any_lost) {
 		struct sbuf which = SBUF_INIT;
-		for (int i = 0; i < r.s.nnodes; i++)
-			if (r.s.nodes[i].ever_lost && !r.s.nodes[i].ever_left)
+		for (int i = 0; i < session_nnodes(r.s); i++)
+			if (session_node(r.s, i)->ever_lost &&
+			    !session_node(r.s, i)->ever_left)
 				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
-					  session_node_name(&r.s, i));
+					  session_node_name(r.s, i));
 		if (which.len)
 			esc_print(stderr, "beamscope: lost the connection to %s "
 				"mid-run; kept the %lu events received",
-				which.buf, r.s.events_all);
+				which.buf, session_events_all(r.s));
 		else
 			esc_print(stderr, "beamscope: ended early; kept the %lu "
-				"events received", r.s.events_all);
+				"events received", session_events_all(r.s));
 		sbuf_release(&which);
 		rc = EXIT_LOST;
 	} else if (incomplete && cfg->exact) {
@@ -517,8 +522,8 @@ int batch_run(const struct config *cfg)
 	} else {
 		char line[200];
 		snprintf(line, sizeof(line), "%lu events written, %lu dropped on "
-			 "the target%s; detached (%s)", r.s.events_all,
-			 session_dropped(&r.s), r.s.multi ? " (all nodes)" : "",
+			 "the target%s; detached (%s)", session_events_all(r.s),
+			 session_dropped(r.s), session_multi(r.s) ? " (all nodes)" : "",
 			 ended);
 		on_notice(&r, SESSION_NOTE, line);
 		rc = EXIT_OK;
@@ -530,7 +535,7 @@ fail:
 	if (err.len)
 		esc_print(stderr, "beamscope: %s", err.buf);
 	/* the nodes already tracing are stopped cleanly */
-	session_drain(&r.s);
+	session_drain(r.s);
 out:
 	if (cfg->chart) {
 		bool ok = rc == EXIT_OK || rc == EXIT_LOST ||
@@ -546,7 +551,7 @@ out:
 	}
 	gensum_release(&r.gs);
 	json_sink_release(&r.js);   /* it names nodes through the session */
-	session_release(&r.s);
+	session_free(r.s);
 	sbuf_release(&err);
 	return rc;
 }

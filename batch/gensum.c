@@ -72,15 +72,14 @@ void gensum_init(struct gensum *g, struct session *s, struct json_sink *js,
 	g->next_ms = clock_mono_ms() + (long long)(cfg->interval * 1000);
 	g->last_us = live ? clock_wall_us() : 0;
 	store_init(&g->tally, 1);
-	s->gcalls.done = on_done;
-	s->gcalls.done_arg = g;
+	session_on_call_done(s, on_done, g);
 }
 
 void gensum_release(struct gensum *g)
 {
 	free(g->marks);
 	store_release(&g->tally);
-	g->s->gcalls.done = NULL;
+	session_on_call_done(g->s, NULL, NULL);
 }
 
 void gensum_event(struct gensum *g, const struct event *ev)
@@ -153,7 +152,7 @@ static void skip_row(void *arg, struct gc_row *r)
 /* The gen_call_totals line, when any of its counts moved (or force). */
 static void write_totals(struct gensum *g, int64_t ts, bool force)
 {
-	const struct gencalls *gc = &g->s->gcalls;
+	const struct gencalls *gc = session_gencalls(g->s);
 	unsigned long sum = gc->given_up + gc->out_of_order + gc->unmatched +
 		gc->nfolded + (gc->other_servers ? 1 : 0);
 	if (!force && sum == g->totals_mark)
@@ -164,7 +163,7 @@ static void write_totals(struct gensum *g, int64_t ts, bool force)
 
 void gensum_tick(struct gensum *g, bool force)
 {
-	struct gencalls *gc = &g->s->gcalls;
+	const struct gencalls *gc = session_gencalls(g->s);
 	long long now = clock_mono_ms();
 	if (!g->cfg->gen_calls || (!force && now < g->next_ms) ||
 	    !json_sink_is_open(g->js) || g->js->write_errno)
@@ -172,9 +171,9 @@ void gensum_tick(struct gensum *g, bool force)
 	g->next_ms = now + (long long)(g->cfg->interval * 1000);
 	struct tick t = { .g = g, .buf = SBUF_INIT };
 	t.ts = g->live ? clock_wall_us() : gc->now;
-	gencall_tick(gc, t.ts);
+	session_calls_tick(g->s, t.ts);
 	if (force)
-		gencall_settle(gc);
+		session_calls_settle(g->s);
 	t.secs = (double)(t.ts - g->last_us) / 1e6;
 	if (!g->live || g->last_us == 0 || t.secs <= 0)
 		t.secs = 0;
@@ -186,11 +185,11 @@ void gensum_tick(struct gensum *g, bool force)
 	}
 	/* the rows with news; at the end every row */
 	if (force) {
-		gencall_changed(gc, skip_row, NULL);
+		session_calls_changed(g->s, skip_row, NULL);
 		for (size_t i = 0; i < gc->nrows; i++)
 			write_row(&t, gc->rows[i]);
 	} else {
-		gencall_changed(gc, write_row, &t);
+		session_calls_changed(g->s, write_row, &t);
 	}
 	write_totals(g, t.ts, force);
 	sbuf_release(&t.buf);
@@ -242,7 +241,7 @@ static void summary_bounds(const struct gencalls *gc, FILE *f)
 void gensum_summary(struct gensum *g, FILE *f)
 {
 	const struct store *st = &g->tally;
-	struct gencalls *gc = &g->s->gcalls;
+	const struct gencalls *gc = session_gencalls(g->s);
 	if (!g->cfg->summary)
 		return;
 	struct sbuf buf = SBUF_INIT;

@@ -23,6 +23,9 @@ test_expect_success 'each kind of break is found and said, one line each' '
 	sed -i "1i #include \"${highh##*/}\"" "$lowc" &&
 	sed -i "1i #include \"app.h\"" "$lowc" &&
 	sed -i "1i #include \"gensum.h\"" tree/ui/draw.c &&
+	priv=$(ls tree/src/*/*_priv.h | head -1) && privdir=${priv#tree/src/} &&
+	privdir=${privdir%%/*} &&
+	sed -i "1i #include \"${priv##*/}\"" tree/ui/view.c &&
 	mkdir tree/src/misc && touch tree/src/stray.c &&
 	! "$TOP/scripts/layers" -C tree $LAYERS >out &&
 	cat out &&
@@ -31,6 +34,7 @@ test_expect_success 'each kind of break is found and said, one line each' '
 	grep -q "^layers: ui/draw.c includes batch/gensum.h: the front ends do not use each other" out &&
 	grep -q "^layers: src/misc/ is not a layer" out &&
 	grep -q "^layers: src/stray.c: src/ holds main.c" out &&
-	expect "$(wc -l <out)" -eq 5
+	grep -q "^layers: ui/view.c includes $privdir/${priv##*/}: private to src/$privdir/" out &&
+	expect "$(wc -l <out)" -eq 6
 '
 test_done

@@ -114,7 +114,7 @@ struct app {
 
 	/* the engine: the targets (or a recording), what is traced, call
 	 * pairing; this view is its store sink */
-	struct session s;
+	struct session *s;       /* the engine (session.h) */
 	bool multi;             /* several nodes on one timeline */
 	int node_filter;        /* -1, or the only node the table shows */
 	bool refocused[BS_MAX_NODES]; /* the focus was sent to a traced node */

@@ -43,7 +43,7 @@ static int c_events(struct app *a, const struct cmd_line *cl)
 	if (!app_live(a, ":events"))
 		return ACT_REDRAW;
 	/* call patterns keep their kind, the servers view its records */
-	session_set_kinds(&a->s, k);
+	session_set_kinds(a->s, k);
 	return app_retrace(a);
 }
 
@@ -59,14 +59,14 @@ static int c_pids(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
-	if (session_check_pids(&a->s, cl->argv[0], ":pids", &err) < 0) {
+	if (session_check_pids(a->s, cl->argv[0], ":pids", &err) < 0) {
 		app_msg(a, true, "%s", err.buf);
 		sbuf_release(&err);
 		return ACT_REDRAW;
 	}
 	if (!app_live(a, ":pids"))
 		return ACT_REDRAW;
-	session_set_pids(&a->s, cl->argv[0], false);
+	session_set_pids(a->s, cl->argv[0], false);
 	return app_retrace(a);
 }
 
@@ -86,14 +86,14 @@ static int c_follow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	}
 	pidsel_release(&sel);
-	if (session_check_pids(&a->s, cl->argv[0], ":follow", &err) < 0) {
+	if (session_check_pids(a->s, cl->argv[0], ":follow", &err) < 0) {
 		app_msg(a, true, "%s", err.buf);
 		sbuf_release(&err);
 		return ACT_REDRAW;
 	}
 	if (!app_live(a, ":follow"))
 		return ACT_REDRAW;
-	session_set_pids(&a->s, cl->argv[0], true);
+	session_set_pids(a->s, cl->argv[0], true);
 	return app_retrace(a);
 }
 
@@ -103,13 +103,12 @@ static int c_unfollow(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	if (!app_live(a, ":unfollow"))
 		return ACT_REDRAW;
-	if (!session_spec(&a->s)->follow || !app_attached(a)) {
+	if (!session_spec(a->s)->follow || !app_attached(a)) {
 		app_msg(a, true, "not following anything; :follow PID|NAME");
 		return ACT_REDRAW;
 	}
-	session_unfollow(&a->s);
-	session_set_pids(&a->s, "all", false);
-	snprintf(a->s.stopped_why, sizeof(a->s.stopped_why), "unfollowed");
+	session_unfollow(a->s);
+	session_set_pids(a->s, "all", false);
 	app_msg(a, false, "unfollowed: each follower drops its flags at its next "
 		"event; :on traces all processes");
 	return ACT_REDRAW;
@@ -119,7 +118,7 @@ static int c_on(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	if (app_attached(a) && !a->s.stopped_why[0]) {
+	if (app_attached(a) && !session_stopped_why(a->s)[0]) {
 		app_msg(a, false, "already tracing");
 		return ACT_REDRAW;
 	}
@@ -132,7 +131,7 @@ static int c_off(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	if (!app_live(a, ":off"))
 		return ACT_REDRAW;
-	if (!app_attached(a) && !a->s.want_tracing) {
+	if (!app_attached(a) && !session_wants_tracing(a->s)) {
 		app_msg(a, false, "not tracing");
 		return ACT_REDRAW;
 	}
@@ -158,19 +157,19 @@ static struct proc *pid_not_seen(struct app *a, const char *what,
 	memcpy(node, pt.node, pt.node_len);
 	node[pt.node_len] = '\0';
 	if (a->multi) {
-		for (k = 0; k < a->s.nnodes; k++)
+		for (k = 0; k < session_nnodes(a->s); k++)
 			if (!strcmp(app_node_name(a, k), node))
 				break;
-		if (k == a->s.nnodes)
+		if (k == session_nnodes(a->s))
 			return NULL;
 	} else if (pt.node_len) {
 		return NULL;
 	}
-	if (k >= a->s.nnodes || !a->s.nodes[k].present)
+	if (k >= session_nnodes(a->s) || !session_node(a->s, k)->present)
 		return NULL;
 	struct bs_pid pid = { .node = (uint32_t)k, .num = num, .serial = serial };
 	struct sbuf err = SBUF_INIT;
-	if (session_check_pid(&a->s, pid, ":focus", &err) < 0) {
+	if (session_check_pid(a->s, pid, ":focus", &err) < 0) {
 		/* the target would drop the connection over it */
 		app_msg(a, true, "%s", err.buf);
 		sbuf_release(&err);
@@ -191,28 +190,28 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 	 * 'my server'; compared with the names as each node shows them */
 	char atom[RETEXT_ATOM_MAX];
 	retext_atom_parse(what, atom, sizeof(atom));
-	struct sbuf *shown = xcalloc((size_t)(a->s.nnodes ? a->s.nnodes : 1),
+	struct sbuf *shown = xcalloc((size_t)(session_nnodes(a->s) ? session_nnodes(a->s) : 1),
 				     sizeof(*shown));
-	for (int k = 0; k < a->s.nnodes; k++)
-		retext_name(&shown[k], TERM_ERLANG, a->s.nodes[k].dec.syn, atom);
+	for (int k = 0; k < session_nnodes(a->s); k++)
+		retext_name(&shown[k], TERM_ERLANG, session_node(a->s, k)->dec.syn, atom);
 	struct proc *found = NULL;
 	for (size_t i = 0; !found && i < a->store.nprocs; i++) {
 		struct proc *p = a->store.procs[i];
 		int k = (int)p->pid.node;
 		if (!strcmp(p->pid_text, what) || (p->name &&
-		    (!strcmp(p->name, what) || (k < a->s.nnodes &&
+		    (!strcmp(p->name, what) || (k < session_nnodes(a->s) &&
 		     !strcmp(p->name, sbuf_str(&shown[k]))))))
 			found = p;
 	}
-	for (int k = 0; k < a->s.nnodes; k++)
+	for (int k = 0; k < session_nnodes(a->s); k++)
 		sbuf_release(&shown[k]);
 	free(shown);
 	if (found)
 		return found;
 	/* a registered process that has not done anything yet */
-	for (int k = 0; k < a->s.nnodes; k++) {
-		const struct names *nt = &a->s.nodes[k].agent.names;
-		if (!a->s.nodes[k].present)
+	for (int k = 0; k < session_nnodes(a->s); k++) {
+		const struct names *nt = &session_node(a->s, k)->agent.names;
+		if (!session_node(a->s, k)->present)
 			continue;
 		for (size_t i = 0; i < nt->cap; i++) {
 			struct bs_pid pid;
@@ -228,7 +227,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 					app_local_pid(pid, text, sizeof(text));
 				struct sbuf nm = SBUF_INIT;
 				retext_name(&nm, TERM_ERLANG,
-					    a->s.nodes[k].dec.syn, s);
+					    session_node(a->s, k)->dec.syn, s);
 				store_set_info(&a->store, pid, text,
 					       sbuf_str(&nm), NULL, -1);
 				sbuf_release(&nm);
@@ -283,7 +282,7 @@ static int c_clear(struct app *a, const struct cmd_line *cl)
 {
 	(void)cl;
 	store_clear(&a->store);
-	gencall_release(&a->s.gcalls);   /* the servers' calls too */
+	session_forget_calls(a->s);   /* the servers' calls too */
 	views_clear(a);
 	app_msg(a, false, "cleared");
 	return ACT_REDRAW;
@@ -367,7 +366,7 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	static const char *const words[] = { "auto", "erlang", "elixir" };
 	if (need_args(a, cl, 0, 1) < 0)
 		return ACT_REDRAW;
-	int syn = session_spec(&a->s)->syntax;
+	int syn = session_spec(a->s)->syntax;
 	if (cl->argc) {
 		size_t l = strlen(cl->argv[0]);
 		int w = -1;
@@ -383,26 +382,26 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	}
 	if (!cl->argc) {
 		app_msg(a, false, "%s syntax%s", term_syntax_name(
-				(enum term_syntax)session_set_syntax(&a->s, syn)),
+				(enum term_syntax)session_set_syntax(a->s, syn)),
 			syn < 0 ? " (the target's own)" : "");
 		return ACT_REDRAW;
 	}
-	if (session_is_recording(&a->s)) {
+	if (session_is_recording(a->s)) {
 		/* its text is all it has: nothing to render again from */
 		app_msg(a, true, "a recording keeps the syntax it was written "
 			"in; --syntax applies when attaching to a node");
 		return ACT_REDRAW;
 	}
-	int nn = a->s.nnodes;
+	int nn = session_nnodes(a->s);
 	struct rerender_node *rn = xcalloc((size_t)(nn ? nn : 1), sizeof(*rn));
 	for (int i = 0; i < nn; i++) {
-		const struct decoder *d = &a->s.nodes[i].dec;
+		const struct decoder *d = &session_node(a->s, i)->dec;
 		rn[i] = (struct rerender_node){ d->syn, d->syn, d->node,
 						d->payload_max, d->dia };
 	}
-	int now = session_set_syntax(&a->s, syn);
+	int now = session_set_syntax(a->s, syn);
 	for (int i = 0; i < nn; i++)
-		rn[i].to = a->s.nodes[i].dec.syn;
+		rn[i].to = session_node(a->s, i)->dec.syn;
 	char what[64];
 	snprintf(what, sizeof(what), "%s syntax%s",
 		 term_syntax_name((enum term_syntax)now),
@@ -423,11 +422,11 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 	}
 	const char *what = cl->argv[0];
 	if (!strncmp("duration", what, strlen(what))) {
-		session_set_duration(&a->s, v);
+		session_set_duration(a->s, v);
 		app_msg(a, false, "duration limit %gs from the start of tracing%s",
 			v, v == 0 ? " (none)" : "");
 	} else if (!strncmp("events", what, strlen(what))) {
-		session_set_max_events(&a->s, (unsigned long)v);
+		session_set_max_events(a->s, (unsigned long)v);
 		app_msg(a, false, "event limit %lu%s", (unsigned long)v,
 			v == 0 ? " (none)" : "");
 		/* the tracer enforces it, counting from its start */
@@ -438,7 +437,7 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 			app_msg(a, true, "payload limit is at most 65536 bytes");
 			return ACT_REDRAW;
 		}
-		session_set_payload(&a->s, (unsigned)v);
+		session_set_payload(a->s, (unsigned)v);
 		if (app_attached(a))
 			return app_retrace(a);
 	} else if (!strncmp("stuck", what, strlen(what))) {
@@ -446,7 +445,7 @@ static int c_limit(struct app *a, const struct cmd_line *cl)
 			app_msg(a, true, "limit stuck: more than 0 seconds");
 			return ACT_REDRAW;
 		}
-		gencall_set_stuck(&a->s.gcalls, (int64_t)(v * 1e6));
+		session_set_stuck(a->s, (int64_t)(v * 1e6));
 		app_msg(a, false, "a gen call in flight for more than %gs is stuck", v);
 	} else {
 		app_msg(a, true, "limit: duration, events, payload or stuck");
@@ -471,13 +470,13 @@ static int c_export(struct app *a, const struct cmd_line *cl)
 	if (need_args(a, cl, 1, 1) < 0)
 		return ACT_REDRAW;
 	expand_home(cl->argv[0], path, sizeof(path));
-	const char **names = xmalloc((size_t)(a->s.nnodes > 0 ? a->s.nnodes : 1) *
+	const char **names = xmalloc((size_t)(session_nnodes(a->s) > 0 ? session_nnodes(a->s) : 1) *
 				     sizeof(*names));
 	names[0] = "";   /* a recording that has named no node yet */
-	for (int i = 0; i < a->s.nnodes; i++)
+	for (int i = 0; i < session_nnodes(a->s); i++)
 		names[i] = app_node_name(a, i);
-	if (export_write(path, &a->store, names, a->s.nnodes,
-			 session_recording_fd(&a->s), &err) < 0)
+	if (export_write(path, &a->store, names, session_nnodes(a->s),
+			 session_recording_fd(a->s), &err) < 0)
 		app_msg(a, true, "%s", err.buf);
 	else
 		app_msg(a, false, "exported %zu processes to %s", a->store.nprocs,
@@ -556,11 +555,11 @@ static int c_node(struct app *a, const struct cmd_line *cl)
 		app_msg(a, false, "showing every node");
 		return ACT_REDRAW;
 	}
-	for (int i = 0; i < a->s.nnodes; i++) {
+	for (int i = 0; i < session_nnodes(a->s); i++) {
 		const char *nm = app_node_name(a, i);
 		const char *at = strchr(nm, '@');
 		size_t l = strlen(cl->argv[0]);
-		if (a->s.nodes[i].present && (!strcmp(nm, cl->argv[0]) ||
+		if (session_node(a->s, i)->present && (!strcmp(nm, cl->argv[0]) ||
 		    (at && (size_t)(at - nm) == l && !strncmp(nm, cl->argv[0], l)))) {
 			a->node_filter = i;
 			app_msg(a, false, "showing the processes of %s; :node shows "
@@ -577,8 +576,8 @@ static int c_nodes(struct app *a, const struct cmd_line *cl)
 	char line[sizeof(a->message)] = "";
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
-	for (int i = 0; i < a->s.nnodes; i++) {
-		const struct snode *n = &a->s.nodes[i];
+	for (int i = 0; i < session_nnodes(a->s); i++) {
+		const struct snode *n = session_node(a->s, i);
 		size_t l = strlen(line);
 		if (!n->present)
 			continue;
@@ -636,7 +635,7 @@ static int c_call(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	/* refused at the start: the session says why and traces without it */
 	struct sbuf why = SBUF_INIT;
-	int r = session_add_call(&a->s, pat, &why);
+	int r = session_add_call(a->s, pat, &why);
 	if (r < 0)
 		app_msg(a, true, "%s", sbuf_str(&why));
 	sbuf_release(&why);
@@ -650,9 +649,9 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	if (!app_live(a, ":uncall"))
 		return ACT_REDRAW;
-	if (session_remove_call(&a->s, pat) == 0)
+	if (session_remove_call(a->s, pat) == 0)
 		return app_retrace(a);
-	const struct session_spec *sp = session_spec(&a->s);
+	const struct session_spec *sp = session_spec(a->s);
 	app_msg(a, true, "no call pattern \"%s\"; :call gave these: %s%s", pat,
 		sp->ncalls ? sp->calls[0] : "none", sp->ncalls > 1 ? ", ..." : "");
 	return ACT_REDRAW;
@@ -665,7 +664,7 @@ static int c_uncall(struct app *a, const struct cmd_line *cl)
  */
 static int c_match(struct app *a, const struct cmd_line *cl)
 {
-	const struct session_spec *sp = session_spec(&a->s);
+	const struct session_spec *sp = session_spec(a->s);
 	char pat[1024];
 	if (cl->argc == 0) {
 		if (sp->match[0])
@@ -690,7 +689,7 @@ static int c_match(struct app *a, const struct cmd_line *cl)
 	}
 	if (!app_live(a, ":match"))
 		return ACT_REDRAW;
-	session_set_match(&a->s, off ? "" : pat);
+	session_set_match(a->s, off ? "" : pat);
 	return app_retrace(a);
 }
 
@@ -710,9 +709,9 @@ static int c_calls(struct app *a, const struct cmd_line *cl)
  */
 int app_gen_calls(struct app *a, bool on)
 {
-	if (!session_set_gen_calls(&a->s, on))
+	if (!session_set_gen_calls(a->s, on))
 		return ACT_REDRAW;
-	session_start(&a->s);
+	session_start(a->s);
 	app_msg(a, false, on ? "pairing gen_server calls from now on; "
 		":servers off stops it" : "gen_server calls are no longer "
 		"paired; :servers starts again");
@@ -801,14 +800,14 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 	 * the node's syntax writes it (valid until the next call) */
 	static struct sbuf shown;
 	size_t base = a->store.nprocs * 2;
-	for (int k = 0; k < a->s.nnodes; k++) {
-		const struct names *nt = &a->s.nodes[k].agent.names;
+	for (int k = 0; k < session_nnodes(a->s); k++) {
+		const struct names *nt = &session_node(a->s, k)->agent.names;
 		for (; i < base + nt->cap; i++) {
 			const char *s = names_slot(nt, i - base, NULL);
 			if (!s)
 				continue;
 			sbuf_reset(&shown);
-			retext_name(&shown, TERM_ERLANG, a->s.nodes[k].dec.syn, s);
+			retext_name(&shown, TERM_ERLANG, session_node(a->s, k)->dec.syn, s);
 			if (!strncmp(sbuf_str(&shown), prefix, len)) {
 				i++;
 				return sbuf_str(&shown);

@@ -35,10 +35,10 @@
 /* The node the header shows: the table's, else the first present. */
 static int header_node(const struct app *a)
 {
-	if (a->node_filter >= 0 && a->node_filter < a->s.nnodes)
+	if (a->node_filter >= 0 && a->node_filter < session_nnodes(a->s))
 		return a->node_filter;
-	for (int i = 0; i < a->s.nnodes; i++)
-		if (a->s.nodes[i].present)
+	for (int i = 0; i < session_nnodes(a->s); i++)
+		if (session_node(a->s, i)->present)
 			return i;
 	return 0;
 }
@@ -57,9 +57,9 @@ static int layout(const struct app *a, int h, struct layout *lo)
 	int budget = h / 5;
 	if (budget > HEADER_MAX)
 		budget = HEADER_MAX;
-	if (!a->header || budget < 2 || a->s.nnodes < 1)
+	if (!a->header || budget < 2 || session_nnodes(a->s) < 1)
 		return 0;
-	const struct snode *n = &a->s.nodes[header_node(a)];
+	const struct snode *n = session_node(a->s, header_node(a));
 	int nsched = n->nstats.have ? n->nstats.last.nsched : 0;
 
 	lo->counts = lo->rates = true;
@@ -219,7 +219,7 @@ static void counts_line(struct app *a, const struct snode *n, int y)
 	} else {
 		sbuf_addstr(&sb, "  RunQ -");
 	}
-	if (!session_is_recording(&a->s) && n->state != SN_TRACING &&
+	if (!session_is_recording(a->s) && n->state != SN_TRACING &&
 	    n->state != SN_READY && n->state != SN_STARTING)
 		sbuf_addf(&sb, "  (%s)", session_state_name(n));
 	else if (!have)
@@ -273,7 +273,7 @@ void header_draw(struct app *a, int y, int h)
 	int rows = layout(a, h, &lo);
 	if (!rows)
 		return;
-	const struct snode *n = &a->s.nodes[header_node(a)];
+	const struct snode *n = session_node(a->s, header_node(a));
 	const struct node_sample *s = &n->nstats.last;
 	bool have = n->nstats.have;
 	for (int r = 0; r < rows; r++) {
@@ -295,7 +295,7 @@ int app_header(struct app *a, bool on)
 	if (on && !app_live(a, "the header"))
 		return ACT_REDRAW;
 	a->header = on;
-	session_node_stats(&a->s, on);
+	session_node_stats(a->s, on);
 	app_msg(a, false, on ? "header on: the node at a glance, sampled once "
 		"a second; m hides it" : "header off; m shows it");
 	return ACT_REDRAW;

@@ -164,7 +164,7 @@ static char *gen_procs(const char *text, int state)
 static char *gen_calls(const char *text, int state)
 {
 	static int i;
-	const struct session_spec *sp = session_spec(&app->s);
+	const struct session_spec *sp = session_spec(app->s);
 	if (!state)
 		i = 0;
 	for (; i < sp->ncalls; i++)
@@ -191,9 +191,9 @@ static char **complete_modules(const char *text)
 {
 	if (strchr(text, ':'))
 		return NULL;   /* a function: not completed */
-	if (session_is_recording(&app->s))
+	if (session_is_recording(app->s))
 		return NULL;
-	modules = session_modules(&app->s);
+	modules = session_modules(app->s);
 	if (!modules) {
 		snprintf(cands_note, sizeof(cands_note), "asking the target "
 			 "for its modules; Tab again in a moment");
@@ -332,8 +332,8 @@ void prompt_open(struct app *a, char kind)
 	if (kind == '/')
 		snprintf(saved_filter, sizeof(saved_filter), "%s", a->filter);
 	/* the target's modules, for :call's Tab, asked for once ahead */
-	if (kind == ':' && !session_is_recording(&a->s))
-		session_modules(&a->s);
+	if (kind == ':' && !session_is_recording(a->s))
+		session_modules(a->s);
 	rl_callback_handler_install(kind == ':' ? ":" : "/", on_line);
 	curs_set(1);
 	a->dirty = true;

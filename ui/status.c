@@ -13,30 +13,34 @@
 /* A recording: its file, time span and nodes. */
 static void recording_status(struct app *a, int y)
 {
-	const struct session *s = &a->s;
+	const struct session *s = a->s;
 	char line[2400], span[64] = "";
 	struct sbuf nodes = SBUF_INIT;
-	for (int i = 0; i < s->nnodes; i++)
+	for (int i = 0; i < session_nnodes(s); i++)
 		sbuf_addf(&nodes, "%s%s%s", i ? " " : "", app_node_name(a, i),
 			  a->node_filter == i ? "*" : "");
-	if (s->rec && s->rec->stats.has_ts) {
+	const struct recording_stats *st = session_is_recording(s) ?
+		session_recording_stats(s) : NULL;
+	if (st && st->has_ts) {
 		char t0[32], t1[32];
-		draw_time(t0, sizeof(t0), s->rec->stats.first_ts);
-		draw_time(t1, sizeof(t1), s->rec->stats.last_ts);
+		draw_time(t0, sizeof(t0), st->first_ts);
+		draw_time(t1, sizeof(t1), st->last_ts);
 		snprintf(span, sizeof(span), "%s-%s", t0, t1);
 	}
 	int pc = session_replay_percent(s);
-	if (!s->rec_done && pc >= 0)
+	bool done = session_replay_done(s);
+	const char *path = session_recording_path(s);
+	if (!done && pc >= 0)
 		snprintf(line, sizeof(line), " recording %s  loading %d%%  %s",
-			 s->rec_path, pc, sbuf_str(&nodes));
-	else if (!s->rec_done && s->rec)   /* a stream: how much, not how far */
+			 path, pc, sbuf_str(&nodes));
+	else if (!done && st)   /* a stream: how much, not how far */
 		snprintf(line, sizeof(line), " recording %s  reading: %lu "
-			 "events so far%s  %s", s->rec_path,
-			 s->rec->stats.events, s->rec->starved ?
-			 ", waiting for more" : "", sbuf_str(&nodes));
+			 "events so far%s  %s", path, st->events,
+			 session_replay_starved(s) ? ", waiting for more" : "",
+			 sbuf_str(&nodes));
 	else
 		snprintf(line, sizeof(line), " recording %s  %s  %s  %zu "
-			 "processes%s%s", s->rec_path, span, sbuf_str(&nodes),
+			 "processes%s%s", path, span, sbuf_str(&nodes),
 			 a->store.nprocs, a->last_error[0] ? "  last error: " : "",
 			 a->last_error);
 	sbuf_release(&nodes);
@@ -47,9 +51,9 @@ void status_draw(struct app *a, int y)
 {
 	char line[2400], kinds[128] = "", lim[96];
 	long long up = (clock_mono_ms() - a->start_ms) / 1000;
-	const struct session_spec *sp = session_spec(&a->s);
+	const struct session_spec *sp = session_spec(a->s);
 
-	if (session_is_recording(&a->s)) {
+	if (session_is_recording(a->s)) {
 		recording_status(a, y);
 		return;
 	}
@@ -70,9 +74,9 @@ void status_draw(struct app *a, int y)
 		snprintf(el, sizeof(el), "no event limit");
 	snprintf(lim, sizeof(lim), "%s, %s, %uB", tl, el, sp->payload);
 	long shed = 0;
-	unsigned long dropped = session_dropped(&a->s);
-	for (int i = 0; i < a->s.nnodes; i++)
-		shed += a->s.nodes[i].shed;
+	unsigned long dropped = session_dropped(a->s);
+	for (int i = 0; i < session_nnodes(a->s); i++)
+		shed += session_node(a->s, i)->shed;
 	if (a->cfg->rate) {
 		size_t n = strlen(lim);
 		snprintf(lim + n, sizeof(lim) - n, ", %lu/s (%ld shed)",
@@ -84,8 +88,8 @@ void status_draw(struct app *a, int y)
 	if (!a->multi) {
 		snprintf(who, sizeof(who), "%s", app_node_name(a, 0));
 	} else {
-		for (int i = 0; i < a->s.nnodes; i++) {
-			const struct snode *n = &a->s.nodes[i];
+		for (int i = 0; i < session_nnodes(a->s); i++) {
+			const struct snode *n = session_node(a->s, i);
 			size_t l = strlen(who);
 			if (!n->present || l + 2 >= sizeof(who))
 				continue;
@@ -107,12 +111,12 @@ void status_draw(struct app *a, int y)
 	/* a request waiting for its answer comes first: it says why the
 	 * rest may not change yet */
 	sbuf_addstr(&pending, "pending: ");
-	session_pending_text(&a->s, &pending);
+	session_pending_text(a->s, &pending);
 	if (pending.len == strlen("pending: "))
 		sbuf_reset(&pending);
 	const char *state = pending.len ? pending.buf :
 		lost && !app_attached(a) ? "LOST" :
-		a->s.stopped_why[0] ? "stopped" : a->paused ? "paused" : "tracing";
+		session_stopped_why(a->s)[0] ? "stopped" : a->paused ? "paused" : "tracing";
 	char where[400];
 	view_where(a, where, sizeof(where));
 
@@ -147,8 +151,8 @@ void status_draw(struct app *a, int y)
 	 * are then not complete) */
 	char skipped[48] = "", cleared[128] = "";
 	unsigned long nskipped = 0;
-	for (int i = 0; i < a->s.nnodes; i++) {
-		const struct snode *n = &a->s.nodes[i];
+	for (int i = 0; i < session_nnodes(a->s); i++) {
+		const struct snode *n = session_node(a->s, i);
 		if (!n->present)
 			continue;
 		nskipped += (unsigned long)n->tr.nskipped;

@@ -57,7 +57,7 @@ void app_rerender(struct app *a, struct rerender_node *rn, int nn,
 			rerender_proc(p, rn[p->pid.node].from,
 				      rn[p->pid.node].to);
 	}
-	rerender_gencalls(&a->s.gcalls, rn, nn);
+	session_rerender(a->s, rn, nn);
 	step(a, FIRST_SLICE_US);
 	if (a->rr)
 		app_msg(a, false, "%s; rendering the older events again", what);
@@ -73,7 +73,7 @@ bool app_rerender_step(struct app *a)
 
 void app_rerender_late(struct app *a, int node, uint64_t seq)
 {
-	const struct decoder *d = &a->s.nodes[node].dec;
+	const struct decoder *d = &session_node(a->s, node)->dec;
 	struct rerender_node rn = { d->syn, d->syn, d->node, d->payload_max, d->dia };
 	rerender_one(&a->store, seq, &rn);
 }

@@ -85,17 +85,17 @@ int app_pause(struct app *a, bool on)
 
 bool app_attached(const struct app *a)
 {
-	return session_tracing(&a->s);
+	return session_tracing(a->s);
 }
 
 bool app_lost(const struct app *a)
 {
-	return session_any_lost(&a->s);
+	return session_any_lost(a->s);
 }
 
 const char *app_node_name(const struct app *a, int i)
 {
-	return session_node_name(&a->s, i);
+	return session_node_name(a->s, i);
 }
 
 void app_local_pid(struct bs_pid pid, char *out, size_t outsz)
@@ -105,16 +105,16 @@ void app_local_pid(struct bs_pid pid, char *out, size_t outsz)
 
 bool app_live(struct app *a, const char *what)
 {
-	if (!session_is_recording(&a->s))
+	if (!session_is_recording(a->s))
 		return true;
 	app_msg(a, true, "%s needs a live node; this is a recording (%s); "
-		"run beamscope NODE to trace one", what, a->s.rec_path);
+		"run beamscope NODE to trace one", what, session_recording_path(a->s));
 	return false;
 }
 
 void node_focus(struct app *a, struct bs_pid pid, bool on)
 {
-	session_focus(&a->s, pid, on);
+	session_focus(a->s, pid, on);
 }
 
 int app_pop(struct app *a)
@@ -163,7 +163,7 @@ static void sample_shown(struct app *a, const struct bs_pid *pids, size_t n)
 		return;
 	t->sampled_sum = sum;
 	t->sampled_ms = now;
-	session_sample(&a->s, pids, n);
+	session_sample(a->s, pids, n);
 }
 
 /* Tell the store what it must not forget: the rows on screen and the
@@ -208,8 +208,8 @@ static void on_event(void *arg, int node, const struct event *ev)
 	struct app *a = arg;
 	uint64_t seq = store_add_event(&a->store, ev);
 	/* decoded before a :syntax, merged after it */
-	if (node >= 0 && node < a->s.nnodes &&
-	    ev->syn != (uint8_t)a->s.nodes[node].dec.syn && ev->raw)
+	if (node >= 0 && node < session_nnodes(a->s) &&
+	    ev->syn != (uint8_t)session_node(a->s, node)->dec.syn && ev->raw)
 		app_rerender_late(a, node, seq);
 	if (json_sink_is_open(&a->rec))
 		json_sink_event(&a->rec, node, ev);
@@ -226,7 +226,7 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 	/* a process forgotten and back again: what it is was said once */
 	const struct proc *p = store_proc(&a->store, pid);
 	if (p && !p->label && !p->name)
-		store_set_label(&a->store, pid, session_proc_label(&a->s, pid));
+		store_set_label(&a->store, pid, session_proc_label(a->s, pid));
 	if (json_sink_is_open(&a->rec))
 		json_sink_counts(&a->rec, node, pid, pid_text, sends, receives,
 				 spawns);
@@ -327,8 +327,8 @@ static void on_node_sample(void *arg, int node)
 static void on_node_state(void *arg, int node)
 {
 	struct app *a = arg;
-	const struct snode *n = &a->s.nodes[node];
-	a->multi = a->s.multi;   /* a recording finds its nodes as it loads */
+	const struct snode *n = session_node(a->s, node);
+	a->multi = session_multi(a->s);   /* a recording finds its nodes as it loads */
 	if (n->state == SN_RECORDED) {   /* never traced */
 		a->dirty = true;
 		return;
@@ -380,7 +380,7 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 		return;
 	}
 	if (a->attaching >= 0) {
-		const struct snode *n = &a->s.nodes[a->attaching];
+		const struct snode *n = session_node(a->s, a->attaching);
 		a->attaching = -1;
 		a->detaching = -1;
 		if (n->state == SN_TRACING) {
@@ -392,15 +392,15 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 		}
 	}
 	const char *procs = traced == 1 ? "process" : "processes";
-	const char *paired = session_spec(&a->s)->gen_calls && !session_is_recording(&a->s) ?
+	const char *paired = session_spec(a->s)->gen_calls && !session_is_recording(a->s) ?
 		", gen calls paired" : "";
 	if (a->multi)
 		app_msg(a, false, "tracing %lu %s on %d nodes%s%s; ? for help",
 			traced, procs, nodes, paired, also);
-	else if (a->s.nodes[0].tr.tracing[0])
+	else if (session_node(a->s, 0)->tr.tracing[0])
 		app_msg(a, false, "tracing %lu %s on %s (%s)%s%s; ? for help",
 			traced, procs, app_node_name(a, 0),
-			a->s.nodes[0].tr.tracing, paired, also);
+			session_node(a->s, 0)->tr.tracing, paired, also);
 	else
 		app_msg(a, false, "tracing %lu %s on %s%s%s; ? for help",
 			traced, procs, app_node_name(a, 0), paired, also);
@@ -410,7 +410,7 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 
 int app_stop_tracing(struct app *a, const char *why)
 {
-	session_stop(&a->s, why);
+	session_stop(a->s, why);
 	return ACT_REDRAW;
 }
 
@@ -418,7 +418,7 @@ int app_retrace(struct app *a)
 {
 	if (!app_live(a, "tracing"))
 		return ACT_REDRAW;
-	session_start(&a->s);
+	session_start(a->s);
 	app_msg(a, false, "starting: %s", "waiting for the target");
 	return ACT_REDRAW;
 }
@@ -432,19 +432,17 @@ int app_attach_node(struct app *a, const char *name)
 			"several (beamscope A B, or --cluster) to add nodes");
 		return ACT_REDRAW;
 	}
-	struct snode *n = session_find_node(&a->s, name);
-	if (n && n->present && n->state != SN_LOST) {
+	int idx = session_attach_node(a->s, name);
+	if (idx == SESSION_ATTACHED_ALREADY) {
 		app_msg(a, true, "%s is already in this session", name);
 		return ACT_REDRAW;
 	}
-	if (!n && !(n = session_add_node(&a->s, name, false))) {
+	if (idx < 0) {
 		app_msg(a, true, "at most %d nodes at once", BS_MAX_NODES);
 		return ACT_REDRAW;
 	}
-	n->present = true;
-	n->required = false;
-	a->attaching = n->idx;
-	session_start(&a->s);
+	a->attaching = idx;
+	session_start(a->s);
 	app_msg(a, false, "attaching to %s", name);
 	return ACT_REDRAW;
 }
@@ -453,21 +451,18 @@ int app_detach_node(struct app *a, const char *name)
 {
 	if (!app_live(a, ":detach"))
 		return ACT_REDRAW;
-	struct snode *n = session_find_node(&a->s, name);
+	const struct snode *n = session_find_node(a->s, name);
 	if (!n || !n->present) {
 		app_msg(a, true, "%s is not in this session", name);
 		return ACT_REDRAW;
 	}
-	int present = 0;
-	for (int i = 0; i < a->s.nnodes; i++)
-		present += a->s.nodes[i].present;
-	if (present == 1) {
+	if (session_present_nodes(a->s) == 1) {
 		app_msg(a, true, "%s is the last node; q quits", name);
 		return ACT_REDRAW;
 	}
 	if (a->node_filter == n->idx)
 		a->node_filter = -1;
-	session_drop_node(&a->s, n);
+	session_drop_node(a->s, n->idx);
 	a->detaching = n->idx;   /* told once it is clean */
 	app_msg(a, false, "detaching from %s", app_node_name(a, n->idx));
 	return ACT_REDRAW;
@@ -496,7 +491,7 @@ int app_record(struct app *a, const char *path)
 	if (!app_live(a, ":record"))
 		return ACT_REDRAW;
 	if (json_sink_open(&a->rec, path, OUTFILE_STREAM,
-			   session_recording_fd(&a->s), &err) < 0)
+			   session_recording_fd(a->s), &err) < 0)
 		app_msg(a, true, "%s; choose another file", err.buf);
 	else
 		app_msg(a, false, "recording to %s; :record alone stops", path);
@@ -567,15 +562,15 @@ static int on_key(struct app *a, int ch)
 static void check_limits(struct app *a)
 {
 	char why[96];
-	const char *tripped = session_tripped(&a->s);
+	const char *tripped = session_tripped(a->s);
 	if (!tripped || !app_attached(a))
 		return;
-	if (!strcmp(tripped, "duration") && !a->s.nodes[0].tripped[0])
+	if (!strcmp(tripped, "duration") && !session_node(a->s, 0)->tripped[0])
 		snprintf(why, sizeof(why), "duration limit (%gs) reached",
-			 session_spec(&a->s)->duration);
+			 session_spec(a->s)->duration);
 	else if (!strcmp(tripped, "max_events"))   /* here or on the target */
 		snprintf(why, sizeof(why), "event limit (%lu) reached",
-			 session_spec(&a->s)->max_events);
+			 session_spec(a->s)->max_events);
 	else
 		snprintf(why, sizeof(why), "%s limit reached on the target",
 			 tripped);
@@ -620,8 +615,8 @@ static int loop(struct app *a)
 			{ .fd = STDIN_FILENO, .events = POLLIN },
 			{ .fd = sig_fd(), .events = POLLIN },
 		};
-		int np = 2 + session_pollfds(&a->s, pfd + 2, BS_MAX_NODES);
-		int r = poll(pfd, (nfds_t)np, session_wait_ms(&a->s, (int)wait));
+		int np = 2 + session_pollfds(a->s, pfd + 2, BS_MAX_NODES);
+		int r = poll(pfd, (nfds_t)np, session_wait_ms(a->s, (int)wait));
 		if (r < 0 && errno != EINTR)
 			return EXIT_FAIL;
 
@@ -630,30 +625,32 @@ static int loop(struct app *a)
 			if (s == SIGINT || s == SIGTERM || s == SIGHUP)
 				return EXIT_OK;
 		}
-		session_poll_done(&a->s, pfd + 2, r > 0 ? np - 2 : 0,
+		session_poll_done(a->s, pfd + 2, r > 0 ? np - 2 : 0,
 				  SESSION_READ_VIEW);
-		if (session_is_recording(&a->s) && !a->s.rec_done) {
+		if (session_is_recording(a->s) && !session_replay_done(a->s)) {
 			/* a quiet pipe is not read until poll says so: the
 			 * view stays idle meanwhile */
-			uint64_t was = a->s.rec->stats.bytes;
-			session_replay(&a->s, SESSION_REPLAY_SLICE);
-			if (a->s.rec->stats.bytes != was || a->s.rec_done)
+			uint64_t was = session_replay_bytes(a->s);
+			session_replay(a->s, SESSION_REPLAY_SLICE);
+			bool done = session_replay_done(a->s), bad;
+			if (session_replay_bytes(a->s) != was || done)
 				a->dirty = true;
-			if (a->s.rec_done)
-				app_msg(a, a->s.rec->stats.malformed > 0, "%s",
-					a->s.rec_summary);
+			if (done) {
+				const char *sum = session_replay_summary(a->s, &bad);
+				app_msg(a, bad, "%s", sum);
+			}
 		}
 		check_record(a);
 		/* a paused view too: :syntax asked for it */
 		if (app_rerender_step(a))
 			a->dirty = a->view_due = true;
 		if (a->detaching >= 0 &&
-		    a->s.nodes[a->detaching].state == SN_IDLE) {
+		    session_node(a->s, a->detaching)->state == SN_IDLE) {
 			app_msg(a, false, "detached from %s; it is clean; what "
 				"was captured stays", app_node_name(a, a->detaching));
 			a->detaching = -1;
 		}
-		if (a->stop_pending && session_settled(&a->s)) {
+		if (a->stop_pending && session_settled(a->s)) {
 			a->stop_pending = false;
 			app_msg(a, false, "tracing stopped, the target is clean; "
 				":on starts again");
@@ -680,11 +677,11 @@ static int loop(struct app *a)
 		now = clock_mono_ms();
 		check_limits(a);
 		if (now >= next_tick) {
-			if (!session_is_recording(&a->s))
+			if (!session_is_recording(a->s))
 				store_tick(&a->store);
 			/* events as the limit counts them: of the kinds asked
 			 * for, shipped or counted on the target */
-			unsigned long d = a->s.events;
+			unsigned long d = session_events(a->s);
 			a->rate = d >= a->rate_base ? d - a->rate_base : d;
 			a->rate_base = d;
 			next_tick = now + TICK_MS;
@@ -703,14 +700,14 @@ static int open_live(struct app *a, struct sbuf *err)
 {
 	const struct config *cfg = a->cfg;
 	for (int i = 0; i < cfg->nnodes; i++)
-		session_add_node(&a->s, cfg->nodes[i], true);
-	int rc = session_attach_wait(&a->s, err);
+		session_add_node(a->s, cfg->nodes[i], true);
+	int rc = session_attach_wait(a->s, err);
 	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
-		session_discover(&a->s);
-		rc = session_attach_wait(&a->s, err);
+		session_discover(a->s);
+		rc = session_attach_wait(a->s, err);
 	}
 	if (rc == EXIT_OK && !sig_count())
-		rc = session_start_wait(&a->s, err);
+		rc = session_start_wait(a->s, err);
 	if (rc == EXIT_OK && sig_count())
 		return EXIT_USAGE;   /* interrupted: nothing to show */
 	return rc;
@@ -733,8 +730,8 @@ int ui_run(const struct config *cfg)
 		.node_sample = on_node_sample, .relations = on_relations,
 		.arg = a,
 	};
-	session_init(&a->s, cfg, &spec, &sink);
-	json_sink_init(&a->rec, &a->s, false, SESSION_INTERVAL_MS * 4);
+	a->s = session_new(cfg, &spec, &sink);
+	json_sink_init(&a->rec, a->s, false, SESSION_INTERVAL_MS * 4);
 	a->sort_col = COL_RPS;
 	a->top_col = -1;
 	a->top_n = TOP_DEFAULT;
@@ -746,12 +743,12 @@ int ui_run(const struct config *cfg)
 	/* the process table is bounded by the ring too */
 	a->store.max_procs = a->store.cap > UI_PROCS_MIN ? a->store.cap :
 		UI_PROCS_MIN;
-	a->multi = a->s.multi;
+	a->multi = session_multi(a->s);
 	/* --node-stats: the header from the start, asked of each agent as
 	 * it comes up */
 	if (cfg->node_stats && !cfg->open) {
 		a->header = true;
-		session_node_stats(&a->s, true);
+		session_node_stats(a->s, true);
 	}
 	a->node_filter = -1;
 	a->attaching = -1;
@@ -771,25 +768,25 @@ int ui_run(const struct config *cfg)
 	}
 
 	if (cfg->open) {
-		if (session_open_recording(&a->s, cfg->open, &err) < 0) {
+		if (session_open_recording(a->s, cfg->open, &err) < 0) {
 			esc_print(stderr, "beamscope: %s", err.buf);
 			rc = sig_count() ? EXIT_OK : EXIT_USAGE;
 			goto out;
 		}
 		/* the recording says how many nodes it has */
-		a->multi = a->s.multi;
+		a->multi = session_multi(a->s);
 	} else if ((rc = open_live(a, &err)) != EXIT_OK) {
 		if (err.len)
 			esc_print(stderr, "beamscope: %s", err.buf);
-		session_drain(&a->s);
+		session_drain(a->s);
 		goto out;
 	}
 	if (cfg->record && json_sink_open(&a->rec, cfg->record, OUTFILE_STREAM,
-					  session_recording_fd(&a->s),
+					  session_recording_fd(a->s),
 					  &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another --record FILE",
 			err.buf);
-		session_drain(&a->s);
+		session_drain(a->s);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -837,12 +834,12 @@ int ui_run(const struct config *cfg)
 	screen_up = false;
 	restore_terminal();
 	sig_fatal(NULL);
-	session_drain(&a->s);
+	session_drain(a->s);
 out:
 	if (json_sink_is_open(&a->rec))
 		json_sink_tick(&a->rec, true);
 	json_sink_release(&a->rec);
-	session_release(&a->s);
+	session_free(a->s);
 	store_release(&a->store);
 	views_release(a);
 	free(a->rr);

@@ -67,10 +67,10 @@ int app_tagged(const struct app *a, struct bs_pid pid)
 static uint64_t shipped_since(const struct app *a, struct bs_pid pid,
 			      bool log_open)
 {
-	if (session_is_recording(&a->s))
+	if (session_is_recording(a->s))
 		return 0;
-	if ((int)pid.node < a->s.nnodes && a->s.nodes[pid.node].present &&
-	    !a->s.nodes[pid.node].counted)
+	if ((int)pid.node < session_nnodes(a->s) && session_node(a->s, pid.node)->present &&
+	    !session_node(a->s, pid.node)->counted)
 		return 0;
 	if (log_open && bs_pid_eq(a->focus, pid))
 		return a->focus_seq;
@@ -202,7 +202,7 @@ static void tag_selected(struct app *a)
 	int n = find_peers(a, self, self_text, 0, peers, PEERS, &sends);
 	app_tag(a, self, self_text);
 	tag_peers(a, peers, n);
-	if (!n && app_tagged(a, self) >= 0 && !session_is_recording(&a->s)) {
+	if (!n && app_tagged(a, self) >= 0 && !session_is_recording(a->s)) {
 		cv.look = true;
 		cv.look_pid = self;
 		snprintf(cv.look_text, sizeof(cv.look_text), "%s", self_text);
@@ -569,7 +569,7 @@ int app_chart_export(struct app *a, const char *path)
 	struct outfile of;
 	struct sbuf err = SBUF_INIT;
 	int bad = outfile_open(&of, path, OUTFILE_REPLACE,
-			       session_recording_fd(&a->s), &err) < 0;
+			       session_recording_fd(a->s), &err) < 0;
 	FILE *f = bad ? NULL : outfile_file(&of);
 	if (!bad && (!f || chart_write(&c, fmt, f) < 0)) {
 		sbuf_addf(&err, "cannot write \"%s\": %s", path,

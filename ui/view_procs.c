@@ -623,8 +623,8 @@ static void top_where(const struct app *a, struct sbuf *sb)
 	}
 	long scanned = 0, total = 0, pass_ms = 0;
 	bool have = false;
-	for (int i = 0; i < a->s.nnodes; i++) {
-		const struct snode *n = &a->s.nodes[i];
+	for (int i = 0; i < session_nnodes(a->s); i++) {
+		const struct snode *n = session_node(a->s, i);
 		if (!n->top.have)
 			continue;
 		have = true;
@@ -635,8 +635,8 @@ static void top_where(const struct app *a, struct sbuf *sb)
 	}
 	if (!have) {
 		bool counted = false;
-		for (int i = 0; i < a->s.nnodes; i++)
-			counted |= a->s.nodes[i].counted;
+		for (int i = 0; i < session_nnodes(a->s); i++)
+			counted |= session_node(a->s, i)->counted;
 		sbuf_addf(sb, counted ? " (looking through the node)" :
 			  " (only while processes are counted, not with "
 			  "--pids naming them)");
@@ -691,23 +691,23 @@ int app_top(struct app *a, int col, int n)
 		if (a->top_col >= 0)
 			app_msg(a, false, "top mode off");
 		a->top_col = -1;
-		session_top(&a->s, NULL, 0);
+		session_top(a->s, NULL, 0);
 		return ACT_REDRAW;
 	}
 	for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
 		if ((int)ranks[i].col != col)
 			continue;
-		if (session_is_recording(&a->s) && ranks[i].metric) {
+		if (session_is_recording(a->s) && ranks[i].metric) {
 			app_msg(a, true, "top by %s looks through a live node; a "
 				"recording ranks by S/s or R/s only",
 				proc_cols[col].title);
 			return ACT_REDRAW;
 		}
 		bool tracing = false, counted = false;
-		for (int k = 0; k < a->s.nnodes; k++) {
-			tracing |= a->s.nodes[k].state == SN_TRACING;
-			counted |= a->s.nodes[k].state == SN_TRACING &&
-				a->s.nodes[k].counted;
+		for (int k = 0; k < session_nnodes(a->s); k++) {
+			tracing |= session_node(a->s, k)->state == SN_TRACING;
+			counted |= session_node(a->s, k)->state == SN_TRACING &&
+				session_node(a->s, k)->counted;
 		}
 		if (ranks[i].metric && tracing && !counted) {
 			app_msg(a, true, "top by %s looks through the node while "
@@ -720,7 +720,7 @@ int app_top(struct app *a, int col, int n)
 		a->top_n = n;
 		a->sort_col = col;
 		a->sort_asc = false;
-		session_top(&a->s, ranks[i].metric, n);
+		session_top(a->s, ranks[i].metric, n);
 		app_msg(a, false, "top %d by %s%s; O or :top off leaves it", n,
 			proc_cols[col].title, ranks[i].metric ?
 			", of every process on the node" : "");

@@ -98,7 +98,7 @@ static size_t nents_cap;
 
 static int64_t now_us(struct app *a)
 {
-	return session_is_recording(&a->s) ? a->s.gcalls.now : clock_wall_us();
+	return session_is_recording(a->s) ? session_gencalls(a->s)->now : clock_wall_us();
 }
 
 /* The server of a row as a pid of a node of the session; false if not. */
@@ -110,7 +110,7 @@ static bool server_pid(struct app *a, const struct gc_row *r, struct bs_pid *pid
 	pid->num = pt.num;
 	pid->serial = pt.serial;
 	pid->node = (uint32_t)r->node;
-	for (int i = 0; pt.node_len && i < a->s.nnodes; i++) {
+	for (int i = 0; pt.node_len && i < session_nnodes(a->s); i++) {
 		const char *nm = app_node_name(a, i);
 		if (strlen(nm) == pt.node_len && !memcmp(nm, pt.node, pt.node_len))
 			pid->node = (uint32_t)i;
@@ -125,16 +125,16 @@ static const char *server_label(struct app *a, const struct gc_row *r)
 	static struct sbuf shown;
 	if (r->server[0] != '<')
 		return r->server;
-	const char *n = session_text_name(&a->s, r->node, r->server);
-	if (n && r->node >= 0 && r->node < a->s.nnodes) {
+	const char *n = session_text_name(a->s, r->node, r->server);
+	if (n && r->node >= 0 && r->node < session_nnodes(a->s)) {
 		sbuf_reset(&shown);
-		retext_name(&shown, TERM_ERLANG, a->s.nodes[r->node].dec.syn, n);
+		retext_name(&shown, TERM_ERLANG, session_node(a->s, r->node)->dec.syn, n);
 		return sbuf_str(&shown);
 	}
 	if (n || r->server_name)
 		return n ? n : r->server_name;
 	/* no name: what it is, as the process table's NAME says */
-	const char *l = session_text_label(&a->s, r->node, r->server);
+	const char *l = session_text_label(a->s, r->node, r->server);
 	struct bs_pid pid;
 	const struct proc *p = !l && server_pid(a, r, &pid) ?
 		store_proc(&a->store, pid) : NULL;
@@ -198,7 +198,7 @@ static void ent_fill(struct ent *e, int64_t now)
  * passed: ages and rates move by themselves). */
 static void build(struct app *a)
 {
-	struct gencalls *g = &a->s.gcalls;
+	const struct gencalls *g = session_gencalls(a->s);
 	int64_t now = now_us(a);
 	long long ms = clock_mono_ms();
 	if (sv.nrows == g->nrows && sv.sort == sv.sorted_sort &&
@@ -277,7 +277,7 @@ static void col_widths(int *ws, int *wk)
 /* What the pairing's bounds folded or gave up, in a line (false: none). */
 static bool bounds_note(struct app *a, char *out, size_t outsz)
 {
-	const struct gencalls *g = &a->s.gcalls;
+	const struct gencalls *g = session_gencalls(a->s);
 	struct sbuf sb = SBUF_INIT;
 	if (g->nfolded)
 		sbuf_addf(&sb, "; kinds past %d a server: " GC_OTHER, GC_KINDS_MAX);
@@ -419,7 +419,7 @@ static int servers_request(struct app *a, enum request req)
 
 static void servers_where(struct app *a, char *out, size_t outsz)
 {
-	struct gencalls *g = &a->s.gcalls;
+	const struct gencalls *g = session_gencalls(a->s);
 	snprintf(out, outsz, "%d/%zu  sort %s%s  stuck after %gs",
 		 sv.nrows ? a->pos[VIEW_SERVERS].sel + 1 : 0, sv.nrows,
 		 sv.sort == SC_WORST ? "worst" : srv_titles[sv.sort],
@@ -455,8 +455,9 @@ const struct view_ops servers_view_ops = {
 
 static bool row_alive(struct app *a, const struct gc_row *r)
 {
-	for (size_t i = 0; r && i < a->s.gcalls.nrows; i++)
-		if (a->s.gcalls.rows[i] == r)
+	const struct gencalls *g = session_gencalls(a->s);
+	for (size_t i = 0; r && i < g->nrows; i++)
+		if (g->rows[i] == r)
 			return true;
 	return false;
 }
@@ -503,7 +504,7 @@ static void calls_draw(struct app *a, int y, int h)
 		const struct gc_call *c = sv.shown[i];
 		const struct proc *p = store_proc(&a->store, c->caller);
 		const char *name = p && p->name ? p->name :
-			session_text_name(&a->s, c->node, c->caller_text);
+			session_text_name(a->s, c->node, c->caller_text);
 		dur(t, sizeof(t), sv.inflight ? now - c->ts : gc_latency(c));
 		snprintf(line, sizeof(line), "%s %8s  %s%s%s  %s  %s%s%s",
 			 c->stuck ? "!" : " ", t, c->caller_text, name ? " " : "",

@@ -23,7 +23,7 @@
 #include "names.h"
 #include "pidtext.h"
 #include "recording.h"
-#include "session.h"
+#include "session_priv.h"
 #include "xalloc.h"
 
 /* An export's process entries kept until its events are in, at most: as
@@ -432,4 +432,35 @@ int session_replay_percent(const struct session *s)
 		return -1;
 	/* a file that grows while it is read is not done at its size */
 	return st->bytes >= st->size ? 99 : (int)(st->bytes * 100 / st->size);
+}
+
+bool session_replay_done(const struct session *s)
+{
+	return s->rec_done;
+}
+
+uint64_t session_replay_bytes(const struct session *s)
+{
+	return s->rec ? s->rec->stats.bytes : 0;
+}
+
+const char *session_replay_summary(const struct session *s, bool *malformed)
+{
+	*malformed = s->rec && s->rec->stats.malformed > 0;
+	return s->rec_summary;
+}
+
+const char *session_recording_path(const struct session *s)
+{
+	return s->rec_path ? s->rec_path : "";
+}
+
+const struct recording_stats *session_recording_stats(const struct session *s)
+{
+	return &s->rec->stats;
+}
+
+bool session_replay_starved(const struct session *s)
+{
+	return s->rec && s->rec->starved;
 }

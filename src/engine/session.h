@@ -240,64 +240,9 @@ struct session_spec {
 	int syntax;             /* a term_syntax; -1: each target's own */
 };
 
-struct session {
-	const struct config *cfg;
-	struct session_sink sink;
-	struct session_spec spec;
-	bool multi;             /* several nodes: merged timeline */
-	struct snode *nodes;    /* nodes_max slots, never moved */
-	int nnodes, nodes_max;  /* BS_MAX_NODES, or a recording's
-				 * RECORDING_NODES_MAX */
-	struct merge merge;
-	struct callstacks calls;
-	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */
+/* The engine's state: private to src/engine (session_priv.h). */
+struct session;
 
-	/* the goal: tracing (with generation gen) or not */
-	bool want_tracing;
-	bool hold;              /* agents up, not tracing yet (start-up) */
-	unsigned gen;
-	bool start_pending;     /* the outcome of a start is not told yet */
-	bool start_checked;     /* the names of this start were checked */
-	int start_rc;           /* EXIT_* of the last start, once settled */
-	char start_error[1400];
-	bool closing;           /* the final stop: no waiting for code to go */
-	bool waiting;           /* a front end waits for the start's outcome */
-	char stopped_why[128];  /* why tracing stopped, "" while tracing */
-
-	long long trace_start_ms;
-	/* events (see the man page: of the kinds asked for, shipped or
-	 * counted on the target) since the last start: what max_events
-	 * limits and the view's ev/s shows */
-	unsigned long events;
-	unsigned long events_all; /* ... in the whole run */
-	bool limit_hit;         /* max_events reached */
-	unsigned long over_limit; /* events refused at max_events since the
-				   * last start: a recording was cut */
-	long long last_turn_ms, recheck_at_ms, next_ping_ms;
-	long long rates_ms;     /* the nodes' events and drops a second:
-				 * when last taken */
-	bool node_stats;        /* the agents send their node's samples */
-	char top_metric[24];    /* top mode: the agents' metric; "" off */
-	int top_n;
-	unsigned long counted;  /* count-tier events, all nodes and starts */
-
-	char **modules;         /* loaded on a target, NULL-ended; NULL
-				 * until asked for and answered */
-
-	/* replaying a recording */
-	struct recording *rec;
-	char *rec_path;
-	struct pidsel rec_sel;  /* the spec's processes, for filtering */
-	bool rec_sel_ready;
-	struct replay *replay;  /* what replay.c keeps while it reads */
-	bool rec_done;
-	char rec_summary[600];  /* what loading found, once done */
-
-	/* a change of the spec tried at the next start (spec.c) */
-	enum { SESSION_TRIAL_NONE, SESSION_TRIAL_CALL,
-	       SESSION_TRIAL_MATCH } trial;
-	char match_before[BS_MAX_MATCH + 1];
-};
 
 /* The two front ends, for what they trace by default. */
 enum session_front { SESSION_BATCH, SESSION_VIEW };
@@ -330,9 +275,12 @@ void session_set_max_events(struct session *s, unsigned long n);
 void session_set_payload(struct session *s, unsigned bytes);
 bool session_set_gen_calls(struct session *s, bool on);
 
-void session_init(struct session *s, const struct config *cfg,
-		  const struct session_spec *spec, const struct session_sink *sink);
-void session_release(struct session *s);
+/* A session of the options cfg (kept, not copied), tracing spec (copied),
+ * reporting to sink; freed with session_free. */
+struct session *session_new(const struct config *cfg,
+			    const struct session_spec *spec,
+			    const struct session_sink *sink);
+void session_free(struct session *s);
 void session_spec_release(struct session_spec *sp);
 /* A copy of src in dst (calls duplicated). */
 void session_spec_copy(struct session_spec *dst, const struct session_spec *src);
@@ -368,7 +316,7 @@ void session_start(struct session *s);
 /* Stop tracing everywhere (asynchronous); why is kept for the status line. */
 void session_stop(struct session *s, const char *why);
 /* Take one node out (:detach): stopped, left clean. */
-void session_drop_node(struct session *s, struct snode *n);
+void session_drop_node(struct session *s, int idx);
 /*
  * Print terms and names in syn (a term_syntax; -1: each node's own) from
  * the next event on.  Returns the syntax of the first node attached, or
@@ -400,8 +348,50 @@ void session_node_stats(struct session *s, bool on);
  * of its node that lead by metric (memory, reductions,
  * message_queue_len) and samples them every second; NULL: off. */
 void session_top(struct session *s, const char *metric, int n);
-/* Followers drop their flags at their next event. */
+/* Followers drop their flags at their next event; tracing counts as
+ * stopped ("unfollowed"). */
 int session_unfollow(struct session *s);
+/* Attach a node of the cluster (a view opened on several), at the next
+ * start: its index, or SESSION_ATTACHED_ALREADY, or SESSION_NODES_FULL
+ * (BS_MAX_NODES). */
+#define SESSION_ATTACHED_ALREADY (-1)
+#define SESSION_NODES_FULL (-2)
+int session_attach_node(struct session *s, const char *name);
+/* How many nodes are in the session (attached or attaching). */
+int session_present_nodes(const struct session *s);
+/* Why tracing stopped ("" while tracing), and whether it is wanted. */
+const char *session_stopped_why(const struct session *s);
+/* Events since the last start, as max_events counts them; in the whole
+ * run; refused at max_events since the last start. */
+unsigned long session_events(const struct session *s);
+unsigned long session_events_all(const struct session *s);
+unsigned long session_over_limit(const struct session *s);
+/* Several nodes on one merged timeline; how the merge paired their
+ * sends and receives. */
+bool session_multi(const struct session *s);
+const struct merge_stats *session_merge_stats(const struct session *s);
+/* The nodes: how many slots are used, and one of them, to read. */
+int session_nnodes(const struct session *s);
+const struct snode *session_node(const struct session *s, int i);
+bool session_wants_tracing(const struct session *s);
+/* The gen calls paired (read only); forget them (:clear); a call open
+ * for longer than us is stuck. */
+const struct gencalls *session_gencalls(const struct session *s);
+/* Render what the gen calls hold again in another syntax. */
+struct rerender_node;
+void session_rerender(struct session *s, const struct rerender_node *nodes,
+		      int n);
+void session_forget_calls(struct session *s);
+void session_set_stuck(struct session *s, int64_t us);
+/* Told of every gen call closed (NULL: no one); the calls' clock moved
+ * to now_us (a recording's: its own time). */
+void session_on_call_done(struct session *s, gc_done_fn fn, void *arg);
+void session_calls_tick(struct session *s, int64_t now_us);
+/* Every event is in: what waits is settled now.  The rows changed since
+ * the last time, each once, to fn. */
+void session_calls_settle(struct session *s);
+void session_calls_changed(struct session *s,
+			   void (*fn)(void *arg, struct gc_row *r), void *arg);
 /* The modules loaded on a tracing node, sorted and NULL-ended, for
  * completion: asked for once (asynchronously) and kept; NULL until the
  * answer is in. */
@@ -481,5 +471,14 @@ void session_replay_release(struct session *s);
 /* Loading progress, 0..100; 100 when done or live; -1 while a stream of
  * unknown size (a pipe) is read. */
 int session_replay_percent(const struct session *s);
+/* The recording is all read; how many of its bytes so far; what loading
+ * found (once done), and whether some of it was malformed; its path. */
+bool session_replay_done(const struct session *s);
+uint64_t session_replay_bytes(const struct session *s);
+const char *session_replay_summary(const struct session *s, bool *malformed);
+const char *session_recording_path(const struct session *s);
+const struct recording_stats *session_recording_stats(const struct session *s);
+/* A recording read from a pipe that has nothing more yet. */
+bool session_replay_starved(const struct session *s);
 
 #endif

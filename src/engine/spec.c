@@ -10,7 +10,7 @@
 #include "callpat.h"
 #include "opts.h"
 #include "sbuf.h"
-#include "session.h"
+#include "session_priv.h"
 #include "xalloc.h"
 
 /* the view, without --duration: ten minutes */

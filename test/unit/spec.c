@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "opts.h"
-#include "session.h"
+#include "session_priv.h"
 #include "tap.h"
 
 static int parse(struct config *cfg, const char *a1, const char *a2,

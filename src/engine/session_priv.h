@@ -1,0 +1,74 @@
+/*
+ * session_priv: the session engine's state, for the engine's own files
+ * (session.c, replay.c, spec.c) and its unit tests.  Front ends use the
+ * functions of session.h; make layers refuses this header anywhere else.
+ */
+#ifndef BS_SESSION_PRIV_H
+#define BS_SESSION_PRIV_H
+
+#include "session.h"
+
+struct session {
+	const struct config *cfg;
+	struct session_sink sink;
+	struct session_spec spec;
+	bool multi;             /* several nodes: merged timeline */
+	struct snode *nodes;    /* nodes_max slots, never moved */
+	int nnodes, nodes_max;  /* BS_MAX_NODES, or a recording's
+				 * RECORDING_NODES_MAX */
+	struct merge merge;
+	struct callstacks calls;
+	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */
+
+	/* the goal: tracing (with generation gen) or not */
+	bool want_tracing;
+	bool hold;              /* agents up, not tracing yet (start-up) */
+	unsigned gen;
+	bool start_pending;     /* the outcome of a start is not told yet */
+	bool start_checked;     /* the names of this start were checked */
+	int start_rc;           /* EXIT_* of the last start, once settled */
+	char start_error[1400];
+	bool closing;           /* the final stop: no waiting for code to go */
+	bool waiting;           /* a front end waits for the start's outcome */
+	char stopped_why[128];  /* why tracing stopped, "" while tracing */
+
+	long long trace_start_ms;
+	/* events (see the man page: of the kinds asked for, shipped or
+	 * counted on the target) since the last start: what max_events
+	 * limits and the view's ev/s shows */
+	unsigned long events;
+	unsigned long events_all; /* ... in the whole run */
+	bool limit_hit;         /* max_events reached */
+	unsigned long over_limit; /* events refused at max_events since the
+				   * last start: a recording was cut */
+	long long last_turn_ms, recheck_at_ms, next_ping_ms;
+	long long rates_ms;     /* the nodes' events and drops a second:
+				 * when last taken */
+	bool node_stats;        /* the agents send their node's samples */
+	char top_metric[24];    /* top mode: the agents' metric; "" off */
+	int top_n;
+	unsigned long counted;  /* count-tier events, all nodes and starts */
+
+	char **modules;         /* loaded on a target, NULL-ended; NULL
+				 * until asked for and answered */
+
+	/* replaying a recording */
+	struct recording *rec;
+	char *rec_path;
+	struct pidsel rec_sel;  /* the spec's processes, for filtering */
+	bool rec_sel_ready;
+	struct replay *replay;  /* what replay.c keeps while it reads */
+	bool rec_done;
+	char rec_summary[600];  /* what loading found, once done */
+
+	/* a change of the spec tried at the next start (spec.c) */
+	enum { SESSION_TRIAL_NONE, SESSION_TRIAL_CALL,
+	       SESSION_TRIAL_MATCH } trial;
+	char match_before[BS_MAX_MATCH + 1];
+};
+
+void session_init(struct session *s, const struct config *cfg,
+		  const struct session_spec *spec, const struct session_sink *sink);
+void session_release(struct session *s);
+
+#endif
