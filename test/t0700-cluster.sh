@@ -203,7 +203,7 @@ start_back() {
 	NODE_PIDS="$NODE_PIDS $BACK_PID"
 	( NODE=$BACK
 	  for _ in $(seq 1 100); do
-		expect "$(node_eval ok.)" = ok && exit 0
+		[ "$(node_eval ok.)" = ok ] && exit 0
 		sleep 0.1
 	  done
 	  exit 1 )

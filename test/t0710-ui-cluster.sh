@@ -107,7 +107,7 @@ start_back() {
 	NODE_PIDS="$NODE_PIDS $!"
 	( NODE=$BACK
 	  for _ in $(seq 1 100); do
-		expect "$(node_eval ok.)" = ok && exit 0
+		[ "$(node_eval ok.)" = ok ] && exit 0
 		sleep 0.1
 	  done
 	  exit 1 )
