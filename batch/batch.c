@@ -44,6 +44,10 @@ struct run {
 	struct gensum gs;
 	struct store st;        /* --chart: the events charted */
 	struct outfile chart_out; /* --chart: where it goes, opened first */
+	/* the run loop's: why it ended (NULL: it goes on); a live run's
+	 * deadline (0: none) */
+	const char *ended;
+	long long deadline;
 };
 
 static void on_event(void *arg, int node, const struct event *ev)
@@ -295,6 +299,22 @@ static void replay_summary(struct run *r, const char *ended, int64_t started,
 	free(names);
 }
 
+/* A replay's turn: to the end of the recording, a signal, or a write
+ * error (r->ended says which of the first two). */
+static int replay_step(void *arg, int sig, const struct pollfd *fds)
+{
+	struct run *r = arg;
+	(void)fds;
+	if (sig) {
+		r->ended = sig == SIGINT ? "interrupted" : "terminated";
+		return 0;
+	}
+	if (session_replay_done(r->s))
+		return 0;
+	json_sink_flush(&r->js);
+	return r->js.write_errno ? 0 : SESSION_GO_ON;
+}
+
 /*
  * A recording in, NDJSON out: the same filters as a live run.  It is
  * replayed whole unless --max-events says otherwise, and a cut is said
@@ -306,28 +326,18 @@ static int replay(struct run *r)
 {
 	struct session *s = r->s;
 	const struct config *cfg = r->cfg;
-	int rc = EXIT_OK, nsig = sig_count();
+	int rc = EXIT_OK;
 	long long t0 = clock_mono_ms();
 	int64_t started = clock_wall_us();
 	const char *ended = "end_of_recording";
-	bool interrupted = false;
-	for (;;) {
-		struct pollfd pfd[2] = { { .fd = sig_fd(), .events = POLLIN } };
-		int np = 1 + session_pollfds(s, pfd + 1, 1);
-		int pr = poll(pfd, (nfds_t)np, session_wait_ms(s, 1000));
-		if (sig_count() != nsig) {
-			ended = sig_take() == SIGINT ? "interrupted" : "terminated";
-			interrupted = true;
-			break;
-		}
-		session_poll_done(s, pfd + 1, pr > 0 ? np - 1 : 0,
-				  SESSION_READ_BATCH);
-		if (!session_replay(s, SESSION_REPLAY_SLICE))
-			break;
-		json_sink_flush(&r->js);
-		if (r->js.write_errno)
-			break;
-	}
+	struct session_loop l = {
+		.budget = SESSION_READ_BATCH, .step = replay_step, .arg = r,
+	};
+	r->ended = NULL;
+	session_run(s, &l);
+	bool interrupted = r->ended != NULL;
+	if (interrupted)
+		ended = r->ended;
 	json_sink_tick(&r->js, true);
 	gensum_tick(&r->gs, true);
 	if (session_over_limit(s))
@@ -365,6 +375,45 @@ static int replay(struct run *r)
 	}
 	gensum_summary(&r->gs, stderr);
 	return rc;
+}
+
+/* A live run: how long it may sleep (the deadline, counts lines, gen
+ * call lines), and its turn, until r->ended says why it ends. */
+static long long live_wait(void *arg)
+{
+	struct run *r = arg;
+	const struct config *cfg = r->cfg;
+	long long now = clock_mono_ms();
+	long long wait = 1000;
+	if (r->deadline && r->deadline - now < wait)
+		wait = r->deadline - now;
+	if (r->js.next_counts_ms - now < wait && cfg->counts)
+		wait = r->js.next_counts_ms - now;
+	if (cfg->gen_calls && gensum_wait_ms(&r->gs) < wait)
+		wait = gensum_wait_ms(&r->gs);
+	return wait;
+}
+
+static int live_step(void *arg, int sig, const struct pollfd *fds)
+{
+	struct run *r = arg;
+	(void)fds;
+	json_sink_tick(&r->js, false);
+	gensum_tick(&r->gs, false);
+	long long now = clock_mono_ms();
+	const char *tripped = session_tripped(r->s);
+	if (sig)
+		r->ended = sig == SIGINT ? "interrupted" : "terminated";
+	else if (session_all_lost(r->s) && !r->cfg->reconnect)
+		r->ended = "target_lost";
+	else if (r->js.write_errno)
+		r->ended = "write_error";
+	else if (tripped)
+		/* a target stopped by itself: what it sent is on its way */
+		r->ended = tripped_why(tripped);
+	else if (r->deadline && now >= r->deadline)
+		r->ended = "duration";
+	return r->ended ? 0 : SESSION_GO_ON;
 }
 
 int batch_run(const struct config *cfg)
@@ -432,46 +481,15 @@ int batch_run(const struct config *cfg)
 	if (rc != EXIT_OK || sig_count())
 		goto fail;
 
-	long long deadline = cfg->duration > 0 ?
+	r.deadline = cfg->duration > 0 ?
 		t0 + (long long)(cfg->duration * 1000) : 0;
-	while (!ended) {
-		struct pollfd pfd[BS_MAX_NODES + 1];
-		pfd[0].fd = sig_fd();
-		pfd[0].events = POLLIN;
-		pfd[0].revents = 0;
-		int np = 1 + session_pollfds(r.s, pfd + 1, BS_MAX_NODES);
-		long long now = clock_mono_ms();
-		long long wait = 1000;
-		if (deadline && deadline - now < wait)
-			wait = deadline - now;
-		if (r.js.next_counts_ms - now < wait && cfg->counts)
-			wait = r.js.next_counts_ms - now;
-		if (cfg->gen_calls && gensum_wait_ms(&r.gs) < wait)
-			wait = gensum_wait_ms(&r.gs);
-		int pr = poll(pfd, (nfds_t)np, session_wait_ms(r.s, (int)(wait < 0 ? 0 : wait)));
-		bool signalled = pr < 0 || (pfd[0].revents & POLLIN);
-		if (pr > 0)
-			session_poll_done(r.s, pfd + 1, np - 1, SESSION_READ_BATCH);
-		else
-			session_tick(r.s);
-		json_sink_tick(&r.js, false);
-		gensum_tick(&r.gs, false);
-		now = clock_mono_ms();
-		const char *tripped = session_tripped(r.s);
-		if (signalled && sig_count()) {
-			int sg = sig_take();
-			ended = sg == SIGINT ? "interrupted" : "terminated";
-		} else if (session_all_lost(r.s) && !cfg->reconnect) {
-			ended = "target_lost";
-		} else if (r.js.write_errno) {
-			ended = "write_error";
-		} else if (tripped) {
-			/* a target stopped by itself: what it sent is on its way */
-			ended = tripped_why(tripped);
-		} else if (deadline && now >= deadline) {
-			ended = "duration";
-		}
-	}
+	struct session_loop l = {
+		.budget = SESSION_READ_BATCH, .wait_ms = live_wait,
+		.step = live_step, .arg = &r,
+	};
+	r.ended = NULL;
+	session_run(r.s, &l);
+	ended = r.ended;
 
 	/* drain: the agents stop tracing, workers send what they hold */
 	session_drain(r.s);

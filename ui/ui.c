@@ -595,103 +595,116 @@ static void check_record(struct app *a)
 	}
 }
 
-static int loop(struct app *a)
+/* the view's turn: its timers, and where a recording's reading was */
+struct turn {
+	struct app *a;
+	long long next_tick, last_draw;
+	uint64_t replay_bytes;
+	bool replay_told;
+};
+
+static long long turn_wait(void *arg)
 {
-	long long next_tick = clock_mono_ms() + TICK_MS;
-	long long last_draw = 0;
+	struct turn *t = arg;
+	struct app *a = t->a;
+	long long now = clock_mono_ms();
+	long long wait = t->next_tick - now;
+	if (a->dirty) {
+		long long d = t->last_draw + REDRAW_MS - now;
+		if (d < wait)
+			wait = d;
+	}
+	if (wait < 0 || a->rr)   /* :syntax has more to do */
+		wait = 0;
+	return wait;
+}
 
-	for (;;) {
-		long long now = clock_mono_ms();
-		long long wait = next_tick - now;
-		if (a->dirty) {
-			long long d = last_draw + REDRAW_MS - now;
-			if (d < wait)
-				wait = d;
-		}
-		if (wait < 0 || a->rr)   /* :syntax has more to do */
-			wait = 0;
-
-		struct pollfd pfd[2 + BS_MAX_NODES] = {
-			{ .fd = STDIN_FILENO, .events = POLLIN },
-			{ .fd = sig_fd(), .events = POLLIN },
-		};
-		int np = 2 + session_pollfds(a->s, pfd + 2, BS_MAX_NODES);
-		int r = poll(pfd, (nfds_t)np, session_wait_ms(a->s, (int)wait));
-		if (r < 0 && errno != EINTR)
-			return EXIT_FAIL;
-
-		if (r > 0 && (pfd[1].revents & POLLIN)) {
-			int s = sig_take();
-			if (s == SIGINT || s == SIGTERM || s == SIGHUP)
-				return EXIT_OK;
-		}
-		session_poll_done(a->s, pfd + 2, r > 0 ? np - 2 : 0,
-				  SESSION_READ_VIEW);
-		if (session_is_recording(a->s) && !session_replay_done(a->s)) {
-			/* a quiet pipe is not read until poll says so: the
-			 * view stays idle meanwhile */
-			uint64_t was = session_replay_bytes(a->s);
-			session_replay(a->s, SESSION_REPLAY_SLICE);
-			bool done = session_replay_done(a->s), bad;
-			if (session_replay_bytes(a->s) != was || done)
-				a->dirty = true;
-			if (done) {
-				const char *sum = session_replay_summary(a->s, &bad);
-				app_msg(a, bad, "%s", sum);
-			}
-		}
-		check_record(a);
-		/* a paused view too: :syntax asked for it */
-		if (app_rerender_step(a))
-			a->dirty = a->view_due = true;
-		if (a->detaching >= 0 &&
-		    session_node(a->s, a->detaching)->state == SN_IDLE) {
-			app_msg(a, false, "detached from %s; it is clean; what "
-				"was captured stays", app_node_name(a, a->detaching));
-			a->detaching = -1;
-		}
-		if (a->stop_pending && session_settled(a->s)) {
-			a->stop_pending = false;
-			app_msg(a, false, "tracing stopped, the target is clean; "
-				":on starts again");
-		}
-		/* keys: everything waiting, so typing never lags behind */
-		if (r < 0 || (r > 0 && (pfd[0].revents & POLLIN))) {
-			int ch;
-			while ((ch = getch()) != ERR) {
-				bool typing = a->prompt_active && a->prompt_kind == ':';
-				int act = on_key(a, ch);
-				if (act & ACT_QUIT)
-					return EXIT_OK;
-				/* typing a command leaves the view as it is */
-				if (act & ACT_REDRAW)
-					a->dirty = true;
-				if ((act & ACT_REDRAW) && !(typing && a->prompt_active))
-					a->view_due = true;
-				/* a key is shown at once, not at the next slot */
-				draw(a);
-				last_draw = clock_mono_ms();
-			}
-		}
-
-		now = clock_mono_ms();
-		check_limits(a);
-		if (now >= next_tick) {
-			if (!session_is_recording(a->s))
-				store_tick(&a->store);
-			/* events as the limit counts them: of the kinds asked
-			 * for, shipped or counted on the target */
-			unsigned long d = session_events(a->s);
-			a->rate = d >= a->rate_base ? d - a->rate_base : d;
-			a->rate_base = d;
-			next_tick = now + TICK_MS;
-			a->dirty = true;   /* the clock and what is pending */
-		}
-		if (a->dirty && now - last_draw >= REDRAW_MS) {
-			draw(a);
-			last_draw = now;
+/* After the session's turn (session_run): the recording, the keys, the
+ * timers and the screen.  SESSION_GO_ON, or the exit status. */
+static int turn_step(void *arg, int sig, const struct pollfd *fds)
+{
+	struct turn *t = arg;
+	struct app *a = t->a;
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+		return EXIT_OK;
+	if (session_is_recording(a->s) && !t->replay_told) {
+		/* a quiet pipe is not read until poll says so: the view
+		 * stays idle meanwhile */
+		bool done = session_replay_done(a->s), bad;
+		uint64_t bytes = session_replay_bytes(a->s);
+		if (bytes != t->replay_bytes || done)
+			a->dirty = true;
+		t->replay_bytes = bytes;
+		if (done) {
+			const char *sum = session_replay_summary(a->s, &bad);
+			app_msg(a, bad, "%s", sum);
+			t->replay_told = true;
 		}
 	}
+	check_record(a);
+	/* a paused view too: :syntax asked for it */
+	if (app_rerender_step(a))
+		a->dirty = a->view_due = true;
+	if (a->detaching >= 0 &&
+	    session_node(a->s, a->detaching)->state == SN_IDLE) {
+		app_msg(a, false, "detached from %s; it is clean; what "
+			"was captured stays", app_node_name(a, a->detaching));
+		a->detaching = -1;
+	}
+	if (a->stop_pending && session_settled(a->s)) {
+		a->stop_pending = false;
+		app_msg(a, false, "tracing stopped, the target is clean; "
+			":on starts again");
+	}
+	/* keys: everything waiting, so typing never lags behind */
+	if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+		int ch;
+		while ((ch = getch()) != ERR) {
+			bool typing = a->prompt_active && a->prompt_kind == ':';
+			int act = on_key(a, ch);
+			if (act & ACT_QUIT)
+				return EXIT_OK;
+			/* typing a command leaves the view as it is */
+			if (act & ACT_REDRAW)
+				a->dirty = true;
+			if ((act & ACT_REDRAW) && !(typing && a->prompt_active))
+				a->view_due = true;
+			/* a key is shown at once, not at the next slot */
+			draw(a);
+			t->last_draw = clock_mono_ms();
+		}
+	}
+
+	long long now = clock_mono_ms();
+	check_limits(a);
+	if (now >= t->next_tick) {
+		if (!session_is_recording(a->s))
+			store_tick(&a->store);
+		/* events as the limit counts them: of the kinds asked for,
+		 * shipped or counted on the target */
+		unsigned long d = session_events(a->s);
+		a->rate = d >= a->rate_base ? d - a->rate_base : d;
+		a->rate_base = d;
+		t->next_tick = now + TICK_MS;
+		a->dirty = true;   /* the clock and what is pending */
+	}
+	if (a->dirty && now - t->last_draw >= REDRAW_MS) {
+		draw(a);
+		t->last_draw = now;
+	}
+	return SESSION_GO_ON;
+}
+
+static int loop(struct app *a)
+{
+	struct turn t = { .a = a, .next_tick = clock_mono_ms() + TICK_MS };
+	struct session_loop l = {
+		.fds = { { .fd = STDIN_FILENO, .events = POLLIN } }, .nfds = 1,
+		.budget = SESSION_READ_VIEW, .wait_ms = turn_wait,
+		.step = turn_step, .arg = &t,
+	};
+	int rc = session_run(a->s, &l);
+	return rc == SESSION_POLL_FAILED ? EXIT_FAIL : rc;
 }
 
 /* Attach every node and start tracing, before the screen is taken, so

@@ -2024,30 +2024,75 @@ unsigned long session_dropped(const struct session *s)
 
 /* ---- start-up and the end ---- */
 
-/* Run the loop until settled, a signal, or the deadline (0: none). */
-static bool run_until_settled(struct session *s, long long deadline)
+int session_run(struct session *s, struct session_loop *l)
 {
 	int signals = sig_count();
-	while (!session_settled(s)) {
-		struct pollfd pfd[BS_MAX_NODES + 1];
-		pfd[0].fd = sig_fd();
-		pfd[0].events = POLLIN;
-		pfd[0].revents = 0;
-		int np = 1 + session_pollfds(s, pfd + 1, BS_MAX_NODES);
-		long long left = deadline ? deadline - clock_mono_ms() : 1000;
-		if (left <= 0)
-			return false;
-		int w = session_wait_ms(s, (int)(left < 1000 ? left : 1000));
-		int r = poll(pfd, (nfds_t)np, w);
-		if (r < 0 && errno != EINTR)
-			return false;
-		if ((r > 0 && (pfd[0].revents & POLLIN)) || sig_count() > signals) {
-			sig_take();
-			return false;
+	for (;;) {
+		struct pollfd pfd[1 + SESSION_LOOP_FDS + BS_MAX_NODES];
+		pfd[0] = (struct pollfd){ .fd = sig_fd(), .events = POLLIN };
+		for (int i = 0; i < l->nfds; i++) {
+			pfd[1 + i] = l->fds[i];
+			pfd[1 + i].revents = 0;
 		}
-		session_poll_done(s, pfd + 1, np - 1, SESSION_READ_BATCH);
+		int own = 1 + l->nfds;
+		int np = own + session_pollfds(s, pfd + own, BS_MAX_NODES);
+		long long w = l->wait_ms ? l->wait_ms(l->arg) : 1000;
+		w = w < 0 ? 0 : w > 1000 ? 1000 : w;
+		int r = poll(pfd, (nfds_t)np, session_wait_ms(s, (int)w));
+		if (r < 0 && errno != EINTR)
+			return SESSION_POLL_FAILED;
+		int sig = 0;
+		if ((r > 0 && (pfd[0].revents & POLLIN)) || sig_count() != signals) {
+			sig = sig_take();
+			signals = sig_count();
+		}
+		/* interrupted: a signal may have left input behind (curses
+		 * turns SIGWINCH into a key), so the front end looks */
+		for (int i = 0; i < l->nfds; i++)
+			l->fds[i].revents = r > 0 ? pfd[1 + i].revents :
+				r < 0 ? POLLIN : 0;
+		session_poll_done(s, pfd + own, r > 0 ? np - own : 0, l->budget);
+		if (s->rec && !s->rec_done)
+			session_replay(s, SESSION_REPLAY_SLICE);
+		int rc = l->step(l->arg, sig, l->fds);
+		if (rc != SESSION_GO_ON)
+			return rc;
 	}
-	return true;
+}
+
+/* until settled, a signal, or the deadline (0: none) */
+struct settle {
+	struct session *s;
+	long long deadline;
+};
+
+static long long settle_wait(void *arg)
+{
+	struct settle *st = arg;
+	return st->deadline ? st->deadline - clock_mono_ms() : 1000;
+}
+
+static int settle_step(void *arg, int sig, const struct pollfd *fds)
+{
+	struct settle *st = arg;
+	(void)fds;
+	if (sig || (st->deadline && clock_mono_ms() >= st->deadline))
+		return 0;
+	return session_settled(st->s) ? 1 : SESSION_GO_ON;
+}
+
+/* Run the loop until settled (true), a signal, or the deadline (0:
+ * none). */
+static bool run_until_settled(struct session *s, long long deadline)
+{
+	if (session_settled(s))
+		return true;
+	struct settle st = { s, deadline };
+	struct session_loop l = {
+		.budget = SESSION_READ_BATCH, .wait_ms = settle_wait,
+		.step = settle_step, .arg = &st,
+	};
+	return session_run(s, &l) == 1;
 }
 
 int session_start_wait(struct session *s, struct sbuf *err)

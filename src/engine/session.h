@@ -415,6 +415,31 @@ int session_wait_ms(const struct session *s, int wanted);
 /* Run the ticks without reading (also called by session_poll_done). */
 void session_tick(struct session *s);
 
+/*
+ * The one run loop of every front end: each turn polls the signal pipe,
+ * the front end's own fds and the session's, reads what arrived (budget
+ * messages per node), runs the ticks and reads the next slice of a
+ * recording, then calls step.  step gets the signal taken this turn (0:
+ * none) and the front end's fds with their revents; it returns
+ * SESSION_GO_ON, or anything else to end the loop with that.  wait_ms
+ * says how long the front end may sleep (its own timers); NULL: a second.
+ * A poll() that a signal interrupts marks the front end's fds readable
+ * (curses turns SIGWINCH into a key); one that fails otherwise ends the
+ * loop with SESSION_POLL_FAILED.
+ */
+#define SESSION_GO_ON (-1)
+#define SESSION_POLL_FAILED (-2)
+#define SESSION_LOOP_FDS 2
+struct session_loop {
+	struct pollfd fds[SESSION_LOOP_FDS];
+	int nfds;
+	int budget;
+	long long (*wait_ms)(void *arg);
+	int (*step)(void *arg, int sig, const struct pollfd *fds);
+	void *arg;
+};
+int session_run(struct session *s, struct session_loop *l);
+
 /* No node is between states: every request has its answer (or failed). */
 bool session_settled(const struct session *s);
 /* Is any node tracing?  Any lost?  Every present node lost? */
