@@ -119,6 +119,7 @@ struct app {
 	int node_filter;        /* -1, or the only node the table shows */
 	bool refocused[BS_MAX_NODES]; /* the focus was sent to a traced node */
 	bool refused_stays;     /* a change was refused: its message stays */
+	bool screen_up;         /* curses has the terminal */
 	int attaching;          /* :attach: the node whose start is awaited */
 	bool stop_pending;      /* :off: say so once every node has stopped */
 	int detaching;          /* :detach: the node to say is clean, or -1 */
