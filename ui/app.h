@@ -93,19 +93,6 @@ struct procs_table {
 	bool is_frozen;
 };
 
-/* The spawn tree as last walked (view_tree.c): its rows in order. */
-struct tree_rows {
-	struct tree_row {
-		struct proc *p;  /* the store's; valid while gen is the
-				  * store's tree_gen */
-		int depth;
-	} *v;
-	size_t n, cap;
-	uint64_t gen;           /* the store's tree_gen when walked */
-	bool walked;            /* v is a walk of the store at gen */
-	bool have_sel;
-	struct bs_pid sel_pid;  /* keeps the cursor on its process */
-};
 
 struct app;
 
@@ -148,24 +135,7 @@ struct app {
 				 * when a key asks for it */
 	bool view_due;          /* paused: a key asked for the view */
 	uint64_t pause_seq;     /* paused: the logs end before this event */
-	uint64_t log_anchor;    /* the process log's cursor off the newest
-				 * line: the seq of its line; 0: counted by
-				 * l->sel */
-	uint64_t log_cursor;    /* the seq of the cursor's line at the last
-				 * draw; 0: none */
-	char search[256];       /* the last text searched for in a log */
 
-	/* the event opened from the log (view_event.c): its text, kept
-	 * when the event leaves the ring, and laid out for a width */
-	struct event_detail {
-		struct sbuf head;       /* lines about the event */
-		char *payload;          /* NULL: none */
-		char *peer;             /* the process the event names, or NULL */
-		int width;              /* the layout's; 0: none yet */
-		struct sbuf lines;      /* head and payload, laid out */
-		int nlines;
-		uint64_t seq;           /* the event's, while in the ring */
-	} detail;
 
 	/* process table: what it shows, and its rows (view_procs.c) */
 	int sort_col;
@@ -178,7 +148,6 @@ struct app {
 	bool show_exited;       /* exited processes stay in the table */
 	bool hide_timeouts;     /* a process log leaves out receive timeouts */
 	struct procs_table table;
-	struct tree_rows tree;
 
 	/* the processes tagged for the chart (Space): in focus on their
 	 * nodes while tagged */
@@ -255,14 +224,18 @@ void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
  * again (view_procs.c). */
 void procs_freeze(struct app *a, bool on);
 
-/* The process log (view_proc.c): search it for text from the cursor,
- * towards older lines (older) or newer ones; the cursor's line itself
- * counts when from_cursor.  ACT_* flags. */
-int log_search(struct app *a, bool older, bool from_cursor);
+/* The process log (view_proc.c): search it for text (NULL or "": the
+ * last text again) from the cursor, towards older lines (older) or newer
+ * ones; the cursor's line itself counts when from_cursor.  ACT_* flags. */
+int log_search(struct app *a, const char *text, bool older,
+	       bool from_cursor);
 /* The event detail (view_event.c): open it on an event of the store. */
 void event_open(struct app *a, const struct sevent *e);
 /* The same without opening the view: the open event's text anew. */
 void event_fill(struct app *a, const struct sevent *e);
+/* The open event's text anew from the store, if it is still there and
+ * the view is on top (after :syntax). */
+void event_refill(struct app *a);
 /* Everything shown rendered again (:syntax, ui/syntax.c): the store, a
  * paused table, the open event, the servers' calls; rn (nn nodes, taken)
  * says from which syntax to which, what ("elixir syntax") is said when it

@@ -92,9 +92,7 @@ static void on_line(char *line)
 		snprintf(app->filter, sizeof(app->filter), "%s", line);
 	} else if (kind == 's') {
 		/* an empty line searches for the last text again */
-		if (*line)
-			snprintf(app->search, sizeof(app->search), "%s", line);
-		result |= log_search(app, true, true);
+		result |= log_search(app, line, true, true);
 	} else if (*line) {
 		add_history(line);
 		if (history_path[0])

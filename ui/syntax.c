@@ -24,10 +24,7 @@ static void step(struct app *a, long budget_us)
 {
 	a->rr_done += rerender_events(&a->store, a->rr, a->rr_n, &a->rr_cursor,
 				      budget_us);
-	const struct sevent *e = a->detail.seq ?
-		store_event(&a->store, a->detail.seq) : NULL;
-	if (e && app_view(a) == VIEW_EVENT)
-		event_fill(a, e);
+	event_refill(a);
 	a->table.built = false;
 	if (a->rr_cursor)
 		return;

@@ -160,31 +160,16 @@ int view_request(struct app *a, enum request req)
 
 void views_clear(struct app *a)
 {
-	for (int v = 0; v < VIEW__COUNT; v++)
+	for (int v = 0; v < VIEW__COUNT; v++) {
 		list_reset(&a->pos[v]);
-	a->table.nrows = 0;   /* the store's processes are gone */
-	a->table.built = false;
-	a->tree.n = 0;
-	a->tree.walked = false;
-	a->tree.have_sel = false;
-	a->table.have_sel = false;
-	memset(a->table.wmax, 0, sizeof(a->table.wmax));
-	servers_forget();
+		if (views[v]->clear)
+			views[v]->clear(a);
+	}
 }
 
 void views_release(struct app *a)
 {
-	procs_freeze(a, false);
-	chart_view_release();
-	free(a->table.rows);
-	free(a->tree.v);
-	memset(&a->tree, 0, sizeof(a->tree));
-	free(a->table.shown);
-	memset(&a->table, 0, sizeof(a->table));
-	/* the event view's text, if it was open at the end */
-	sbuf_release(&a->detail.head);
-	sbuf_release(&a->detail.lines);
-	free(a->detail.payload);
-	free(a->detail.peer);
-	memset(&a->detail, 0, sizeof(a->detail));
+	for (int v = 0; v < VIEW__COUNT; v++)
+		if (views[v]->release)
+			views[v]->release(a);
 }

@@ -2,9 +2,10 @@
  * view: the views, as one table indexed by enum view_id.  Each view lives
  * in a file of its own (view_*.c) and gives its operations; this module
  * keeps the table, opens views (app_push), draws the one on top and hands
- * it the requests that are not everyone's.  What a view keeps between
- * draws is in struct app: its list position (a->pos[id]) and, for the
- * process table, its rows.
+ * it the requests that are not everyone's.  A view keeps what it needs
+ * between draws in its own file, and forgets or frees it in its clear and
+ * release ops; its list position is a->pos[id], and the process table's
+ * rows are in struct app (the status line and :syntax read them).
  */
 #ifndef BS_VIEW_H
 #define BS_VIEW_H
@@ -30,16 +31,16 @@ struct view_ops {
 	/* Where the view is, for the status line ("3/120  sort ..."); NULL
 	 * if it has nothing to say. */
 	void (*where)(struct app *a, char *out, size_t outsz);
+	/* The store was emptied (:clear): forget what pointed into it.
+	 * At the end: free what the view keeps.  Either may be NULL. */
+	void (*clear)(struct app *a);
+	void (*release)(struct app *a);
 };
 
 extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
 	srv_calls_view_ops, chart_view_ops;
 
-/* Free the chart's rows (view_chart.c). */
-void chart_view_release(void);
-/* The servers' rows are gone (:clear): forget what pointed at them. */
-void servers_forget(void);
 
 /* What the view on top says of where it is; "" if nothing. */
 void view_where(struct app *a, char *out, size_t outsz);

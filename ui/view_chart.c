@@ -537,8 +537,9 @@ static void chart_leave(struct app *a)
 	chart_release(&cv.chart);
 }
 
-void chart_view_release(void)
+static void chart_view_release(struct app *a)
 {
+	(void)a;
 	chart_release(&cv.chart);
 }
 
@@ -597,4 +598,5 @@ const struct view_ops chart_view_ops = {
 	.enter = chart_enter,
 	.leave = chart_leave,
 	.where = chart_where,
+	.release = chart_view_release,
 };

@@ -15,6 +15,18 @@
 #include "pretty.h"
 #include "xalloc.h"
 
+/* the event opened from the log: its text, kept when the event leaves
+ * the ring, and laid out for a width */
+static struct event_detail {
+	struct sbuf head;       /* lines about the event */
+	char *payload;          /* NULL: none */
+	char *peer;             /* the process the event names, or NULL */
+	int width;              /* the layout's; 0: none yet */
+	struct sbuf lines;      /* head and payload, laid out */
+	int nlines;
+	uint64_t seq;           /* the event's, while in the ring */
+} detail;
+
 static void detail_release(struct event_detail *d)
 {
 	sbuf_release(&d->head);
@@ -27,7 +39,8 @@ static void detail_release(struct event_detail *d)
 /* The detail of e, laid out anew at the next draw. */
 void event_fill(struct app *a, const struct sevent *e)
 {
-	struct event_detail *d = &a->detail;
+	struct event_detail *d = &detail;
+	(void)a;
 	char t[32];
 	detail_release(d);
 	d->seq = e->seq;
@@ -93,7 +106,7 @@ static void layout(struct event_detail *d, int width)
 
 static void event_draw(struct app *a, int y, int h)
 {
-	struct event_detail *d = &a->detail;
+	struct event_detail *d = &detail;
 	struct list *l = &a->pos[VIEW_EVENT];
 	draw_text(y, 0, COLS, d->peer ? " event: q closes, J opens the log of "
 		  "the process it names" : " event: q closes",
@@ -125,7 +138,7 @@ static void event_draw(struct app *a, int y, int h)
 static int event_request(struct app *a, enum request req)
 {
 	if (req == REQ_JUMP) {
-		char *peer = a->detail.peer ? xstrdup(a->detail.peer) : NULL;
+		char *peer = detail.peer ? xstrdup(detail.peer) : NULL;
 		app_pop(a);
 		int act = app_jump(a, peer);
 		free(peer);
@@ -137,7 +150,16 @@ static int event_request(struct app *a, enum request req)
 
 static void event_leave(struct app *a)
 {
-	detail_release(&a->detail);
+	(void)a;
+	detail_release(&detail);
+}
+
+void event_refill(struct app *a)
+{
+	const struct sevent *e = detail.seq ?
+		store_event(&a->store, detail.seq) : NULL;
+	if (e && app_view(a) == VIEW_EVENT)
+		event_fill(a, e);
 }
 
 static void event_where(struct app *a, char *out, size_t outsz)
@@ -153,4 +175,5 @@ const struct view_ops event_view_ops = {
 	.request = event_request,
 	.leave = event_leave,
 	.where = event_where,
+	.release = event_leave,
 };

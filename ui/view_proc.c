@@ -3,7 +3,7 @@
  * received, what it spawned, links, registrations and its exit.  Its list
  * counts lines from the newest, at the bottom, and has a cursor: on the
  * newest line it follows the newest line; moved back, it stays on the
- * event of its line (a->log_anchor), and the lines on screen stay where
+ * event of its line (lg.anchor), and the lines on screen stay where
  * they are, however many lines come after them.  Enter opens the event
  * under the cursor whole, J the log of the process its line names, and /
  * searches the lines.  Leaving it takes the process out of focus.
@@ -18,6 +18,15 @@
 #include "pidtext.h"
 #include "term.h"
 #include "xalloc.h"
+
+/* where the log's cursor is, and what was searched for */
+static struct {
+	uint64_t anchor;   /* the cursor off the newest line: the seq of its
+			    * line; 0: counted by the list's sel */
+	uint64_t cursor;   /* the seq of the cursor's line at the last
+			    * draw; 0: none */
+	char search[256];  /* the last text searched for in a log */
+} lg;
 
 static void line_text(const struct sevent *e, char *out, size_t n)
 {
@@ -319,17 +328,17 @@ static void proc_draw(struct app *a, int y, int h)
 	uint64_t end = log_end(a);
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
 	int newer;
-	int total = log_count(a, a->focus, end, l->sel ? a->log_anchor : 0,
+	int total = log_count(a, a->focus, end, l->sel ? lg.anchor : 0,
 			      &newer);
-	if (l->sel && a->log_anchor) {
+	if (l->sel && lg.anchor) {
 		l->top += newer - l->sel;
 		l->sel = newer;
 	}
 	list_fit(l, LIST_LOG, total, h);
 	int got = log_lines(a, a->focus, end, l->top, seqs, h);
 	int cur = l->sel - l->top;   /* the cursor, in seqs */
-	a->log_cursor = cur >= 0 && cur < got ? seqs[cur] : 0;
-	a->log_anchor = l->sel ? a->log_cursor : 0;
+	lg.cursor = cur >= 0 && cur < got ? seqs[cur] : 0;
+	lg.anchor = l->sel ? lg.cursor : 0;
 	for (int r = 0; r < h; r++) {
 		move(y + r, 0);
 		clrtoeol();
@@ -388,11 +397,14 @@ static bool line_matches(const struct sevent *e, const char *pat)
 	return strcasestr(text, pat) != NULL;
 }
 
-int log_search(struct app *a, bool older, bool from_cursor)
+int log_search(struct app *a, const char *text, bool older,
+	       bool from_cursor)
 {
 	struct store *st = &a->store;
+	if (text && *text)
+		snprintf(lg.search, sizeof(lg.search), "%s", text);
 	struct list *l = &a->pos[VIEW_PROC];
-	if (!a->search[0]) {
+	if (!lg.search[0]) {
 		app_msg(a, true, "nothing to search for; / searches the log");
 		return ACT_REDRAW;
 	}
@@ -405,7 +417,7 @@ int log_search(struct app *a, bool older, bool from_cursor)
 			continue;
 		bool ahead = older ? idx > l->sel || (from_cursor && idx == l->sel) :
 			idx < l->sel || (from_cursor && idx == l->sel);
-		if (ahead && line_matches(e, a->search)) {
+		if (ahead && line_matches(e, lg.search)) {
 			found = idx;
 			if (older)
 				break;   /* the first older one is the nearest */
@@ -416,12 +428,12 @@ int log_search(struct app *a, bool older, bool from_cursor)
 	}
 	if (found < 0) {
 		app_msg(a, true, "no %s line matches \"%s\"; %s", older ?
-			"older" : "newer", a->search, older ?
+			"older" : "newer", lg.search, older ?
 			"N searches newer lines" : "n searches older lines");
 		return ACT_REDRAW;
 	}
 	l->sel = found;
-	a->log_anchor = 0;   /* the next draw anchors on it */
+	lg.anchor = 0;   /* the next draw anchors on it */
 	/* a line off the screen comes into its middle */
 	if (found < l->top || found >= l->top + l->page)
 		l->top = found - l->page / 2 > 0 ? found - l->page / 2 : 0;
@@ -431,8 +443,8 @@ int log_search(struct app *a, bool older, bool from_cursor)
 /* The event under the cursor, as last drawn; NULL (and said) if none. */
 static const struct sevent *cursor_event(struct app *a)
 {
-	const struct sevent *e = a->log_cursor ?
-		store_event(&a->store, a->log_cursor) : NULL;
+	const struct sevent *e = lg.cursor ?
+		store_event(&a->store, lg.cursor) : NULL;
 	if (!e)
 		app_msg(a, true, "no line under the cursor");
 	return e;
@@ -454,10 +466,10 @@ static int proc_request(struct app *a, enum request req)
 		return app_jump(a, peer);
 	case REQ_SEARCH_NEXT:
 	case REQ_SEARCH_PREV:
-		return log_search(a, req == REQ_SEARCH_NEXT, false);
+		return log_search(a, NULL, req == REQ_SEARCH_NEXT, false);
 	case REQ_TIMEOUTS:
 		a->hide_timeouts = !a->hide_timeouts;
-		a->log_anchor = 0;
+		lg.anchor = 0;
 		app_msg(a, false, a->hide_timeouts ? "receive timeouts hidden; "
 			"T shows them" : "receive timeouts shown; T hides them");
 		return ACT_REDRAW;
@@ -466,7 +478,7 @@ static int proc_request(struct app *a, enum request req)
 	}
 	if (!list_request(&a->pos[VIEW_PROC], LIST_LOG, req))
 		return ACT_NONE;
-	a->log_anchor = 0;   /* the next draw anchors where the move went */
+	lg.anchor = 0;   /* the next draw anchors where the move went */
 	return ACT_REDRAW;
 }
 
@@ -474,8 +486,8 @@ static int proc_request(struct app *a, enum request req)
 static void proc_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_PROC]);
-	a->log_anchor = 0;
-	a->log_cursor = 0;
+	lg.anchor = 0;
+	lg.cursor = 0;
 }
 
 static void proc_leave(struct app *a)

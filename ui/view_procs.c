@@ -673,10 +673,29 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 	sbuf_release(&sb);
 }
 
+/* the store's processes are gone (:clear) */
+static void procs_clear(struct app *a)
+{
+	a->table.nrows = 0;
+	a->table.built = false;
+	a->table.have_sel = false;
+	memset(a->table.wmax, 0, sizeof(a->table.wmax));
+}
+
+static void procs_release(struct app *a)
+{
+	procs_freeze(a, false);
+	free(a->table.rows);
+	free(a->table.shown);
+	memset(&a->table, 0, sizeof(a->table));
+}
+
 const struct view_ops procs_view_ops = {
 	.draw = procs_draw,
 	.request = procs_request,
 	.where = procs_where,
+	.clear = procs_clear,
+	.release = procs_release,
 };
 
 int app_top(struct app *a, int col, int n)

@@ -426,8 +426,10 @@ static void servers_where(struct app *a, char *out, size_t outsz)
 		 sv.asc ? " (inverted)" : "", (double)g->stuck_us / 1e6);
 }
 
-void servers_forget(void)
+/* the rows are gone (:clear): forget what pointed at them */
+static void servers_forget(struct app *a)
 {
+	(void)a;
 	sv.nrows = sv.nshown = 0;
 	sv.sel = sv.open = NULL;
 	sv.wserver = sv.wkind = 0;
@@ -447,6 +449,8 @@ const struct view_ops servers_view_ops = {
 	.request = servers_request,
 	.leave = servers_leave,
 	.where = servers_where,
+	.clear = servers_forget,
+	.release = servers_leave,
 };
 
 /* ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * Only processes that took part in a spawn are shown.
  *
  * The store keeps the tree as links, so the rows are one walk of it, done
- * again only when a link changed (a->tree.gen); a draw then costs the rows
+ * again only when a link changed (tree.gen); a draw then costs the rows
  * on screen.  A cursor selects a process, and stays on it when rows move.
  */
 #include <curses.h>
@@ -17,6 +17,20 @@
 
 /* deeper than this, a branch is not shown (a cycle of reused pids ends) */
 #define TREE_DEPTH 64
+
+/* the spawn tree as last walked: its rows in order */
+static struct tree_rows {
+	struct tree_row {
+		struct proc *p;  /* the store's; valid while gen is the
+				  * store's tree_gen */
+		int depth;
+	} *v;
+	size_t n, cap;
+	uint64_t gen;           /* the store's tree_gen when walked */
+	bool walked;            /* v is a walk of the store at gen */
+	bool have_sel;
+	struct bs_pid sel_pid;  /* keeps the cursor on its process */
+} tree;
 
 static void add_row(struct tree_rows *t, struct proc *p, int depth)
 {
@@ -39,7 +53,7 @@ static void walk(struct tree_rows *t, struct proc *p, int depth)
 static void tree_rows(struct app *a)
 {
 	struct store *st = &a->store;
-	struct tree_rows *t = &a->tree;
+	struct tree_rows *t = &tree;
 	struct list *l = &a->pos[VIEW_TREE];
 	if (!t->walked || t->gen != st->tree_gen) {
 		t->n = 0;
@@ -65,7 +79,7 @@ static void tree_rows(struct app *a)
 
 static void tree_draw(struct app *a, int y, int h)
 {
-	struct tree_rows *t = &a->tree;
+	struct tree_rows *t = &tree;
 	struct list *l = &a->pos[VIEW_TREE];
 
 	draw_text(y, 0, COLS, " spawn tree: who spawned whom (exited processes "
@@ -99,7 +113,7 @@ static void tree_draw(struct app *a, int y, int h)
 
 static int tree_request(struct app *a, enum request req)
 {
-	struct tree_rows *t = &a->tree;
+	struct tree_rows *t = &tree;
 	struct list *l = &a->pos[VIEW_TREE];
 	tree_rows(a);
 	if (list_request(l, LIST_SELECT, req)) {
@@ -118,15 +132,31 @@ static int tree_request(struct app *a, enum request req)
 static void tree_enter(struct app *a)
 {
 	list_reset(&a->pos[VIEW_TREE]);
-	a->tree.have_sel = false;
-	a->tree.walked = false;
+	tree.have_sel = false;
+	tree.walked = false;
+}
+
+/* the store was emptied: nothing walked */
+static void tree_clear(struct app *a)
+{
+	(void)a;
+	tree.n = 0;
+	tree.walked = false;
+	tree.have_sel = false;
+}
+
+static void tree_release(struct app *a)
+{
+	(void)a;
+	free(tree.v);
+	memset(&tree, 0, sizeof(tree));
 }
 
 /* "3/120": the cursor and the rows, as last walked */
 static void tree_where(struct app *a, char *out, size_t outsz)
 {
-	snprintf(out, outsz, "%d/%zu", a->tree.n ? a->pos[VIEW_TREE].sel + 1 : 0,
-		 a->tree.n);
+	snprintf(out, outsz, "%d/%zu", tree.n ? a->pos[VIEW_TREE].sel + 1 : 0,
+		 tree.n);
 }
 
 const struct view_ops tree_view_ops = {
@@ -134,4 +164,6 @@ const struct view_ops tree_view_ops = {
 	.request = tree_request,
 	.enter = tree_enter,
 	.where = tree_where,
+	.clear = tree_clear,
+	.release = tree_release,
 };
