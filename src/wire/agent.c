@@ -148,122 +148,148 @@ static void exit_reason(struct agent *a, const char *buf, const struct msg *m)
 
 static bool read_structs(struct agent *a, const char *buf, int *idx);
 
+/* ---- the messages, one handler each (WIRE_MESSAGES) ---- */
+
+typedef void (*wire_handler)(struct agent *a, const char *buf,
+			     const struct msg *m);
+
+/* only the answer awaited is taken, and the start's must carry our
+ * secret (got_start) */
+static void on_RPC_REPLY(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->rpc_want && !a->rpc_got) {
+		copy_term(&a->rpc_reply, buf, m->body);
+		a->rpc_got = true;
+	}
+}
+
+/* other replies answer pings: nothing to do */
+static void on_REPLY(struct agent *a, const char *buf, const struct msg *m)
+{
+	a->heard_ms = clock_mono_ms();
+	if (a->req_want && !a->req_got && same_ref(&m->ref, &a->req_ref)) {
+		copy_term(&a->req_reply, buf, m->body);
+		a->req_got = true;
+	}
+}
+
+static void on_BATCH(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.batch)
+		a->stream.batch(a->stream.arg, buf, m);
+}
+
+static void on_EOS(struct agent *a, const char *buf, const struct msg *m)
+{
+	(void)buf;
+	if (a->stream.eos)
+		a->stream.eos(a->stream.arg, m);
+}
+
+static void on_COUNTS(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.counts)
+		a->stream.counts(a->stream.arg, buf, m);
+}
+
+static void on_INFO(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.info)
+		a->stream.info(a->stream.arg, buf, m);
+}
+
+static void on_LABELS(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.labels)
+		a->stream.labels(a->stream.arg, buf, m);
+}
+
+static void on_STRUCTS(struct agent *a, const char *buf, const struct msg *m)
+{
+	int idx = m->body;
+	if (!read_structs(a, buf, &idx))
+		a->unknown++;
+}
+
+static void on_RELATIONS(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.relations)
+		a->stream.relations(a->stream.arg, buf, m);
+}
+
+static void on_NODE(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.node)
+		a->stream.node(a->stream.arg, buf, m);
+}
+
+static void on_TOP(struct agent *a, const char *buf, const struct msg *m)
+{
+	(void)buf;
+	if (a->stream.top)
+		a->stream.top(a->stream.arg, m);
+}
+
+static void on_LIMIT(struct agent *a, const char *buf, const struct msg *m)
+{
+	(void)buf;
+	if (a->stream.limit)
+		a->stream.limit(a->stream.arg, m);
+}
+
+static void on_CLEARED(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.cleared)
+		a->stream.cleared(a->stream.arg, buf, m);
+}
+
+static void on_EXIT(struct agent *a, const char *buf, const struct msg *m)
+{
+	a->gone = true;
+	snprintf(a->gone_why, sizeof(a->gone_why), "%s", m->limit);
+	exit_reason(a, buf, m);
+	a->gone_dep_ms = m->seq;
+}
+
+static const wire_handler handlers[WIRE__COUNT] = {
+#define X(id, tag, amin, amax, from, fields) [WIRE_##id] = on_##id,
+	WIRE_MESSAGES(X)
+#undef X
+};
+
+/* May this process say this message? */
+static bool sender_ok(struct agent *a, const struct msg *m)
+{
+	switch (wire_messages[m->kind].from) {
+	case WIRE_FROM_ANY:
+		return true;
+	case WIRE_FROM_AGENT:
+		return from_agent(a);
+	case WIRE_FROM_WORKER:
+		return from_worker(a, m->worker);
+	case WIRE_FROM_WORKER_OR_AGENT:
+		return from_worker(a, m->worker) || from_agent(a);
+	case WIRE_FROM_AGENT_OR_LOST:
+		/* a worker tells when the agent was killed */
+		return from_agent(a) ||
+			(from_worker(a, -1) && !strcmp(m->limit, "agent_lost"));
+	}
+	return false;
+}
+
 static void dispatch(struct agent *a)
 {
 	const char *buf = a->conn->rx.buff;
 	struct msg m;
 
-	/* nothing reaches ei's decoders unchecked */
-	if (wire_check(buf, (size_t)a->conn->rx.index) < 0) {
+	/* nothing reaches ei's decoders unchecked; the shape first, then
+	 * whether its sender may say it */
+	if (wire_check(buf, (size_t)a->conn->rx.index) < 0 ||
+	    decode_msg(buf, &m) == WIRE_UNKNOWN || !sender_ok(a, &m)) {
 		a->unknown++;
 		return;
 	}
-	/* the shape first, then whether its sender may say it */
-	switch (decode_msg(buf, &m)) {
-	case WIRE_RPC_REPLY:
-		/* rex answers with a plain send: no sender to check; only the
-		 * answer awaited is taken, and the start's must carry our
-		 * secret (got_start) */
-		if (a->rpc_want && !a->rpc_got) {
-			copy_term(&a->rpc_reply, buf, m.body);
-			a->rpc_got = true;
-		}
-		break;
-	case WIRE_REPLY:
-		if (!from_agent(a))
-			goto unknown;
-		a->heard_ms = clock_mono_ms();
-		if (a->req_want && !a->req_got && same_ref(&m.ref, &a->req_ref)) {
-			copy_term(&a->req_reply, buf, m.body);
-			a->req_got = true;
-		}
-		/* other replies answer pings: nothing to do */
-		break;
-	case WIRE_BATCH:
-		if (!from_worker(a, m.worker))
-			goto unknown;
-		if (a->stream.batch)
-			a->stream.batch(a->stream.arg, buf, &m);
-		break;
-	case WIRE_EOS:
-		/* the agent speaks for a worker that could not */
-		if (!from_worker(a, m.worker) && !from_agent(a))
-			goto unknown;
-		if (a->stream.eos)
-			a->stream.eos(a->stream.arg, &m);
-		break;
-	case WIRE_COUNTS:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.counts)
-			a->stream.counts(a->stream.arg, buf, &m);
-		break;
-	case WIRE_INFO:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.info)
-			a->stream.info(a->stream.arg, buf, &m);
-		break;
-	case WIRE_LABELS:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.labels)
-			a->stream.labels(a->stream.arg, buf, &m);
-		break;
-	case WIRE_STRUCTS:
-		if (!from_agent(a))
-			goto unknown;
-		{
-			int idx = m.body;
-			if (!read_structs(a, buf, &idx))
-				a->unknown++;
-		}
-		break;
-	case WIRE_RELATIONS:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.relations)
-			a->stream.relations(a->stream.arg, buf, &m);
-		break;
-	case WIRE_NODE:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.node)
-			a->stream.node(a->stream.arg, buf, &m);
-		break;
-	case WIRE_TOP:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.top)
-			a->stream.top(a->stream.arg, &m);
-		break;
-	case WIRE_LIMIT:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.limit)
-			a->stream.limit(a->stream.arg, &m);
-		break;
-	case WIRE_CLEARED:
-		if (!from_agent(a))
-			goto unknown;
-		if (a->stream.cleared)
-			a->stream.cleared(a->stream.arg, buf, &m);
-		break;
-	case WIRE_EXIT:
-		/* a worker tells when the agent was killed */
-		if (!from_agent(a) &&
-		    !(from_worker(a, -1) && !strcmp(m.limit, "agent_lost")))
-			goto unknown;
-		a->gone = true;
-		snprintf(a->gone_why, sizeof(a->gone_why), "%s", m.limit);
-		exit_reason(a, buf, &m);
-		a->gone_dep_ms = m.seq;
-		break;
-	default:
-	unknown:
-		a->unknown++;
-		break;
-	}
+	handlers[m.kind](a, buf, &m);
 }
 
 enum pump_result agent_pump(struct agent *a, int ms)

@@ -21,6 +21,29 @@ static int decode_atom(const char *buf, int *idx, char *out, int outsz)
 	return ei_decode_atom_as(buf, idx, out, outsz, ERLANG_UTF8, NULL, NULL);
 }
 
+const struct wire_message wire_messages[WIRE__COUNT] = {
+#define X(id, tag, amin, amax, from, fields) \
+	[WIRE_##id] = { tag, amin, amax, from, fields },
+	WIRE_MESSAGES(X)
+#undef X
+};
+
+/* One field of a message (a letter of its row's fields) into m. */
+static int decode_field(const char *buf, int *idx, char f, struct msg *m)
+{
+	switch (f) {
+	case 'r': return ei_decode_ref(buf, idx, &m->ref);
+	case 'w': return ei_decode_long(buf, idx, &m->worker);
+	case 's': return ei_decode_long(buf, idx, &m->seq);
+	case 'd': return ei_decode_long(buf, idx, &m->dropped);
+	case 't': return ei_decode_long(buf, idx, &m->taken);
+	case 'L': return ei_decode_atom_as(buf, idx, m->limit, sizeof(m->limit),
+					   ERLANG_UTF8, NULL, NULL);
+	case 'b': m->body = *idx; return 0;   /* the handler reads it */
+	default: return -1;
+	}
+}
+
 enum wire_kind decode_msg(const char *buf, struct msg *m)
 {
 	int idx = 0, version, arity;
@@ -32,76 +55,19 @@ enum wire_kind decode_msg(const char *buf, struct msg *m)
 	    ei_decode_tuple_header(buf, &idx, &arity) < 0 ||
 	    arity < 2 || decode_atom(buf, &idx, tag, sizeof(tag)) < 0)
 		return m->kind;
-
-	if (arity == 2 && !strcmp(tag, "rex")) {
-		m->body = idx;
-		m->kind = WIRE_RPC_REPLY;
-	} else if (arity == 3 && !strcmp(tag, "beamscope_reply")) {
-		if (ei_decode_ref(buf, &idx, &m->ref) < 0)
-			return m->kind;
-		m->body = idx;
-		m->kind = WIRE_REPLY;
-	} else if (arity == 5 && !strcmp(tag, "beamscope_batch")) {
-		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
-		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0)
-			return m->kind;
-		m->body = idx;
-		m->kind = WIRE_BATCH;
-	} else if (arity == 4 && !strcmp(tag, "beamscope_counts")) {
-		if (ei_decode_long(buf, &idx, &m->seq) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0)
-			return m->kind;
-		m->body = idx;
-		m->kind = WIRE_COUNTS;
-	} else if (arity == 3 && !strcmp(tag, "beamscope_limit")) {
-		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
-				      ERLANG_UTF8, NULL, NULL) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0)
-			return m->kind;
-		m->kind = WIRE_LIMIT;
-	} else if ((arity == 3 || arity == 4) && !strcmp(tag, "beamscope_exit")) {
-		/* why, the dependency timeout in ms, and maybe a reason */
-		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
-				      ERLANG_UTF8, NULL, NULL) < 0 ||
-		    ei_decode_long(buf, &idx, &m->seq) < 0)
-			return m->kind;
-		m->body = arity == 4 ? idx : 0;
-		m->kind = WIRE_EXIT;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_info")) {
-		m->body = idx;
-		m->kind = WIRE_INFO;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_labels")) {
-		m->body = idx;
-		m->kind = WIRE_LABELS;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_relations")) {
-		m->body = idx;
-		m->kind = WIRE_RELATIONS;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_structs")) {
-		m->body = idx;
-		m->kind = WIRE_STRUCTS;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_cleared")) {
-		m->body = idx;
-		m->kind = WIRE_CLEARED;
-	} else if (arity == 2 && !strcmp(tag, "beamscope_node")) {
-		m->body = idx;
-		m->kind = WIRE_NODE;
-	} else if (arity == 5 && !strcmp(tag, "beamscope_top")) {
-		if (ei_decode_atom_as(buf, &idx, m->limit, sizeof(m->limit),
-				      ERLANG_UTF8, NULL, NULL) < 0 ||
-		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0 ||
-		    ei_decode_long(buf, &idx, &m->taken) < 0)
-			return m->kind;
-		m->kind = WIRE_TOP;
-	} else if ((arity == 4 || arity == 5) && !strcmp(tag, "beamscope_eos")) {
-		m->taken = -1;
-		if (ei_decode_long(buf, &idx, &m->worker) < 0 ||
-		    ei_decode_long(buf, &idx, &m->seq) < 0 ||
-		    ei_decode_long(buf, &idx, &m->dropped) < 0 ||
-		    (arity == 5 && ei_decode_long(buf, &idx, &m->taken) < 0))
-			return m->kind;
-		m->kind = WIRE_EOS;
+	for (int k = WIRE_UNKNOWN + 1; k < WIRE__COUNT; k++) {
+		const struct wire_message *w = &wire_messages[k];
+		if (arity < w->arity_min || arity > w->arity_max ||
+		    strcmp(tag, w->tag))
+			continue;
+		if (strchr(w->fields, 't'))
+			m->taken = -1;   /* unless the message says */
+		/* the fields the arity has: the first arity - 1 letters */
+		for (int f = 0; f < arity - 1 && w->fields[f]; f++)
+			if (decode_field(buf, &idx, w->fields[f], m) < 0)
+				return m->kind;
+		m->kind = (enum wire_kind)k;
+		break;
 	}
 	return m->kind;
 }

@@ -34,23 +34,57 @@
 #include "sbuf.h"
 #include "term.h"
 
+/*
+ * WIRE_MESSAGES: every message the C node takes, one row each: its tag,
+ * its arities (the first element is the tag), who may send it, and its
+ * fields after the tag, one letter each: r the reply's ref, w worker, s
+ * seq, d dropped, t taken, L limit (an atom), b the body (the rest, read
+ * by the handler).  Fields past the message's arity are absent: taken
+ * -1, body 0.  decode_msg reads every row by this; agent.c has a handler
+ * per row and checks the sender first (the build fails without one).
+ */
+enum wire_sender {
+	WIRE_FROM_ANY,        /* rex answers with a plain send */
+	WIRE_FROM_AGENT,
+	WIRE_FROM_WORKER,     /* the worker the message names */
+	WIRE_FROM_WORKER_OR_AGENT,  /* the agent speaks for a worker */
+	WIRE_FROM_AGENT_OR_LOST,    /* or a worker, to say the agent is lost */
+};
+
+/*  id          tag                     arity  sender                     fields */
+#define WIRE_MESSAGES(X) \
+	X(RPC_REPLY, "rex",                 2, 2, WIRE_FROM_ANY,             "b") \
+	X(REPLY,     "beamscope_reply",     3, 3, WIRE_FROM_AGENT,           "rb") \
+	X(BATCH,     "beamscope_batch",     5, 5, WIRE_FROM_WORKER,          "wsdb") \
+	X(EOS,       "beamscope_eos",       4, 5, WIRE_FROM_WORKER_OR_AGENT, "wsdt") \
+	X(COUNTS,    "beamscope_counts",    4, 4, WIRE_FROM_AGENT,           "sdb") \
+	X(INFO,      "beamscope_info",      2, 2, WIRE_FROM_AGENT,           "b") \
+	X(LABELS,    "beamscope_labels",    2, 2, WIRE_FROM_AGENT,           "b") \
+	X(RELATIONS, "beamscope_relations", 2, 2, WIRE_FROM_AGENT,           "b") \
+	X(LIMIT,     "beamscope_limit",     3, 3, WIRE_FROM_AGENT,           "Ld") \
+	X(EXIT,      "beamscope_exit",      3, 4, WIRE_FROM_AGENT_OR_LOST,   "Lsb") \
+	X(NODE,      "beamscope_node",      2, 2, WIRE_FROM_AGENT,           "b") \
+	X(TOP,       "beamscope_top",       5, 5, WIRE_FROM_AGENT,           "Lsdt") \
+	X(CLEARED,   "beamscope_cleared",   2, 2, WIRE_FROM_AGENT,           "b") \
+	X(STRUCTS,   "beamscope_structs",   2, 2, WIRE_FROM_AGENT,           "b")
+
 enum wire_kind {
 	WIRE_UNKNOWN,
-	WIRE_RPC_REPLY,
-	WIRE_REPLY,
-	WIRE_BATCH,
-	WIRE_EOS,
-	WIRE_COUNTS,
-	WIRE_INFO,
-	WIRE_LABELS,
-	WIRE_RELATIONS,
-	WIRE_LIMIT,
-	WIRE_EXIT,
-	WIRE_NODE,
-	WIRE_TOP,
-	WIRE_CLEARED,
-	WIRE_STRUCTS,
+#define X(id, tag, amin, amax, from, fields) WIRE_##id,
+	WIRE_MESSAGES(X)
+#undef X
+	WIRE__COUNT
 };
+
+struct wire_message {
+	const char *tag;
+	int arity_min, arity_max;
+	enum wire_sender from;
+	const char *fields;
+};
+
+/* The rows, by kind (WIRE_UNKNOWN's is empty). */
+extern const struct wire_message wire_messages[WIRE__COUNT];
 
 struct msg {
 	enum wire_kind kind;
