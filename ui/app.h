@@ -61,37 +61,6 @@ struct col_info {
 
 extern const struct col_info proc_cols[COL__COUNT];
 
-/* The process table as last drawn: filtered and sorted.  The rows are
- * rebuilt only when what they come from changed (the store's generation,
- * the filter, the sort, the exited shown or not, an exited row's grace
- * running out); a redraw with none of that changed sorts nothing. */
-struct procs_table {
-	struct proc **rows;     /* the store's (or frozen's); valid until the
-				 * store changes */
-	size_t nrows, cap;
-	size_t nhidden;         /* exited rows past their grace, not shown */
-	bool built;             /* rows match the key below */
-	uint64_t built_gen;     /* the store's generation they were built at */
-	uint64_t hide_at;       /* the store tick the next exited row hides */
-	char built_filter[256];
-	int built_sort, built_node;
-	bool built_asc, built_exited;
-	int built_top, built_top_n;
-	int wmax[COL__COUNT];   /* the widest text each column has shown */
-	uint64_t frozen_ticks;  /* paused: the store's ticks then */
-	long long frozen_ms;    /* ... and the clock then */
-	bool have_sel;
-	struct bs_pid sel_pid;  /* keeps the selection on its process */
-	struct bs_pid *shown;   /* the rows on screen at the last draw */
-	size_t nshown, shown_cap;
-	uint64_t sampled_sum;   /* the set last sent to be sampled, hashed */
-	long long sampled_ms;   /* ... and when */
-	/* paused: the processes as they were, which the table shows until
-	 * the display resumes; their strings are copies */
-	struct proc *frozen;
-	size_t nfrozen;
-	bool is_frozen;
-};
 
 
 struct app;
@@ -147,7 +116,6 @@ struct app {
 	char filter[256];
 	bool show_exited;       /* exited processes stay in the table */
 	bool hide_timeouts;     /* a process log leaves out receive timeouts */
-	struct procs_table table;
 
 	/* the processes tagged for the chart (Space): in focus on their
 	 * nodes while tagged */
@@ -223,6 +191,13 @@ void app_local_pid(struct bs_pid pid, char *out, size_t outsz);
 /* The process table holds its rows still (paused), or follows the store
  * again (view_procs.c). */
 void procs_freeze(struct app *a, bool on);
+/* The process table's rows are built again at the next draw; its held
+ * rows (paused) rendered again (:syntax); its selected process (false:
+ * none). */
+void procs_invalidate(struct app *a);
+struct rerender_node;
+void procs_rerender(struct app *a, const struct rerender_node *rn, int nn);
+bool procs_selected(const struct app *a, struct bs_pid *pid);
 
 /* The process log (view_proc.c): search it for text (NULL or "": the
  * last text again) from the cursor, towards older lines (older) or newer

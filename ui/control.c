@@ -112,47 +112,6 @@ bool app_focus_open(const struct app *a)
 	return false;
 }
 
-/* Have the agents sample what is on screen: when the set changes (rows
- * scrolled, sorted, filtered), and every few seconds anyway, since an
- * agent started again knows nothing of it.  The set is hashed without
- * its order, which moves as rows are sorted. */
-#define SAMPLE_AGAIN_MS 5000
-static void sample_shown(struct app *a, const struct bs_pid *pids, size_t n)
-{
-	struct procs_table *t = &a->table;
-	uint64_t sum = n;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t h = ((uint64_t)pids[i].node << 60) ^
-			((uint64_t)pids[i].serial << 32) ^ pids[i].num;
-		h *= 0x9e3779b97f4a7c15ULL;
-		sum += h ^ (h >> 29);
-	}
-	long long now = clock_mono_ms();
-	if (sum == t->sampled_sum && now - t->sampled_ms < SAMPLE_AGAIN_MS)
-		return;
-	t->sampled_sum = sum;
-	t->sampled_ms = now;
-	session_sample(a->s, pids, n);
-}
-
-/* Tell the store what it must not forget: the rows on screen and the
- * process in focus. */
-void app_keep_shown(struct app *a)
-{
-	struct procs_table *t = &a->table;
-	size_t n = t->nshown;
-	if (t->shown_cap < n + 1 + (size_t)a->ntags) {
-		t->shown_cap = n + 1 + (size_t)a->ntags;
-		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
-	}
-	if (app_focus_open(a))   /* after the rows, outside nshown */
-		t->shown[n++] = a->focus;
-	for (int i = 0; i < a->ntags; i++)   /* the chart's lifelines */
-		t->shown[n++] = a->tags[i];
-	store_keep(&a->store, t->shown, n);
-	sample_shown(a, t->shown, n);
-}
-
 int app_focus(struct app *a, struct bs_pid pid, const char *text)
 {
 	if (app_view(a) == VIEW_PROC)

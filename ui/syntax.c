@@ -25,7 +25,7 @@ static void step(struct app *a, long budget_us)
 	a->rr_done += rerender_events(&a->store, a->rr, a->rr_n, &a->rr_cursor,
 				      budget_us);
 	event_refill(a);
-	a->table.built = false;
+	procs_invalidate(a);
 	if (a->rr_cursor)
 		return;
 	app_msg(a, false, "%s; %zu events shown again (%lld ms)", a->rr_what,
@@ -47,13 +47,7 @@ void app_rerender(struct app *a, struct rerender_node *rn, int nn,
 	snprintf(a->rr_what, sizeof(a->rr_what), "%s", what);
 
 	rerender_names(&a->store, rn, nn);
-	struct procs_table *t = &a->table;
-	for (size_t i = 0; t->is_frozen && i < t->nfrozen; i++) {
-		struct proc *p = &t->frozen[i];
-		if ((int)p->pid.node < nn)
-			rerender_proc(p, rn[p->pid.node].from,
-				      rn[p->pid.node].to);
-	}
+	procs_rerender(a, rn, nn);
 	session_rerender(a->s, rn, nn);
 	step(a, FIRST_SLICE_US);
 	if (a->rr)

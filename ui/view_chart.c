@@ -188,10 +188,10 @@ static void tag_peers(struct app *a, const struct peer *peers, int n)
  * it has sent enough to rank them, or after PEER_LOOK_MS. */
 static void tag_selected(struct app *a)
 {
-	struct procs_table *t = &a->table;
-	if (!t->have_sel)
+	struct bs_pid sel;
+	if (!procs_selected(a, &sel))
 		return;
-	struct proc *p = store_proc(&a->store, t->sel_pid);
+	struct proc *p = store_proc(&a->store, sel);
 	if (!p)
 		return;
 	struct bs_pid self = p->pid;

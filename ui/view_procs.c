@@ -1,7 +1,7 @@
 /*
  * view_procs: the process table, the home view.  One row per process seen;
  * sortable by any column, filtered by text.  The selection follows its
- * process when rows move: a->table remembers the process, a->pos the row.
+ * process when rows move: tbl remembers the process, a->pos the row.
  *
  * Exited processes leave the table EXITED_GRACE seconds after their exit
  * (x keeps them); the tree and the logs still have them.
@@ -35,9 +35,43 @@
 
 #include "app.h"
 #include "clock.h"
+#include "rerender.h"
 #include "sbuf.h"
 #include "spark.h"
+#include "ui.h"
 #include "xalloc.h"
+
+/* The process table as last drawn: filtered and sorted.  The rows are
+ * rebuilt only when what they come from changed (the store's generation,
+ * the filter, the sort, the exited shown or not, an exited row's grace
+ * running out); a redraw with none of that changed sorts nothing. */
+static struct procs_table {
+	struct proc **rows;     /* the store's (or frozen's); valid until the
+				 * store changes */
+	size_t nrows, cap;
+	size_t nhidden;         /* exited rows past their grace, not shown */
+	bool built;             /* rows match the key below */
+	uint64_t built_gen;     /* the store's generation they were built at */
+	uint64_t hide_at;       /* the store tick the next exited row hides */
+	char built_filter[256];
+	int built_sort, built_node;
+	bool built_asc, built_exited;
+	int built_top, built_top_n;
+	int wmax[COL__COUNT];   /* the widest text each column has shown */
+	uint64_t frozen_ticks;  /* paused: the store's ticks then */
+	long long frozen_ms;    /* ... and the clock then */
+	bool have_sel;
+	struct bs_pid sel_pid;  /* keeps the selection on its process */
+	struct bs_pid *shown;   /* the rows on screen at the last draw */
+	size_t nshown, shown_cap;
+	uint64_t sampled_sum;   /* the set last sent to be sampled, hashed */
+	long long sampled_ms;   /* ... and when */
+	/* paused: the processes as they were, which the table shows until
+	 * the display resumes; their strings are copies */
+	struct proc *frozen;
+	size_t nfrozen;
+	bool is_frozen;
+} tbl;
 
 const struct col_info proc_cols[COL__COUNT] = {
 #define X(id, key, title) [COL_##id] = { key, title },
@@ -71,13 +105,13 @@ static bool matches(const struct app *a, const struct proc *p, const char *f)
 /* The store's seconds as the table sees them: paused, when it froze. */
 static uint64_t table_ticks(const struct app *a)
 {
-	return a->table.is_frozen ? a->table.frozen_ticks : a->store.ticks;
+	return tbl.is_frozen ? tbl.frozen_ticks : a->store.ticks;
 }
 
 /* The clock as the table sees it, likewise: how old a size is. */
-static long long table_ms(const struct app *a)
+static long long table_ms(void)
 {
-	return a->table.is_frozen ? a->table.frozen_ms : clock_mono_ms();
+	return tbl.is_frozen ? tbl.frozen_ms : clock_mono_ms();
 }
 
 static bool exited_hidden(const struct app *a, const struct proc *p)
@@ -166,7 +200,7 @@ static void unfreeze(struct procs_table *t)
 
 void procs_freeze(struct app *a, bool on)
 {
-	struct procs_table *t = &a->table;
+	struct procs_table *t = &tbl;
 	struct store *st = &a->store;
 	unfreeze(t);
 	if (!on)
@@ -195,7 +229,7 @@ void procs_freeze(struct app *a, bool on)
 /* Are the rows as they would be built now? */
 static bool procs_current(const struct app *a)
 {
-	const struct procs_table *t = &a->table;
+	const struct procs_table *t = &tbl;
 	return t->built && t->built_gen == a->store.generation &&
 		table_ticks(a) < t->hide_at && t->built_sort == a->sort_col &&
 		t->built_top == a->top_col && t->built_top_n == a->top_n &&
@@ -214,7 +248,7 @@ static bool top_sampled(int col)
  * column only the rows sampled lately, and not exited. */
 static void top_rows(struct app *a)
 {
-	struct procs_table *t = &a->table;
+	struct procs_table *t = &tbl;
 	if (top_sampled(a->top_col)) {
 		int64_t newest = 0;
 		for (size_t i = 0; i < t->nrows; i++)
@@ -244,7 +278,7 @@ static void top_rows(struct app *a)
 static void procs_rebuild(struct app *a)
 {
 	struct store *st = &a->store;
-	struct procs_table *t = &a->table;
+	struct procs_table *t = &tbl;
 	struct list *l = &a->pos[VIEW_PROCS];
 	size_t n = t->is_frozen ? t->nfrozen : st->nprocs;
 	if (procs_current(a)) {
@@ -314,7 +348,7 @@ static void fmt_num(char *out, size_t n, unsigned long v)
 /* A size as the table writes it: "-" until sampled, ">5000k" for what
  * it is at least (the agent did not measure it: too dear for the
  * target), "~6400k" for a measured value STORE_STALE_MS old or more. */
-static void size_text(const struct app *a, const struct proc_size *z,
+static void size_text(const struct proc_size *z,
 		      char *out, size_t n)
 {
 	if (z->bytes < 0) {
@@ -324,7 +358,7 @@ static void size_text(const struct app *a, const struct proc_size *z,
 	char v[16];   /* "9223372036854M" at most */
 	fmt_num(v, sizeof(v), (unsigned long)z->bytes);
 	snprintf(out, n, "%s%s", z->at_least ? ">" :
-		 store_size_stale(z, table_ms(a)) ? "~" : "", v);
+		 store_size_stale(z, table_ms()) ? "~" : "", v);
 }
 
 /* The texts of a row, column by column. */
@@ -361,8 +395,8 @@ static void row_texts(const struct app *a, const struct proc *p,
 			strcpy(num[sampled[i]], "-");
 		text[sampled[i]] = num[sampled[i]];
 	}
-	size_text(a, &p->memory, num[COL_MEM], sizeof(num[0]));
-	size_text(a, &p->heap, num[COL_HEAP], sizeof(num[0]));
+	size_text(&p->memory, num[COL_MEM], sizeof(num[0]));
+	size_text(&p->heap, num[COL_HEAP], sizeof(num[0]));
 	text[COL_MEM] = num[COL_MEM];
 	text[COL_HEAP] = num[COL_HEAP];
 	/* the sparklines are drawn to their width (spark_row) */
@@ -393,7 +427,7 @@ static void spark_row(const struct app *a, const struct proc *p, int col,
  * with a single node, CURRENT when there is no room for it). */
 static void widths(const struct app *a, int w[COL__COUNT])
 {
-	const struct procs_table *t = &a->table;
+	const struct procs_table *t = &tbl;
 	int total = -1;   /* no space after the last column */
 	for (int i = 0; i < COL__COUNT; i++) {
 		int title = (int)strlen(proc_cols[i].title);
@@ -466,7 +500,7 @@ static void cell(int y, int *x, int w, const char *s, bool right, int attr)
 
 static void procs_draw(struct app *a, int y, int h)
 {
-	struct procs_table *t = &a->table;
+	struct procs_table *t = &tbl;
 	struct list *l = &a->pos[VIEW_PROCS];
 	int w[COL__COUNT], x = 0;
 	char num[COL__COUNT][24];
@@ -560,7 +594,7 @@ static void sort_step(struct app *a, int step)
 
 static int procs_request(struct app *a, enum request req)
 {
-	struct procs_table *t = &a->table;
+	struct procs_table *t = &tbl;
 	struct list *l = &a->pos[VIEW_PROCS];
 	procs_rebuild(a);
 	if (list_request(l, LIST_SELECT, req)) {
@@ -655,7 +689,7 @@ static void top_where(const struct app *a, struct sbuf *sb)
 static void procs_where(struct app *a, char *out, size_t outsz)
 {
 	const struct list *l = &a->pos[VIEW_PROCS];
-	const struct procs_table *t = &a->table;
+	const struct procs_table *t = &tbl;
 	struct sbuf sb = SBUF_INIT;
 	sbuf_addf(&sb, "%d/%zu", t->nrows ? l->sel + 1 : 0, t->nrows);
 	if (a->ntags)
@@ -673,21 +707,47 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 	sbuf_release(&sb);
 }
 
+void procs_invalidate(struct app *a)
+{
+	(void)a;
+	tbl.built = false;
+}
+
+void procs_rerender(struct app *a, const struct rerender_node *rn, int nn)
+{
+	(void)a;
+	for (size_t i = 0; tbl.is_frozen && i < tbl.nfrozen; i++) {
+		struct proc *p = &tbl.frozen[i];
+		if ((int)p->pid.node < nn)
+			rerender_proc(p, rn[p->pid.node].from,
+				      rn[p->pid.node].to);
+	}
+}
+
+bool procs_selected(const struct app *a, struct bs_pid *pid)
+{
+	(void)a;
+	if (tbl.have_sel)
+		*pid = tbl.sel_pid;
+	return tbl.have_sel;
+}
+
 /* the store's processes are gone (:clear) */
 static void procs_clear(struct app *a)
 {
-	a->table.nrows = 0;
-	a->table.built = false;
-	a->table.have_sel = false;
-	memset(a->table.wmax, 0, sizeof(a->table.wmax));
+	(void)a;
+	tbl.nrows = 0;
+	tbl.built = false;
+	tbl.have_sel = false;
+	memset(tbl.wmax, 0, sizeof(tbl.wmax));
 }
 
 static void procs_release(struct app *a)
 {
 	procs_freeze(a, false);
-	free(a->table.rows);
-	free(a->table.shown);
-	memset(&a->table, 0, sizeof(a->table));
+	free(tbl.rows);
+	free(tbl.shown);
+	memset(&tbl, 0, sizeof(tbl));
 }
 
 const struct view_ops procs_view_ops = {
@@ -749,4 +809,45 @@ int app_top(struct app *a, int col, int n)
 		"sort by one of them first, or :top mem|redsps|mq|sps|rps",
 		proc_cols[col].title);
 	return ACT_REDRAW;
+}
+
+/* Have the agents sample what is on screen: when the set changes (rows
+ * scrolled, sorted, filtered), and every few seconds anyway, since an
+ * agent started again knows nothing of it.  The set is hashed without
+ * its order, which moves as rows are sorted. */
+#define SAMPLE_AGAIN_MS 5000
+static void sample_shown(struct app *a, const struct bs_pid *pids, size_t n)
+{
+	struct procs_table *t = &tbl;
+	uint64_t sum = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = ((uint64_t)pids[i].node << 60) ^
+			((uint64_t)pids[i].serial << 32) ^ pids[i].num;
+		h *= 0x9e3779b97f4a7c15ULL;
+		sum += h ^ (h >> 29);
+	}
+	long long now = clock_mono_ms();
+	if (sum == t->sampled_sum && now - t->sampled_ms < SAMPLE_AGAIN_MS)
+		return;
+	t->sampled_sum = sum;
+	t->sampled_ms = now;
+	session_sample(a->s, pids, n);
+}
+
+/* Tell the store what it must not forget: the rows on screen and the
+ * process in focus. */
+void app_keep_shown(struct app *a)
+{
+	struct procs_table *t = &tbl;
+	size_t n = t->nshown;
+	if (t->shown_cap < n + 1 + (size_t)a->ntags) {
+		t->shown_cap = n + 1 + (size_t)a->ntags;
+		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
+	}
+	if (app_focus_open(a))   /* after the rows, outside nshown */
+		t->shown[n++] = a->focus;
+	for (int i = 0; i < a->ntags; i++)   /* the chart's lifelines */
+		t->shown[n++] = a->tags[i];
+	store_keep(&a->store, t->shown, n);
+	sample_shown(a, t->shown, n);
 }
