@@ -166,10 +166,14 @@ test_expect_success 'the view: :call with an Elixir head counts exactly its call
 	ui_start --events spawn && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":call Shop.Probe.tag(kind) when kind in [:new, :paid]" Enter &&
 	ui_wait "calls: Shop.Probe.tag" 10 &&
+	# the status line says tracing, not pending, once the pattern is set
+	ui_wait "tracing [0-9]{2}:" 10 &&
 	node_eval "'"'"'Elixir.Shop.Probe'"'"':run()." >/dev/null && sleep 0.8 &&
 	ui_keys c && ui_wait "^Shop[.]Probe[.]tag/1 +2 " 5 &&
 	ui_keys q ":call Shop.Probe.label(n) when String.length(n) > 1" Enter &&
 	ui_wait "Shop.Probe.label.n. when String.length.n. > 1.: line 1, column 26: the call String[.]" 10 &&
+	# taken back, and tracing again without it
+	ui_wait "tracing [0-9]{2}:" 10 &&
 	node_eval "'"'"'Elixir.Shop.Probe'"'"':run()." >/dev/null && sleep 0.8 &&
 	ui_keys c && ui_wait "^Shop[.]Probe[.]tag/1 +4 " 5 &&
 	ui_keys Q && expect "$(ui_exit_status 5)" = 0 && target_clean 3
