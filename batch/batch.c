@@ -31,6 +31,7 @@
 #include "exitcode.h"
 #include "json.h"
 #include "jsonsink.h"
+#include "storefeed.h"
 #include "outfile.h"
 #include "recording.h"
 #include "session.h"
@@ -49,42 +50,6 @@ struct run {
 	const char *ended;
 	long long deadline;
 };
-
-static void on_event(void *arg, int node, const struct event *ev)
-{
-	struct run *r = arg;
-	gensum_event(&r->gs, ev);
-	json_sink_event(&r->js, node, ev);
-	if (r->cfg->chart)
-		store_add_event(&r->st, ev);
-}
-
-static void on_counts(void *arg, int node, struct bs_pid pid,
-		      const char *pid_text, unsigned long sends,
-		      unsigned long receives, unsigned long spawns)
-{
-	struct run *r = arg;
-	gensum_counts(&r->gs, pid, pid_text, sends, receives);
-	json_sink_counts(&r->js, node, pid, pid_text, sends, receives, spawns);
-}
-
-/* a recording's counts lines, an interval at a time, with their times */
-static void on_counts_at(void *arg, int64_t ts)
-{
-	struct run *r = arg;
-	json_sink_counts_at(&r->js, ts);
-}
-
-static void on_info(void *arg, int node, struct bs_pid pid,
-		    const char *pid_text, const char *name, const char *current,
-		    long mqlen)
-{
-	struct run *r = arg;
-	(void)node;
-	json_sink_name(&r->js, pid, pid_text, name);
-	if (r->cfg->chart)
-		store_set_info(&r->st, pid, pid_text, name, current, mqlen);
-}
 
 /* --node-stats: a node_stats line a second for each node */
 static void on_node_sample(void *arg, int node)
@@ -429,8 +394,6 @@ int batch_run(const struct config *cfg)
 	r.chart_out.fd = -1;
 	session_spec_from_config(&spec, cfg, SESSION_BATCH);
 	struct session_sink sink = {
-		.event = on_event, .counts = on_counts,
-		.counts_at = on_counts_at, .info = on_info,
 		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
 	};
 	r.s = session_new(cfg, &spec, &sink);
@@ -442,6 +405,16 @@ int batch_run(const struct config *cfg)
 	gensum_init(&r.gs, r.s, &r.js, cfg, !cfg->open);
 	if (cfg->chart)
 		store_init(&r.st, cfg->ring ? cfg->ring : 200000);
+	/* what the session hears goes to the summary, the output and the
+	 * chart's store, in that order */
+	gensum_hooks(&r.gs, &sink);
+	session_add_sink(r.s, &sink);
+	json_sink_hooks(&r.js, &sink);
+	session_add_sink(r.s, &sink);
+	if (cfg->chart) {
+		store_feed_hooks(&r.st, &sink);
+		session_add_sink(r.s, &sink);
+	}
 	/* the input first: the output is checked against it, and nothing
 	 * is emptied before it is open */
 	if (cfg->open && session_open_recording(r.s, cfg->open, &err) < 0) {

@@ -82,8 +82,10 @@ void gensum_release(struct gensum *g)
 	session_on_call_done(g->s, NULL, NULL);
 }
 
-void gensum_event(struct gensum *g, const struct event *ev)
+static void on_event(void *arg, int node, const struct event *ev)
 {
+	struct gensum *g = arg;
+	(void)node;
 	if (!g->cfg->summary)
 		return;
 	switch (ev->type) {
@@ -106,11 +108,22 @@ void gensum_event(struct gensum *g, const struct event *ev)
 	}
 }
 
-void gensum_counts(struct gensum *g, struct bs_pid pid, const char *pid_text,
-		   unsigned long sends, unsigned long receives)
+static void on_counts(void *arg, int node, struct bs_pid pid,
+		      const char *pid_text, unsigned long sends,
+		      unsigned long receives, unsigned long spawns)
 {
+	struct gensum *g = arg;
+	(void)node;
+	(void)spawns;   /* counted from their events */
 	if (g->cfg->summary)
 		store_add_counts(&g->tally, pid, pid_text, sends, receives, 0);
+}
+
+void gensum_hooks(struct gensum *g, struct session_sink *out)
+{
+	*out = (struct session_sink){
+		.event = on_event, .counts = on_counts, .arg = g,
+	};
 }
 
 long long gensum_wait_ms(const struct gensum *g)

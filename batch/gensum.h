@@ -33,10 +33,9 @@ struct gensum {
 void gensum_init(struct gensum *g, struct session *s, struct json_sink *js,
 		 const struct config *cfg, bool live);
 void gensum_release(struct gensum *g);
-/* Every event and count delta the sink gets, for the summary. */
-void gensum_event(struct gensum *g, const struct event *ev);
-void gensum_counts(struct gensum *g, struct bs_pid pid, const char *pid_text,
-		   unsigned long sends, unsigned long receives);
+/* The hooks that hear every event and count delta, for the summary
+ * (session_add_sink). */
+void gensum_hooks(struct gensum *g, struct session_sink *out);
 /* gen_call_stats lines, when the interval has passed (or force). */
 void gensum_tick(struct gensum *g, bool force);
 /* Milliseconds until the next lines are due (for the loop's poll). */

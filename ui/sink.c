@@ -32,8 +32,6 @@ static void on_event(void *arg, int node, const struct event *ev)
 	if (node >= 0 && node < session_nnodes(a->s) &&
 	    ev->syn != (uint8_t)session_node(a->s, node)->dec.syn && ev->raw)
 		app_rerender_late(a, node, seq);
-	if (json_sink_is_open(&a->rec))
-		json_sink_event(&a->rec, node, ev);
 	if (!a->paused)
 		a->dirty = true;
 }
@@ -43,24 +41,14 @@ static void on_counts(void *arg, int node, struct bs_pid pid,
 		      unsigned long receives, unsigned long spawns)
 {
 	struct app *a = arg;
+	(void)node;
 	store_add_counts(&a->store, pid, pid_text, sends, receives, spawns);
 	/* a process forgotten and back again: what it is was said once */
 	const struct proc *p = store_proc(&a->store, pid);
 	if (p && !p->label && !p->name)
 		store_set_label(&a->store, pid, session_proc_label(a->s, pid));
-	if (json_sink_is_open(&a->rec))
-		json_sink_counts(&a->rec, node, pid, pid_text, sends, receives,
-				 spawns);
 	if (!a->paused)
 		a->dirty = true;
-}
-
-/* :record of a recording: its counts lines keep their times */
-static void on_counts_at(void *arg, int64_t ts)
-{
-	struct app *a = arg;
-	if (json_sink_is_open(&a->rec))
-		json_sink_counts_at(&a->rec, ts);
 }
 
 static void on_info(void *arg, int node, struct bs_pid pid,
@@ -74,8 +62,6 @@ static void on_info(void *arg, int node, struct bs_pid pid,
 	if (!current && mqlen < 0 && p)
 		mqlen = p->mqlen;
 	store_set_info(&a->store, pid, pid_text, name, current, mqlen);
-	if (json_sink_is_open(&a->rec))
-		json_sink_name(&a->rec, pid, pid_text, name);
 }
 
 static void on_sizes(void *arg, int node, struct bs_pid pid,
@@ -232,7 +218,7 @@ void ui_sink(struct app *a, struct session_sink *sink)
 {
 	*sink = (struct session_sink){
 		.event = on_event, .counts = on_counts,
-		.counts_at = on_counts_at, .info = on_info, .sizes = on_sizes,
+		.info = on_info, .sizes = on_sizes,
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .relations = on_relations,

@@ -87,6 +87,9 @@ int ui_run(const struct config *cfg)
 	ui_sink(a, &sink);
 	a->s = session_new(cfg, &spec, &sink);
 	json_sink_init(&a->rec, a->s, false, SESSION_INTERVAL_MS * 4);
+	/* :record and --record: written while open, silent while closed */
+	json_sink_hooks(&a->rec, &sink);
+	session_add_sink(a->s, &sink);
 	a->sort_col = COL_RPS;
 	a->top_col = -1;
 	a->top_n = TOP_DEFAULT;

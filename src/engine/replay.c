@@ -63,8 +63,8 @@ static struct rec_state *rec_state(struct session *s)
 static void counts_interval_done(struct session *s)
 {
 	struct rec_state *rs = rec_state(s);
-	if (rs->counts_open && s->sink.counts_at)
-		s->sink.counts_at(s->sink.arg, rs->counts_ts);
+	if (rs->counts_open)
+		SINKS(s, counts_at, rs->counts_ts);
 	rs->counts_open = false;
 }
 
@@ -113,8 +113,7 @@ static void rec_node(void *arg, int idx, const char *name)
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	n->state = SN_RECORDED;
 	s->multi = s->nnodes > 1;
-	if (s->sink.node_state)
-		s->sink.node_state(s->sink.arg, n->idx);
+	SINKS(s, node_state, n->idx);
 }
 
 /* Is this process one the spec asks for?  name: what the line says it
@@ -217,11 +216,10 @@ static void rec_counts(void *arg, int node, const struct recording_counts *c)
 	t->sends = c->sends;
 	t->receives = c->receives;
 	t->spawns = c->spawns;
-	if (c->name && s->sink.info)
-		s->sink.info(s->sink.arg, pn, c->pid, c->pid_text, c->name,
-			     NULL, -1);
-	if ((ds || dr || dp) && s->sink.counts)
-		s->sink.counts(s->sink.arg, pn, c->pid, c->pid_text, ds, dr, dp);
+	if (c->name)
+		SINKS(s, info, pn, c->pid, c->pid_text, c->name, NULL, -1);
+	if (ds || dr || dp)
+		SINKS(s, counts, pn, c->pid, c->pid_text, ds, dr, dp);
 	s->counted += ds + dr;
 	s->events += ds + dr;   /* counted events are events */
 }
@@ -241,7 +239,9 @@ static void rec_proc(void *arg, int node, const struct recording_proc *p)
 {
 	struct session *s = arg;
 	struct rec_state *rs = rec_state(s);
-	if ((int)p->pid.node >= s->nnodes || !s->sink.proc)
+	bool wanted;
+	SINKS_ANY(s, proc, &wanted);
+	if ((int)p->pid.node >= s->nnodes || !wanted)
 		return;
 	if (rs->nprocs == REPLAY_PROCS_MAX) {
 		rs->procs_left_out++;
@@ -367,8 +367,8 @@ static void replay_done(struct session *s)
 	/* an export's process table, now that its events are counted */
 	for (size_t i = 0; i < rs->nprocs; i++) {
 		struct rec_proc_copy *c = &rs->procs[i];
-		if (rec_wanted(s, c->p.pid, c->p.name) && s->sink.proc)
-			s->sink.proc(s->sink.arg, (int)c->p.pid.node, &c->p);
+		if (rec_wanted(s, c->p.pid, c->p.name))
+			SINKS(s, proc, (int)c->p.pid.node, &c->p);
 	}
 	struct sbuf t = SBUF_INIT;
 	/* what went wrong first: the line may be cut to the screen's width */

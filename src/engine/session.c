@@ -47,8 +47,7 @@ void session_notice(struct session *s, enum session_level level,
 	/* names, reasons and patterns in it came from outside */
 	struct sbuf safe = SBUF_INIT;
 	esc_addstr(&safe, text);
-	if (s->sink.notice)
-		s->sink.notice(s->sink.arg, level, safe.buf);
+	SINKS(s, notice, level, safe.buf);
 	sbuf_release(&safe);
 }
 
@@ -57,8 +56,7 @@ static void set_state(struct snode *n, enum snode_state st)
 	if (n->state == st)
 		return;
 	n->state = st;
-	if (n->s->sink.node_state)
-		n->s->sink.node_state(n->s->sink.arg, n->idx);
+	SINKS(n->s, node_state, n->idx);
 }
 
 const char *session_proc_name(const struct session *s, struct bs_pid pid)
@@ -181,8 +179,7 @@ static void label_one(void *arg, struct bs_pid pid, const char *pid_text,
 	sbuf_release(&shown);
 	label = names_get(&n->labels, pid);
 	pid.node = (uint32_t)n->idx;
-	if (n->s->sink.label)
-		n->s->sink.label(n->s->sink.arg, n->idx, pid, pid_text, label);
+	SINKS(n->s, label, n->idx, pid, pid_text, label);
 }
 
 static void on_labels(void *arg, const char *buf, const struct msg *m)
@@ -197,15 +194,16 @@ static void relations_one(void *arg, const struct relations *r)
 	struct snode *n = arg;
 	struct relations mine = *r;
 	mine.pid.node = (uint32_t)n->idx;
-	if (n->s->sink.relations)
-		n->s->sink.relations(n->s->sink.arg, n->idx, &mine);
+	SINKS(n->s, relations, n->idx, &mine);
 }
 
 static void on_relations(void *arg, const char *buf, const struct msg *m)
 {
 	struct snode *n = arg;
 	int idx = m->body;
-	if (!n->stats_ready || !n->s->sink.relations)
+	bool wanted;
+	SINKS_ANY(n->s, relations, &wanted);
+	if (!n->stats_ready || !wanted)
 		return;
 	decode_relations(&n->dec, buf, &idx, relations_one, n);
 }
@@ -339,8 +337,7 @@ static void deliver(struct session *s, int node, const struct event *ev)
 {
 	if (s->spec.gen_calls)
 		gencall_event(&s->gcalls, node, ev);
-	if (s->sink.event)
-		s->sink.event(s->sink.arg, node, ev);
+	SINKS(s, event, node, ev);
 }
 
 static void from_merge(void *arg, const struct mitem *it)
@@ -382,9 +379,9 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 					  e->type == EV_GEN_REPLY))
 			gencall_event(&s->gcalls, n->idx, e);
 		/* registrations still name processes */
-		if (e->type == EV_REGISTER && s->sink.info)
-			s->sink.info(s->sink.arg, n->idx, e->pid, e->pid_text,
-				     e->name, NULL, -1);
+		if (e->type == EV_REGISTER)
+			SINKS(s, info, n->idx, e->pid, e->pid_text, e->name,
+			      NULL, -1);
 		return;
 	}
 	if (s->spec.max_events && s->events >= s->spec.max_events) {
@@ -472,8 +469,7 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 	n->events += sends + receives;
 	if (s->spec.max_events && s->events >= s->spec.max_events)
 		s->limit_hit = true;
-	if (s->sink.counts)
-		s->sink.counts(s->sink.arg, n->idx, pid, pid_text, sends,
+	SINKS(s, counts, n->idx, pid, pid_text, sends,
 			       receives, 0);
 }
 
@@ -493,8 +489,7 @@ static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
 	struct snode *n = arg;
 	meet(n, pid);
 	pid.node = (uint32_t)n->idx;
-	if (n->s->sink.info)
-		n->s->sink.info(n->s->sink.arg, n->idx, pid, pid_text, name,
+	SINKS(n->s, info, n->idx, pid, pid_text, name,
 				current, mqlen);
 }
 
@@ -503,8 +498,7 @@ static void sizes_one(void *arg, struct bs_pid pid, struct psize memory,
 {
 	struct snode *n = arg;
 	pid.node = (uint32_t)n->idx;
-	if (n->s->sink.sizes)
-		n->s->sink.sizes(n->s->sink.arg, n->idx, pid, memory,
+	SINKS(n->s, sizes, n->idx, pid, memory,
 				 reductions, heap);
 }
 
@@ -524,8 +518,7 @@ static void on_limit(void *arg, const struct msg *m)
 		snprintf(n->tripped, sizeof(n->tripped), "%s", m->limit);
 	if (m->dropped > n->shed)
 		n->shed = m->dropped;
-	if (n->s->sink.node_state)
-		n->s->sink.node_state(n->s->sink.arg, n->idx);
+	SINKS(n->s, node_state, n->idx);
 }
 
 /*
@@ -569,8 +562,7 @@ static void on_cleared(void *arg, const char *buf, const struct msg *m)
 			       known[k].text, n->agent.node,
 			       k == 0 || k == 3 ? "were" : "was");
 	}
-	if (n->s->sink.node_state)
-		n->s->sink.node_state(n->s->sink.arg, n->idx);
+	SINKS(n->s, node_state, n->idx);
 }
 
 static void on_node(void *arg, const char *buf, const struct msg *m)
@@ -586,8 +578,7 @@ static void on_node(void *arg, const char *buf, const struct msg *m)
 	n->nstats.have = true;
 	n->nstats.at_ms = clock_mono_ms();
 	n->nstats.samples++;
-	if (s->sink.node_sample)
-		s->sink.node_sample(s->sink.arg, n->idx);
+	SINKS(s, node_sample, n->idx);
 }
 
 static void on_top(void *arg, const struct msg *m)
@@ -655,12 +646,21 @@ void session_free(struct session *s)
 	free(s);
 }
 
+bool session_add_sink(struct session *s, const struct session_sink *sink)
+{
+	if (s->nsinks > SESSION_SINKS_MAX)
+		return false;
+	s->sinks[s->nsinks++] = *sink;
+	return true;
+}
+
 void session_init(struct session *s, const struct config *cfg,
 		  const struct session_spec *spec, const struct session_sink *sink)
 {
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
-	s->sink = *sink;
+	s->sinks[0] = *sink;
+	s->nsinks = 1;
 	session_spec_copy(&s->spec, spec);
 	s->multi = cfg->nnodes > 1 || cfg->cluster;
 	/* allocated once: agents, decoders and streams point into it */
@@ -1293,8 +1293,7 @@ static void start_done(struct session *s)
 		skipped += (unsigned long)n->tr.nskipped;
 		nodes++;
 	}
-	if (s->sink.started)
-		s->sink.started(s->sink.arg, traced, nodes, skipped);
+	SINKS(s, started, traced, nodes, skipped);
 }
 
 static void start_failed(struct session *s, int rc, const char *why)
@@ -1434,8 +1433,7 @@ static void reconcile(struct session *s)
 			session_notice(s, SESSION_WARN, "warning: leaving out \"%s\": %s",
 			       n->arg, n->error);
 			n->present = false;
-			if (s->sink.node_state)
-				s->sink.node_state(s->sink.arg, n->idx);
+			SINKS(s, node_state, n->idx);
 		}
 		waiting |= busy(n) || (n->state == SN_IDLE && !n->error[0]);
 	}
@@ -1514,8 +1512,7 @@ void session_drop_node(struct session *s, int idx)
 	if (n->state == SN_LOST)
 		set_state(n, SN_IDLE);
 	reconcile(s);
-	if (s->sink.node_state)
-		s->sink.node_state(s->sink.arg, n->idx);
+	SINKS(s, node_state, n->idx);
 }
 
 void session_focus(struct session *s, struct bs_pid pid, bool on)

@@ -281,6 +281,11 @@ struct session *session_new(const struct config *cfg,
 			    const struct session_spec *spec,
 			    const struct session_sink *sink);
 void session_free(struct session *s);
+/* Another sink beside the front end's (a JSON file, a store, a summary):
+ * it hears every hook it has, after those added before it.  At most
+ * SESSION_SINKS_MAX; false when full.  It stays until session_free. */
+#define SESSION_SINKS_MAX 4
+bool session_add_sink(struct session *s, const struct session_sink *sink);
 void session_spec_release(struct session_spec *sp);
 /* A copy of src in dst (calls duplicated). */
 void session_spec_copy(struct session_spec *dst, const struct session_spec *src);

@@ -8,9 +8,27 @@
 
 #include "session.h"
 
+/* Every sink with a hook for it hears it, in the order they were added. */
+#define SINKS(s, hook, ...) do {					\
+	for (int sk_ = 0; sk_ < (s)->nsinks; sk_++)			\
+		if ((s)->sinks[sk_].hook)				\
+			(s)->sinks[sk_].hook((s)->sinks[sk_].arg,	\
+					     __VA_ARGS__);		\
+} while (0)
+
+/* Whether any sink has a hook, in *any (what none hears is not asked). */
+#define SINKS_ANY(s, hook, any) do {					\
+	*(any) = false;							\
+	for (int sk_ = 0; sk_ < (s)->nsinks; sk_++)			\
+		if ((s)->sinks[sk_].hook)				\
+			*(any) = true;					\
+} while (0)
+
 struct session {
 	const struct config *cfg;
-	struct session_sink sink;
+	/* the front end's sink first, then those added (session_add_sink) */
+	struct session_sink sinks[SESSION_SINKS_MAX + 1];
+	int nsinks;
 	struct session_spec spec;
 	bool multi;             /* several nodes: merged timeline */
 	struct snode *nodes;    /* nodes_max slots, never moved */

@@ -214,8 +214,9 @@ struct sbuf *json_sink_buf(struct json_sink *js)
 	return &js->out;
 }
 
-void json_sink_event(struct json_sink *js, int node, const struct event *ev)
+static void on_event(void *arg, int node, const struct event *ev)
 {
+	struct json_sink *js = arg;
 	if (js->fd < 0 || js->write_errno)
 		return;
 	if (js->counts_mode) {
@@ -234,19 +235,26 @@ void json_sink_event(struct json_sink *js, int node, const struct event *ev)
 		json_sink_flush(js);
 }
 
-void json_sink_counts(struct json_sink *js, int node, struct bs_pid pid,
+static void on_counts(void *arg, int node, struct bs_pid pid,
 		      const char *pid_text, unsigned long sends,
 		      unsigned long receives, unsigned long spawns)
 {
+	struct json_sink *js = arg;
 	(void)node;
 	if (js->fd < 0)
 		return;
 	store_add_counts(&js->counts, pid, pid_text, sends, receives, spawns);
 }
 
-void json_sink_name(struct json_sink *js, struct bs_pid pid,
-		    const char *pid_text, const char *name)
+/* only the name: counts lines keep the last a process had */
+static void on_info(void *arg, int node, struct bs_pid pid,
+		    const char *pid_text, const char *name, const char *current,
+		    long mqlen)
 {
+	struct json_sink *js = arg;
+	(void)node;
+	(void)current;
+	(void)mqlen;
 	if (js->fd >= 0 && name)
 		store_set_info(&js->counts, pid, pid_text, name, NULL, -1);
 }
@@ -293,12 +301,23 @@ void json_sink_tick(struct json_sink *js, bool force)
 	json_sink_flush(js);
 }
 
-void json_sink_counts_at(struct json_sink *js, int64_t ts)
+/* Counts lines stamped ts (a recording's interval), then write; from then
+ * on the sink writes counts lines only so (stamped). */
+static void on_counts_at(void *arg, int64_t ts)
 {
+	struct json_sink *js = arg;
 	if (js->fd < 0)
 		return;
 	js->stamped = true;
 	if (!js->write_errno)
 		write_counts(js, ts);
 	json_sink_flush(js);
+}
+
+void json_sink_hooks(struct json_sink *js, struct session_sink *out)
+{
+	*out = (struct session_sink){
+		.event = on_event, .counts = on_counts,
+		.counts_at = on_counts_at, .info = on_info, .arg = js,
+	};
 }

@@ -76,19 +76,15 @@ static inline bool json_sink_is_open(const struct json_sink *js)
 	return js->fd >= 0;
 }
 
-void json_sink_event(struct json_sink *js, int node, const struct event *ev);
-void json_sink_counts(struct json_sink *js, int node, struct bs_pid pid,
-		      const char *pid_text, unsigned long sends,
-		      unsigned long receives, unsigned long spawns);
-void json_sink_name(struct json_sink *js, struct bs_pid pid,
-		    const char *pid_text, const char *name);
+/* The session's hooks that feed js (events, counts, names, a recording's
+ * counts times), for session_add_sink; they write nothing while js is
+ * closed, so the sink may stay added across :record and its end. */
+struct session_sink;
+void json_sink_hooks(struct json_sink *js, struct session_sink *out);
 /* Append a line built by the caller (a summary); it ends with '\n'. */
 struct sbuf *json_sink_buf(struct json_sink *js);
 /* Counts lines when the interval has passed (or force), then write. */
 void json_sink_tick(struct json_sink *js, bool force);
-/* Counts lines stamped ts (a recording's interval), then write; from then
- * on the sink writes counts lines only so (stamped). */
-void json_sink_counts_at(struct json_sink *js, int64_t ts);
 /*
  * Write what is waiting, as far as the reader takes it: never blocks for
  * long, so that signals and limits keep working whatever the reader does.
