@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "analyser.h"
 #include "xalloc.h"
 
 struct frame {
@@ -147,3 +148,12 @@ void callstacks_event(struct callstacks *cs, struct event *ev)
 		break;
 	}
 }
+
+static void take(void *st, struct event *e)
+{
+	callstacks_event(st, e);
+}
+
+const struct analyser_ops callstack_analyser = {
+	.name = "call stacks", .take = take,
+};

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyser.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------------------
@@ -922,3 +923,23 @@ void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
 		row_hash_build(g, g->row_hash_n);
 	g->generation++;
 }
+
+static void on_event(void *st, int node, const struct event *ev)
+{
+	gencall_event(st, node, ev);
+}
+
+/* what closes calls, and the records, whatever the user asked to see */
+static bool needs(int type)
+{
+	return type == EV_EXIT || type == EV_GEN_CALL || type == EV_GEN_REPLY;
+}
+
+static void tick(void *st, int64_t now_us)
+{
+	gencall_tick(st, now_us);
+}
+
+const struct analyser_ops gencall_analyser = {
+	.name = "gen calls", .event = on_event, .needs = needs, .tick = tick,
+};

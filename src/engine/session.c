@@ -332,12 +332,23 @@ static void meet_text(struct session *s, int node, const char *pid_text)
 	meet(&s->nodes[pid.node], (struct bs_pid){ pid.num, pid.serial, 0 });
 }
 
-/* An event leaves the engine: to the analysers and the sink. */
+/* An event leaves the engine: to the analysers and the sinks. */
 static void deliver(struct session *s, int node, const struct event *ev)
 {
-	if (s->spec.gen_calls)
-		gencall_event(&s->gcalls, node, ev);
+	CHAIN(s, event, node, ev);
 	SINKS(s, event, node, ev);
+}
+
+/* An event the user did not ask for, to the analysers that need it. */
+static void deliver_needed(struct session *s, int node,
+			   const struct event *ev)
+{
+	for (int i = 0; i < s->nchain; i++) {
+		const struct analyser_slot *a = &s->chain[i];
+		if (a->ops->event && a->ops->needs && (!a->on || *a->on) &&
+		    a->ops->needs(ev->type))
+			a->ops->event(a->st, node, ev);
+	}
 }
 
 static void from_merge(void *arg, const struct mitem *it)
@@ -373,11 +384,8 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 	if (!(event_types[e->type].kind & s->spec.kinds)) {
 		if (st)
 			st->filtered++;
-		/* asked for by the pairing, not by the user */
-		if (s->spec.gen_calls && (e->type == EV_EXIT ||
-					  e->type == EV_GEN_CALL ||
-					  e->type == EV_GEN_REPLY))
-			gencall_event(&s->gcalls, n->idx, e);
+		/* asked for by an analyser, not by the user */
+		deliver_needed(s, n->idx, e);
 		/* registrations still name processes */
 		if (e->type == EV_REGISTER)
 			SINKS(s, info, n->idx, e->pid, e->pid_text, e->name,
@@ -398,7 +406,7 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		e->raw_len = 0;
 	}
 	if (live)   /* a recording has its calls paired already */
-		callstacks_event(&s->calls, e);
+		CHAIN(s, take, e);
 	if (EVENT_IS_GC_START(e->type))
 		return;   /* told with its end */
 	if (st) {
@@ -669,6 +677,10 @@ void session_init(struct session *s, const struct config *cfg,
 	merge_init(&s->merge, SESSION_MERGE_MAX, node_of, s);
 	callstacks_init(&s->calls);
 	gencall_init(&s->gcalls);
+	s->chain[s->nchain++] = (struct analyser_slot){
+		&callstack_analyser, &s->calls, NULL };
+	s->chain[s->nchain++] = (struct analyser_slot){
+		&gencall_analyser, &s->gcalls, &s->spec.gen_calls };
 	s->gcalls.stuck_us = (int64_t)(cfg->stuck * 1e6);
 	s->start_rc = EXIT_OK;
 	s->last_turn_ms = clock_mono_ms();
@@ -1860,8 +1872,8 @@ static void check_silent(struct snode *n, long long now)
 void session_tick(struct session *s)
 {
 	long long now = clock_mono_ms();
-	if (s->spec.gen_calls && !s->rec)
-		gencall_tick(&s->gcalls, clock_wall_us());
+	if (!s->rec)   /* a recording's clock is its own */
+		CHAIN(s, tick, clock_wall_us());
 	if (s->rec) {
 		s->last_turn_ms = now;
 		return;

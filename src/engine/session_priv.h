@@ -6,7 +6,19 @@
 #ifndef BS_SESSION_PRIV_H
 #define BS_SESSION_PRIV_H
 
+#include "analyser.h"
 #include "session.h"
+
+#define SESSION_ANALYSERS 4
+
+/* Every analyser that is on and has a hook for it hears it, in order. */
+#define CHAIN(s, hook, ...) do {					\
+	for (int an_ = 0; an_ < (s)->nchain; an_++) {			\
+		const struct analyser_slot *a_ = &(s)->chain[an_];	\
+		if (a_->ops->hook && (!a_->on || *a_->on))		\
+			a_->ops->hook(a_->st, __VA_ARGS__);		\
+	}								\
+} while (0)
 
 /* Every sink with a hook for it hears it, in the order they were added. */
 #define SINKS(s, hook, ...) do {					\
@@ -37,6 +49,14 @@ struct session {
 	struct merge merge;
 	struct callstacks calls;
 	struct gencalls gcalls; /* gen calls paired, when spec.gen_calls */
+	/* the analysers, in order: each with its state, and what says it
+	 * is on (NULL: always) */
+	struct analyser_slot {
+		const struct analyser_ops *ops;
+		void *st;
+		const bool *on;
+	} chain[SESSION_ANALYSERS];
+	int nchain;
 
 	/* the goal: tracing (with generation gen) or not */
 	bool want_tracing;
