@@ -76,7 +76,8 @@ UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o wire/conn.o \
 	sink/jsonsink.o),$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
-BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam
+BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam \
+	$(EBIN)/beamscope_elixir.beam
 NIFSO := $(BUILD)/nif/beamscope_tracer.so
 # the NIF runs inside the target VM: never sanitized, always position-independent
 NIF_CFLAGS := -std=c11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) \
@@ -108,9 +109,10 @@ $(BUILD)/src/wire/embed.o: src/wire/embed.S $(BEAMS) $(NIFSO)
 	$(call quiet,EMBED,$@)$(CC) -c -o $@ $< \
 		-DBS_AGENT_BEAM='"$(EBIN)/beamscope_agent.beam"' \
 		-DBS_TRACER_BEAM='"$(EBIN)/beamscope_tracer.beam"' \
+		-DBS_ELIXIR_BEAM='"$(EBIN)/beamscope_elixir.beam"' \
 		-DBS_TRACER_SO='"$(NIFSO)"'
 
-$(EBIN)/%.beam: nif/%.erl
+$(EBIN)/%.beam: nif/%.erl $(wildcard nif/*.hrl)
 	@mkdir -p $(EBIN)
 	$(call quiet,ERLC,$@)$(ERLC) +warnings_as_errors +deterministic -o $(EBIN) $<
 

@@ -81,6 +81,25 @@ test_expect_success 'a map, in, elem, a struct and a string in heads: exactly th
 	target_clean 3
 '
 
+# ELIXIR_LOADED: whether the node has beamscope_elixir loaded now
+elixir_loaded() {
+	node_eval "code:is_loaded(beamscope_elixir) =/= false."
+}
+
+test_expect_success 'the reader of Elixir heads is loaded for them only, and leaves with the trace' '
+	bs_start --events spawn --duration 0 --call "'"'"'Elixir.Shop.Probe'"'"':tag(K) when K =:= new" &&
+	bs_wait_attached && erlang_form=$(elixir_loaded) &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
+	expect "$erlang_form" = false && target_clean 3 &&
+	bs_start --events spawn --duration 0 --call "Shop.Probe.tag(kind) when kind == :new" &&
+	bs_wait_attached && elixir_form=$(elixir_loaded) &&
+	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
+	expect "$elixir_form" = true && target_clean 3 &&
+	expect "$(elixir_loaded)" = false &&
+	bad "Shop.Probe.tag(kind) when kind == :bs_fresh_reader_q0" &&
+	target_clean 3
+'
+
 test_expect_success 'what only Elixir reads: ~w(...)a, ranges with steps, string keys, several when, -> return' '
 	probe "Shop.Probe.tag(kind) when kind in ~w(new shipped)a -> return" \
 		"Shop.Probe.price(%{\"id\" => id} = item, cur) when id in 2..6//3 and map_size(item) == 1 and cur === \"EUR\"" \

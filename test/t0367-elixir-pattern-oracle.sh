@@ -10,9 +10,12 @@ command -v elixir >/dev/null 2>&1 || test_skip_all "no elixir (apt-get install e
 
 # the agent's translator, reachable from outside for this comparison only
 mkdir -p oracle &&
-erlc +export_all +nowarn_export_all -o oracle "$TOP/nif/beamscope_agent.erl" || exit 1
+erlc +export_all +nowarn_export_all -o oracle "$TOP/nif/beamscope_agent.erl" \
+	"$TOP/nif/beamscope_elixir.erl" || exit 1
 
 cat >oracle.exs <<'EOS'
+# the agent reads Elixir heads with beamscope_elixir, loaded here by hand
+{:module, _} = :code.ensure_loaded(:beamscope_elixir)
 # {arguments, guard or nil, argument lists}; every head is Map.get/2's
 cases = [
   {"%{id: id}, _", "id > 3", [[%{id: 4}, 0], [%{id: 3}, 0], [%{}, 0], [[id: 5], 0], [%{id: 5, x: 1}, 1]]},
@@ -135,6 +138,8 @@ IO.puts("#{length(cases)} heads, #{checks} argument lists, #{bad} disagreements"
 EOS
 
 cat >random.exs <<'EOS'
+# the agent reads Elixir heads with beamscope_elixir, loaded here by hand
+{:module, _} = :code.ensure_loaded(:beamscope_elixir)
 # random heads from pieces of Elixir, with a fixed seed: every head the
 # agent takes, Elixir compiles too, and they agree on every value
 toks = ["x", "y", "_", "_a", ":ok", ":_", "1", "-1", "2.5", "\"s\"", "'c'", "?a", "{", "}", "[", "]", "%{", "%URI{", "%_{", "(", ")", ",", "|", "=", "==", "===", "!=", "<", ">", "<=", "in", "not", "and", "or", "elem(", "tuple_size(", "is_atom(", "is_integer(", "hd(", "length(", "is_map_key(", "map_size(", "x.host", "k:", "=>", "~w(a b)a", "1..3", "[1, :ok]", "{:ok, x}", "%{k: y}", "[x | y]", "is_nil(", "is_struct("]

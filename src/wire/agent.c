@@ -799,7 +799,15 @@ static void trace_encode(struct agent *a, const struct trace_spec *spec,
 	ei_x_encode_map_header(x, 7 + (spec->count_tier ? 2 : 0) +
 			       (spec->ncalls ? 1 : 0) + (spec->follow ? 1 : 0) +
 			       (spec->match ? 1 : 0) + (spec->legacy ? 1 : 0) +
-			       (spec->take_over ? 1 : 0));
+			       (spec->take_over ? 1 : 0) +
+			       (spec->elixir_calls ? 1 : 0));
+	/* heads in Elixir form: the reader goes with them, and is loaded
+	 * for them only */
+	if (spec->elixir_calls) {
+		ei_x_encode_atom(x, "elixir");
+		ei_x_encode_binary(x, bs_elixir_beam,
+				   EMBED_SIZE(bs_elixir_beam));
+	}
 	if (spec->legacy)
 		encode_true(x, "legacy");
 	if (spec->take_over)

@@ -1,4 +1,4 @@
-/* The compiled agent, tracer stub and tracer NIF, as read-only data.
+/* The compiled agent, tracer stub, Elixir head reader and tracer NIF, as read-only data.
  * Paths come from the Makefile as string macros. */
 
 	.section .rodata
@@ -13,6 +13,12 @@ bs_agent_beam_end:
 bs_tracer_beam:
 	.incbin BS_TRACER_BEAM
 bs_tracer_beam_end:
+
+	.balign 16
+	.global bs_elixir_beam, bs_elixir_beam_end
+bs_elixir_beam:
+	.incbin BS_ELIXIR_BEAM
+bs_elixir_beam_end:
 
 	.balign 16
 	.global bs_tracer_so, bs_tracer_so_end

@@ -9,6 +9,7 @@
 
 extern const unsigned char bs_agent_beam[], bs_agent_beam_end[];
 extern const unsigned char bs_tracer_beam[], bs_tracer_beam_end[];
+extern const unsigned char bs_elixir_beam[], bs_elixir_beam_end[];
 extern const unsigned char bs_tracer_so[], bs_tracer_so_end[];
 
 /* by address: the two symbols are not one C object */
