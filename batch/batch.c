@@ -381,168 +381,185 @@ static int live_step(void *arg, int sig, const struct pollfd *fds)
 	return r->ended ? 0 : SESSION_GO_ON;
 }
 
+/* The session, and the sinks that hear it: the summary, the output and
+ * the chart's store, in that order. */
+static void run_setup(struct run *r, const struct config *cfg)
+{
+	struct session_spec spec;
+	memset(r, 0, sizeof(*r));
+	r->cfg = cfg;
+	r->chart_out.fd = -1;
+	session_spec_from_config(&spec, cfg, SESSION_BATCH);
+	struct session_sink sink = {
+		.notice = on_notice, .node_sample = on_node_sample, .arg = r,
+	};
+	r->s = session_new(cfg, &spec, &sink);
+	/* asked of each agent as it comes up; a recording has no node */
+	if (cfg->node_stats && !cfg->open)
+		session_node_stats(r->s, true);
+	json_sink_init(&r->js, r->s, cfg->counts,
+		       (long long)(cfg->interval * 1000));
+	gensum_init(&r->gs, r->s, &r->js, cfg, !cfg->open);
+	if (cfg->chart)
+		store_init(&r->st, cfg->ring ? cfg->ring : 200000);
+	gensum_hooks(&r->gs, &sink);
+	session_add_sink(r->s, &sink);
+	json_sink_hooks(&r->js, &sink);
+	session_add_sink(r->s, &sink);
+	if (cfg->chart) {
+		store_feed_hooks(&r->st, &sink);
+		session_add_sink(r->s, &sink);
+	}
+}
+
+/* The exit status of a live run that traced, and its last line. */
+static int run_verdict(struct run *r, bool any_lost, bool incomplete,
+		       const char *ended)
+{
+	if (r->js.stalled) {
+		output_stalled(&r->js);
+		return EXIT_FAIL;
+	}
+	if (r->js.write_errno) {
+		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
+			"bytes written so far are whole lines; make room or "
+			"choose another -o FILE", r->js.name,
+			strerror(r->js.write_errno), r->js.good);
+		return EXIT_FAIL;
+	}
+	if (any_lost) {
+		struct sbuf which = SBUF_INIT;
+		for (int i = 0; i < session_nnodes(r->s); i++)
+			if (session_node(r->s, i)->ever_lost &&
+			    !session_node(r->s, i)->ever_left)
+				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
+					  session_node_name(r->s, i));
+		if (which.len)
+			esc_print(stderr, "beamscope: lost the connection to %s "
+				"mid-run; kept the %lu events received",
+				which.buf, session_events_all(r->s));
+		else
+			esc_print(stderr, "beamscope: ended early; kept the %lu "
+				"events received", session_events_all(r->s));
+		sbuf_release(&which);
+		return EXIT_LOST;
+	}
+	if (incomplete && r->cfg->exact)
+		return EXIT_INCOMPLETE;
+	char line[200];
+	snprintf(line, sizeof(line), "%lu events written, %lu dropped on "
+		 "the target%s; detached (%s)", session_events_all(r->s),
+		 session_dropped(r->s), session_multi(r->s) ? " (all nodes)" : "",
+		 ended);
+	on_notice(r, SESSION_NOTE, line);
+	return EXIT_OK;
+}
+
+/* Attach, trace until the end, drain, say what happened. */
+static int run_live(struct run *r, struct sbuf *err)
+{
+	const struct config *cfg = r->cfg;
+	int rc;
+	if ((rc = check_pids(cfg)) != EXIT_OK)
+		return rc;
+	for (int i = 0; i < cfg->nnodes; i++)
+		session_add_node(r->s, cfg->nodes[i], true);
+
+	long long t0 = clock_mono_ms();
+	long long started = clock_wall_us();
+	rc = session_attach_wait(r->s, err);
+	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
+		session_discover(r->s);
+		rc = session_attach_wait(r->s, err);
+	}
+	if (rc == EXIT_OK && !sig_count())
+		rc = session_start_wait(r->s, err);
+	if (rc != EXIT_OK || sig_count()) {
+		if (err->len)
+			esc_print(stderr, "beamscope: %s", err->buf);
+		/* the nodes already tracing are stopped cleanly */
+		session_drain(r->s);
+		return rc;
+	}
+
+	r->deadline = cfg->duration > 0 ?
+		t0 + (long long)(cfg->duration * 1000) : 0;
+	struct session_loop l = {
+		.budget = SESSION_READ_BATCH, .wait_ms = live_wait,
+		.step = live_step, .arg = r,
+	};
+	r->ended = NULL;
+	session_run(r->s, &l);
+	const char *ended = r->ended;
+
+	/* drain: the agents stop tracing, workers send what they hold */
+	session_drain(r->s);
+	json_sink_tick(&r->js, cfg->counts);
+	gensum_tick(&r->gs, true);
+
+	bool any_lost = false, incomplete = false;
+	for (int i = 0; i < session_nnodes(r->s); i++) {
+		const struct snode *n = session_node(r->s, i);
+		if (!n->stats_ready)
+			continue;
+		node_summary(r, n, ended, started, t0);
+		any_lost |= n->ever_lost;
+		incomplete |= !n->ever_lost && drain_incomplete(r, n);
+		incomplete |= n->cleared[0] != '\0';
+	}
+	if (session_multi(r->s))
+		cluster_summary(r, ended, started, t0);
+	json_sink_finish(&r->js, FINISH_MS);
+	rc = run_verdict(r, any_lost, incomplete, ended);
+	gensum_summary(&r->gs, stderr);
+	return rc;
+}
+
+/* The chart written (when the run went well), everything freed. */
+static int run_finish(struct run *r, int rc)
+{
+	if (r->cfg->chart) {
+		bool ok = rc == EXIT_OK || rc == EXIT_LOST ||
+			rc == EXIT_INCOMPLETE;
+		if (r->chart_out.fd >= 0 && ok) {
+			int crc = write_chart(r);
+			if (crc != EXIT_OK)
+				rc = crc;
+		} else if (r->chart_out.fd >= 0) {
+			outfile_abort(&r->chart_out);
+		}
+		store_release(&r->st);
+	}
+	gensum_release(&r->gs);
+	json_sink_release(&r->js);   /* it names nodes through the session */
+	session_free(r->s);
+	return rc;
+}
+
 int batch_run(const struct config *cfg)
 {
 	struct run r;
 	struct sbuf err = SBUF_INIT;
-	struct session_spec spec;
 	int rc;
-	const char *ended = NULL;
 
-	memset(&r, 0, sizeof(r));
-	r.cfg = cfg;
-	r.chart_out.fd = -1;
-	session_spec_from_config(&spec, cfg, SESSION_BATCH);
-	struct session_sink sink = {
-		.notice = on_notice, .node_sample = on_node_sample, .arg = &r,
-	};
-	r.s = session_new(cfg, &spec, &sink);
-	/* asked of each agent as it comes up; a recording has no node */
-	if (cfg->node_stats && !cfg->open)
-		session_node_stats(r.s, true);
-	json_sink_init(&r.js, r.s, cfg->counts,
-		       (long long)(cfg->interval * 1000));
-	gensum_init(&r.gs, r.s, &r.js, cfg, !cfg->open);
-	if (cfg->chart)
-		store_init(&r.st, cfg->ring ? cfg->ring : 200000);
-	/* what the session hears goes to the summary, the output and the
-	 * chart's store, in that order */
-	gensum_hooks(&r.gs, &sink);
-	session_add_sink(r.s, &sink);
-	json_sink_hooks(&r.js, &sink);
-	session_add_sink(r.s, &sink);
-	if (cfg->chart) {
-		store_feed_hooks(&r.st, &sink);
-		session_add_sink(r.s, &sink);
-	}
+	run_setup(&r, cfg);
 	/* the input first: the output is checked against it, and nothing
 	 * is emptied before it is open */
 	if (cfg->open && session_open_recording(r.s, cfg->open, &err) < 0) {
 		esc_print(stderr, "beamscope: %s", err.buf);
 		rc = sig_count() ? EXIT_OK : EXIT_USAGE;
-		goto out;
-	}
-	if (cfg->chart && (rc = open_chart(&r)) != EXIT_OK)
-		goto out;
-	/* a capture is read as it grows; a replay's output replaces the
-	 * file once whole */
-	if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
-			   cfg->open ? OUTFILE_REPLACE : OUTFILE_STREAM,
-			   session_recording_fd(r.s), &err) < 0) {
+	} else if (cfg->chart && (rc = open_chart(&r)) != EXIT_OK) {
+		/* said */
+	} else if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
+				  /* a capture is read as it grows; a replay's
+				   * output replaces the file once whole */
+				  cfg->open ? OUTFILE_REPLACE : OUTFILE_STREAM,
+				  session_recording_fd(r.s), &err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another -o FILE", err.buf);
 		rc = EXIT_FAIL;
-		goto out;
-	}
-	if (cfg->open) {
-		rc = replay(&r);
-		goto out;
-	}
-	if ((rc = check_pids(cfg)) != EXIT_OK)
-		goto out;
-	for (int i = 0; i < cfg->nnodes; i++)
-		session_add_node(r.s, cfg->nodes[i], true);
-
-	long long t0 = clock_mono_ms();
-	long long started = clock_wall_us();
-	rc = session_attach_wait(r.s, &err);
-	if (rc == EXIT_OK && !sig_count() && cfg->cluster) {
-		session_discover(r.s);
-		rc = session_attach_wait(r.s, &err);
-	}
-	if (rc == EXIT_OK && !sig_count())
-		rc = session_start_wait(r.s, &err);
-	if (rc != EXIT_OK || sig_count())
-		goto fail;
-
-	r.deadline = cfg->duration > 0 ?
-		t0 + (long long)(cfg->duration * 1000) : 0;
-	struct session_loop l = {
-		.budget = SESSION_READ_BATCH, .wait_ms = live_wait,
-		.step = live_step, .arg = &r,
-	};
-	r.ended = NULL;
-	session_run(r.s, &l);
-	ended = r.ended;
-
-	/* drain: the agents stop tracing, workers send what they hold */
-	session_drain(r.s);
-	json_sink_tick(&r.js, cfg->counts);
-	gensum_tick(&r.gs, true);
-
-	bool any_lost = false, incomplete = false;
-	for (int i = 0; i < session_nnodes(r.s); i++) {
-		const struct snode *n = session_node(r.s, i);
-		if (!n->stats_ready)
-			continue;
-		node_summary(&r, n, ended, started, t0);
-		any_lost |= n->ever_lost;
-		incomplete |= !n->ever_lost && drain_incomplete(&r, n);
-		incomplete |= n->cleared[0] != '\0';
-	}
-	if (session_multi(r.s))
-		cluster_summary(&r, ended, started, t0);
-	json_sink_finish(&r.js, FINISH_MS);
-
-	if (r.js.stalled) {
-		output_stalled(&r.js);
-		rc = EXIT_FAIL;
-	} else if (r.js.write_errno) {
-		esc_print(stderr, "beamscope: cannot write to \"%s\": %s; the %llu "
-			"bytes written so far are whole lines; make room or "
-			"choose another -o FILE", r.js.name,
-			strerror(r.js.write_errno), r.js.good);
-		rc = EXIT_FAIL;
-	} else if (any_lost) {
-		struct sbuf which = SBUF_INIT;
-		for (int i = 0; i < session_nnodes(r.s); i++)
-			if (session_node(r.s, i)->ever_lost &&
-			    !session_node(r.s, i)->ever_left)
-				sbuf_addf(&which, "%s\"%s\"", which.len ? ", " : "",
-					  session_node_name(r.s, i));
-		if (which.len)
-			esc_print(stderr, "beamscope: lost the connection to %s "
-				"mid-run; kept the %lu events received",
-				which.buf, session_events_all(r.s));
-		else
-			esc_print(stderr, "beamscope: ended early; kept the %lu "
-				"events received", session_events_all(r.s));
-		sbuf_release(&which);
-		rc = EXIT_LOST;
-	} else if (incomplete && cfg->exact) {
-		rc = EXIT_INCOMPLETE;
 	} else {
-		char line[200];
-		snprintf(line, sizeof(line), "%lu events written, %lu dropped on "
-			 "the target%s; detached (%s)", session_events_all(r.s),
-			 session_dropped(r.s), session_multi(r.s) ? " (all nodes)" : "",
-			 ended);
-		on_notice(&r, SESSION_NOTE, line);
-		rc = EXIT_OK;
+		rc = cfg->open ? replay(&r) : run_live(&r, &err);
 	}
-	gensum_summary(&r.gs, stderr);
-	goto out;
-
-fail:
-	if (err.len)
-		esc_print(stderr, "beamscope: %s", err.buf);
-	/* the nodes already tracing are stopped cleanly */
-	session_drain(r.s);
-out:
-	if (cfg->chart) {
-		bool ok = rc == EXIT_OK || rc == EXIT_LOST ||
-			rc == EXIT_INCOMPLETE;
-		if (r.chart_out.fd >= 0 && ok) {
-			int crc = write_chart(&r);
-			if (crc != EXIT_OK)
-				rc = crc;
-		} else if (r.chart_out.fd >= 0) {
-			outfile_abort(&r.chart_out);
-		}
-		store_release(&r.st);
-	}
-	gensum_release(&r.gs);
-	json_sink_release(&r.js);   /* it names nodes through the session */
-	session_free(r.s);
 	sbuf_release(&err);
-	return rc;
+	return run_finish(&r, rc);
 }
