@@ -74,12 +74,10 @@ static int open_live(struct app *a, struct sbuf *err)
 	return rc;
 }
 
-int ui_run(const struct config *cfg)
+/* The view's state and its session, not yet on a screen. */
+static struct app *app_new(const struct config *cfg)
 {
 	struct app *a = xcalloc(1, sizeof(*a));
-	struct sbuf err = SBUF_INIT;
-	int rc;
-
 	a->cfg = cfg;
 	struct session_spec spec;
 	session_spec_from_config(&spec, cfg, SESSION_VIEW);
@@ -111,49 +109,47 @@ int ui_run(const struct config *cfg)
 	a->node_filter = -1;
 	a->attaching = -1;
 	a->detaching = -1;
+	return a;
+}
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		/* a node that is not there is the first thing to fix */
-		for (int i = 0; !cfg->open && i < cfg->nnodes; i++)
-			if ((rc = attach_known(cfg, cfg->nodes[i], &err)) != EXIT_OK) {
-				esc_print(stderr, "beamscope: %s", err.buf);
-				goto out;
-			}
-		esc_print(stderr, "beamscope: the interactive view needs a terminal; "
-			"use --batch to write JSON lines");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-
+/* The recording or the nodes opened, and --record: true to go on; else
+ * said, with the exit status in *rc. */
+static bool open_source(struct app *a, struct sbuf *err, int *rc)
+{
+	const struct config *cfg = a->cfg;
 	if (cfg->open) {
-		if (session_open_recording(a->s, cfg->open, &err) < 0) {
-			esc_print(stderr, "beamscope: %s", err.buf);
-			rc = sig_count() ? EXIT_OK : EXIT_USAGE;
-			goto out;
+		if (session_open_recording(a->s, cfg->open, err) < 0) {
+			esc_print(stderr, "beamscope: %s", err->buf);
+			*rc = sig_count() ? EXIT_OK : EXIT_USAGE;
+			return false;
 		}
 		/* the recording says how many nodes it has */
 		a->multi = session_multi(a->s);
-	} else if ((rc = open_live(a, &err)) != EXIT_OK) {
-		if (err.len)
-			esc_print(stderr, "beamscope: %s", err.buf);
+	} else if ((*rc = open_live(a, err)) != EXIT_OK) {
+		if (err->len)
+			esc_print(stderr, "beamscope: %s", err->buf);
 		session_drain(a->s);
-		goto out;
+		return false;
 	}
 	if (cfg->record && json_sink_open(&a->rec, cfg->record, OUTFILE_STREAM,
-					  session_recording_fd(a->s),
-					  &err) < 0) {
+					  session_recording_fd(a->s), err) < 0) {
 		esc_print(stderr, "beamscope: %s; choose another --record FILE",
-			err.buf);
+			err->buf);
 		session_drain(a->s);
-		rc = EXIT_FAIL;
-		goto out;
+		*rc = EXIT_FAIL;
+		return false;
 	}
+	return true;
+}
 
+/* curses up, in raw mode, keys as many terminals send them. */
+static void screen_up(struct app *a)
+{
 	if (tcgetattr(STDIN_FILENO, &saved_tio) == 0)
 		have_tio = true;
 	sig_fatal(restore_terminal);   /* a crash gives the terminal back */
 	setlocale(LC_ALL, "");
-	a->ascii = cfg->ascii || !spark_utf8_terminal();
+	a->ascii = a->cfg->ascii || !spark_utf8_terminal();
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
 	initscr();
@@ -174,6 +170,51 @@ int ui_run(const struct config *cfg)
 	draw_init_colors(a);
 	prompt_init(a);
 	a->screen_up = true;
+}
+
+static void screen_down(struct app *a)
+{
+	prompt_done();
+	endwin();
+	a->screen_up = false;
+	restore_terminal();
+	sig_fatal(NULL);
+}
+
+static void app_free(struct app *a)
+{
+	if (json_sink_is_open(&a->rec))
+		json_sink_tick(&a->rec, true);
+	json_sink_release(&a->rec);
+	session_free(a->s);
+	store_release(&a->store);
+	views_release(a);
+	free(a->rr);
+	free(a);
+}
+
+int ui_run(const struct config *cfg)
+{
+	struct app *a = app_new(cfg);
+	struct sbuf err = SBUF_INIT;
+	int rc = EXIT_OK;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		/* a node that is not there is the first thing to fix */
+		for (int i = 0; !cfg->open && i < cfg->nnodes; i++)
+			if ((rc = attach_known(cfg, cfg->nodes[i], &err)) != EXIT_OK) {
+				esc_print(stderr, "beamscope: %s", err.buf);
+				goto out;
+			}
+		esc_print(stderr, "beamscope: the interactive view needs a terminal; "
+			"use --batch to write JSON lines");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (!open_source(a, &err, &rc))
+		goto out;
+
+	screen_up(a);
 	if (cfg->open)
 		app_msg(a, false, "loading %s", cfg->open);
 	else
@@ -183,25 +224,12 @@ int ui_run(const struct config *cfg)
 			cfg->record);
 	a->dirty = true;
 	ui_draw(a);
-
 	rc = ui_loop(a);
-
-	prompt_done();
-	endwin();
-	a->screen_up = false;
-	restore_terminal();
-	sig_fatal(NULL);
+	screen_down(a);
 	session_drain(a->s);
 out:
-	if (json_sink_is_open(&a->rec))
-		json_sink_tick(&a->rec, true);
-	json_sink_release(&a->rec);
-	session_free(a->s);
-	store_release(&a->store);
-	views_release(a);
-	free(a->rr);
+	app_free(a);
 	sbuf_release(&err);
-	free(a);
 	return rc;
 }
 
