@@ -1156,6 +1156,89 @@ static bool stop_pending(const struct snode *n)
 }
 
 /* Take the answer to the node's request in progress, if it is in. */
+/* The agent is up: the node's decoder and counters for a new session,
+ * then the clock (several nodes) or ready. */
+static void node_attached(struct snode *n)
+{
+	struct session *s = n->s;
+	struct agent *ag = &n->agent;
+	agent_op_end(ag);
+	if (ag->notice[0])
+		session_notice(s, SESSION_NOTE, "%s", ag->notice);
+	snprintf(n->name, sizeof(n->name), "%s", ag->node);
+	if (!n->stats_ready) {
+		stats_init(&n->st, ag->workers);
+		decoder_init(&n->dec, s->multi ? NULL : n->name,
+			     s->spec.payload, &ag->names);
+		n->stats_ready = true;
+	} else {
+		stats_new_session(&n->st, ag->workers);
+		n->dec.names = &ag->names;
+	}
+	n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
+		     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
+	n->dec.dia = (struct term_dialect){ ag->printer, &ag->structs };
+	n->sessions++;
+	n->nstats_on = false;   /* a new agent knows nothing of it */
+	n->top_asked[0] = '\0';
+	n->top.have = false;
+	n->last_rx_ms = clock_mono_ms();
+	n->last_ts = clock_wall_us();
+	if (s->multi) {
+		agent_clock_begin(ag, SESSION_CLOCK_SAMPLES);
+		set_state(n, SN_CLOCK);
+	} else {
+		set_state(n, SN_READY);
+	}
+}
+
+/* While tracing: the answers to the stall re-check's or the silence
+ * check's question, and to the modules asked for. */
+static void node_tracing_step(struct snode *n)
+{
+	struct session *s = n->s;
+	struct agent *ag = &n->agent;
+	if (ag->op.kind == AOP_ALIVE && agent_op_step(ag)) {
+		if (ag->op.alive == 0 && n->silence_check) {
+			agent_set_lost(ag, "");
+		} else if (ag->op.alive == 0 && !ag->gone) {
+			ag->gone = true;
+			snprintf(ag->gone_why, sizeof(ag->gone_why),
+				 "owner_silent");
+			ag->gone_dep_ms = (long)(s->cfg->dep_timeout * 1000);
+		}
+		n->silence_check = false;
+		agent_op_end(ag);
+	}
+	if (ag->op.kind == AOP_MODULES && agent_op_step(ag)) {
+		if (ag->op.rc == EXIT_OK && !s->modules) {
+			s->modules = ag->op.nodes;
+			ag->op.nodes = NULL;
+		}
+		agent_op_end(ag);
+	}
+}
+
+/* Stopped: gone idle, or waiting for the agent to leave. */
+static void node_stopped_step(struct snode *n)
+{
+	struct session *s = n->s;
+	struct agent *ag = &n->agent;
+	if (stop_pending(n))
+		return;
+	if (!agent_reply_arrived(ag))
+		session_notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
+		       "the stop; it cleans up by itself once beamscope "
+		       "is gone", session_node_name(s, n->idx));
+	if (s->closing || !agent_reply_arrived(ag)) {
+		set_state(n, SN_IDLE);
+		return;
+	}
+	/* a new session may follow at once: let this one leave */
+	agent_gone_begin(ag, SESSION_STOP_TMO_MS);
+	set_state(n, SN_LEAVING);
+}
+
 static void node_step(struct snode *n)
 {
 	struct session *s = n->s;
@@ -1175,34 +1258,7 @@ static void node_step(struct snode *n)
 			sbuf_release(&why);
 			return;
 		}
-		agent_op_end(ag);
-		if (ag->notice[0])
-			session_notice(s, SESSION_NOTE, "%s", ag->notice);
-		snprintf(n->name, sizeof(n->name), "%s", ag->node);
-		if (!n->stats_ready) {
-			stats_init(&n->st, ag->workers);
-			decoder_init(&n->dec, s->multi ? NULL : n->name,
-				     s->spec.payload, &ag->names);
-			n->stats_ready = true;
-		} else {
-			stats_new_session(&n->st, ag->workers);
-			n->dec.names = &ag->names;
-		}
-		n->dec.syn = s->spec.syntax >= 0 ? (enum term_syntax)s->spec.syntax :
-			     ag->elixir[0] ? TERM_ELIXIR : TERM_ERLANG;
-		n->dec.dia = (struct term_dialect){ ag->printer, &ag->structs };
-		n->sessions++;
-		n->nstats_on = false;   /* a new agent knows nothing of it */
-		n->top_asked[0] = '\0';
-		n->top.have = false;
-		n->last_rx_ms = clock_mono_ms();
-		n->last_ts = clock_wall_us();
-		if (s->multi) {
-			agent_clock_begin(ag, SESSION_CLOCK_SAMPLES);
-			set_state(n, SN_CLOCK);
-		} else {
-			set_state(n, SN_READY);
-		}
+		node_attached(n);
 		return;
 	case SN_CLOCK:
 		if (!agent_op_step(ag))
@@ -1239,41 +1295,10 @@ static void node_step(struct snode *n)
 		node_traced(n);
 		return;
 	case SN_TRACING:
-		/* the stall re-check's question, or the silence check's */
-		if (ag->op.kind == AOP_ALIVE && agent_op_step(ag)) {
-			if (ag->op.alive == 0 && n->silence_check) {
-				agent_set_lost(ag, "");
-			} else if (ag->op.alive == 0 && !ag->gone) {
-				ag->gone = true;
-				snprintf(ag->gone_why, sizeof(ag->gone_why),
-					 "owner_silent");
-				ag->gone_dep_ms = (long)(s->cfg->dep_timeout * 1000);
-			}
-			n->silence_check = false;
-			agent_op_end(ag);
-		}
-		if (ag->op.kind == AOP_MODULES && agent_op_step(ag)) {
-			if (ag->op.rc == EXIT_OK && !s->modules) {
-				s->modules = ag->op.nodes;
-				ag->op.nodes = NULL;
-			}
-			agent_op_end(ag);
-		}
+		node_tracing_step(n);
 		return;
 	case SN_STOPPING:
-		if (stop_pending(n))
-			return;
-		if (!agent_reply_arrived(ag))
-			session_notice(s, SESSION_INFO, "the agent on \"%s\" did not confirm "
-			       "the stop; it cleans up by itself once beamscope "
-			       "is gone", session_node_name(s, n->idx));
-		if (s->closing || !agent_reply_arrived(ag)) {
-			set_state(n, SN_IDLE);
-			return;
-		}
-		/* a new session may follow at once: let this one leave */
-		agent_gone_begin(ag, SESSION_STOP_TMO_MS);
-		set_state(n, SN_LEAVING);
+		node_stopped_step(n);
 		return;
 	case SN_LEAVING:
 		if (!agent_op_step(ag))
