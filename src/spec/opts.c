@@ -105,17 +105,12 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	}
 }
 
-/* Apply one option with its argument (NULL for a flag). */
-static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
-		     struct sbuf *err)
+/* Apply an option that says what is traced: 0, -1 with err, or 1 if id is
+ * not one of them. */
+static int opt_apply_what(struct config *cfg, enum opt_id id, const char *arg,
+			  struct sbuf *err)
 {
-	const char *name = opt_table[id].name;
-	unsigned long v;
-
 	switch (id) {
-	case OPT_OUTPUT: cfg->output = arg; break;
-	case OPT_OPEN: cfg->open = arg; break;
-	case OPT_RECORD: cfg->record = arg; break;
 	case OPT_EVENTS: {
 		char bad[64];
 		int k = event_kinds_parse(arg, bad, sizeof(bad));
@@ -134,31 +129,6 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 			return -1;
 		cfg->pids_arg = arg;
 		cfg->follow = false;
-		break;
-	case OPT_DURATION:
-		if (parse_seconds(name, arg, 0, BS_MAX_SECONDS, &cfg->duration,
-				  err) < 0)
-			return -1;
-		cfg->duration_set = true;
-		break;
-	case OPT_MAX_EVENTS:
-		if (parse_ulong(name, arg, ULONG_MAX / 2, &v, err) < 0)
-			return -1;
-		cfg->max_events = v;
-		cfg->max_events_set = true;
-		break;
-	case OPT_RING:
-		if (parse_ulong(name, arg, 100000000, &v, err) < 0 || v < 100) {
-			if (!err->len)
-				sbuf_addstr(err, "--ring must be at least 100");
-			return -1;
-		}
-		cfg->ring = v;
-		break;
-	case OPT_PAYLOAD:
-		if (parse_ulong(name, arg, 65536, &v, err) < 0)
-			return -1;
-		cfg->payload_bytes = (unsigned)v;
 		break;
 	case OPT_CALL:
 		if (cfg->ncalls == 32) {
@@ -202,6 +172,51 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		}
 		cfg->pids_arg = arg;
 		cfg->follow = true;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/* Apply one option with its argument (NULL for a flag). */
+static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
+		     struct sbuf *err)
+{
+	const char *name = opt_table[id].name;
+	unsigned long v;
+	int what = opt_apply_what(cfg, id, arg, err);
+	if (what <= 0)
+		return what;
+
+	switch (id) {
+	case OPT_OUTPUT: cfg->output = arg; break;
+	case OPT_OPEN: cfg->open = arg; break;
+	case OPT_RECORD: cfg->record = arg; break;
+	case OPT_DURATION:
+		if (parse_seconds(name, arg, 0, BS_MAX_SECONDS, &cfg->duration,
+				  err) < 0)
+			return -1;
+		cfg->duration_set = true;
+		break;
+	case OPT_MAX_EVENTS:
+		if (parse_ulong(name, arg, ULONG_MAX / 2, &v, err) < 0)
+			return -1;
+		cfg->max_events = v;
+		cfg->max_events_set = true;
+		break;
+	case OPT_RING:
+		if (parse_ulong(name, arg, 100000000, &v, err) < 0 || v < 100) {
+			if (!err->len)
+				sbuf_addstr(err, "--ring must be at least 100");
+			return -1;
+		}
+		cfg->ring = v;
+		break;
+	case OPT_PAYLOAD:
+		if (parse_ulong(name, arg, 65536, &v, err) < 0)
+			return -1;
+		cfg->payload_bytes = (unsigned)v;
 		break;
 	case OPT_RATE:
 		if (parse_ulong(name, arg, 100000000, &v, err) < 0)
