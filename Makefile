@@ -10,7 +10,8 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   binary, man page, completions
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=...]
 #   make lint             cppcheck and clang-tidy on src/ and ui/
-#   make layers           each folder of src/ uses only the layers below it
+#   make layers           each folder of src/ uses only the layers below it;
+#                         no file or function grows past its size
 #   make valgrind         the C unit tests under valgrind
 #   make bench | soak | fuzz   benchmarks, soak run, libFuzzer run
 
@@ -178,9 +179,11 @@ lint: $(BUILD)/config.mk
 		sh -c 'clang-tidy --quiet "$$@" -- -std=c11 -D_GNU_SOURCE \
 		-D_REENTRANT $(LAYER_INC) -Iui -I$(EI_INCLUDE)' clang-tidy
 
-# each layer of src/ uses only those below it (LAYERS)
+# each layer of src/ uses only those below it (LAYERS); no new file or
+# function past its size (scripts/sizes)
 layers:
 	scripts/layers $(LAYERS)
+	scripts/sizes
 
 # the C unit tests under valgrind (in a build without SANITIZE)
 valgrind: unit

@@ -1,7 +1,8 @@
 #!/bin/sh
 # src/ keeps its layers (make layers): each folder uses only itself and
 # the folders below it, the front ends never each other; and the check
-# catches each kind of break planted in a copy of the tree.
+# catches each kind of break planted in a copy of the tree; no file or
+# function grows past its size (scripts/sizes).
 . "$(dirname "$0")/lib.sh"
 
 LAYERS=$(make -s -C "$TOP" --no-print-directory -f Makefile -f - print-layers <<'MK'
@@ -36,5 +37,21 @@ test_expect_success 'each kind of break is found and said, one line each' '
 	grep -q "^layers: src/stray.c: src/ holds main.c" out &&
 	grep -q "^layers: ui/view.c includes $privdir/${priv##*/}: private to src/$privdir/" out &&
 	expect "$(wc -l <out)" -eq 6
+'
+test_expect_success 'no file or function past its size but the known ones' '
+	"$TOP/scripts/sizes" -C "$TOP" >out; rc=$?; cat out &&
+	expect "$rc" -eq 0 && expect "$(cat out)" = ""
+'
+
+test_expect_success 'a function grown past 120 lines, a file past 800 and a known one split are each said' '
+	mkdir sized && cp -r "$TOP/src" "$TOP/ui" "$TOP/batch" "$TOP/nif" "$TOP/scripts" sized/ &&
+	{ printf "int grown(void)\n{\n"; seq 1 121 | sed "s/.*/\tx();/"; printf "}\n"; } >>sized/src/base/clock.c &&
+	seq 1 801 | sed "s|.*|/* filler */|" >>sized/ui/keys.c &&
+	echo "file src/base/sbuf.c" >>sized/scripts/sizes.known &&
+	! "$TOP/scripts/sizes" -C sized >out && cat out &&
+	grep -qx "sizes: function src/base/clock.c grown is past its size (files 800 lines, functions 120): split it" out &&
+	grep -qx "sizes: file ui/keys.c is past its size (files 800 lines, functions 120): split it" out &&
+	grep -qx "sizes: file src/base/sbuf.c is within its size now: take it off scripts/sizes.known" out &&
+	expect "$(wc -l <out)" -eq 3
 '
 test_done
