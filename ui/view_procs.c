@@ -758,59 +758,6 @@ const struct view_ops procs_view_ops = {
 	.release = procs_release,
 };
 
-int app_top(struct app *a, int col, int n)
-{
-	static const struct {
-		enum proc_col col;
-		const char *metric;   /* the agents' scan; NULL: the counts */
-	} ranks[] = { { COL_MEM, "memory" }, { COL_REDSPS, "reductions" },
-		      { COL_MQ, "message_queue_len" }, { COL_SPS, NULL },
-		      { COL_RPS, NULL } };
-	if (col < 0) {
-		if (a->top_col >= 0)
-			app_msg(a, false, "top mode off");
-		a->top_col = -1;
-		session_top(a->s, NULL, 0);
-		return ACT_REDRAW;
-	}
-	for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
-		if ((int)ranks[i].col != col)
-			continue;
-		if (session_is_recording(a->s) && ranks[i].metric) {
-			app_msg(a, true, "top by %s looks through a live node; a "
-				"recording ranks by S/s or R/s only",
-				proc_cols[col].title);
-			return ACT_REDRAW;
-		}
-		bool tracing = false, counted = false;
-		for (int k = 0; k < session_nnodes(a->s); k++) {
-			tracing |= session_node(a->s, k)->state == SN_TRACING;
-			counted |= session_node(a->s, k)->state == SN_TRACING &&
-				session_node(a->s, k)->counted;
-		}
-		if (ranks[i].metric && tracing && !counted) {
-			app_msg(a, true, "top by %s looks through the node while "
-				"processes are counted; this trace ships only the "
-				"processes --pids names: :sort %s ranks them",
-				proc_cols[col].title, proc_cols[col].key);
-			return ACT_REDRAW;
-		}
-		a->top_col = col;
-		a->top_n = n;
-		a->sort_col = col;
-		a->sort_asc = false;
-		session_top(a->s, ranks[i].metric, n);
-		app_msg(a, false, "top %d by %s%s; O or :top off leaves it", n,
-			proc_cols[col].title, ranks[i].metric ?
-			", of every process on the node" : "");
-		return ACT_REDRAW;
-	}
-	app_msg(a, true, "top ranks by MEM, REDS/s, MQ, S/s or R/s, not %s; "
-		"sort by one of them first, or :top mem|redsps|mq|sps|rps",
-		proc_cols[col].title);
-	return ACT_REDRAW;
-}
-
 /* Have the agents sample what is on screen: when the set changes (rows
  * scrolled, sorted, filtered), and every few seconds anyway, since an
  * agent started again knows nothing of it.  The set is hashed without
