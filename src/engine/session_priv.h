@@ -1,7 +1,8 @@
 /*
  * session_priv: the session engine's state, for the engine's own files
- * (session.c, replay.c, spec.c) and its unit tests.  Front ends use the
- * functions of session.h; make layers refuses this header anywhere else.
+ * (session.c, stream.c, lifecycle.c, loop.c, access.c, replay.c, spec.c)
+ * and its unit tests.  Front ends use the functions of session.h; make
+ * layers refuses this header anywhere else.
  */
 #ifndef BS_SESSION_PRIV_H
 #define BS_SESSION_PRIV_H
@@ -109,4 +110,31 @@ void session_init(struct session *s, const struct config *cfg,
 		  const struct session_spec *spec, const struct session_sink *sink);
 void session_release(struct session *s);
 
+/* ---- shared by the engine's files: a node's steps (lifecycle.c), the
+ * goal (session.c), the stream (stream.c) ---- */
+
+void node_agent_fresh(struct snode *n);
+void node_ask_labels(struct snode *n);
+void node_ask_labels_again(struct snode *n, long long now);
+void node_ask_structs(struct snode *n);
+bool node_busy(const struct snode *n);
+void stream_from_merge(void *arg, const struct mitem *it);
+bool node_has_agent(const struct snode *n);
+void node_meet(struct snode *n, struct bs_pid pid);
+void node_agent_left(struct snode *n);
+bool node_connect_done(struct snode *n, bool wait);
+void node_lost(struct snode *n);
+int node_of_text(void *arg, const char *pid_text);
+void node_open(struct snode *n);
+void node_rates(struct session *s, long long now);
+void node_stats_reconcile(struct snode *n);
+void node_step(struct snode *n);
+void node_stop(struct snode *n);
+void node_trace(struct snode *n);
+void node_on_labels(void *arg, const char *buf, const struct msg *m);
+void node_on_relations(void *arg, const char *buf, const struct msg *m);
+void goal_reconcile(struct session *s);
+void node_top_reconcile(struct snode *n);
+void node_set_state(struct snode *n, enum snode_state st);
+void goal_start_failed(struct session *s, int rc, const char *why);
 #endif
