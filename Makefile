@@ -139,7 +139,7 @@ $(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
 # make fuzz FUZZ_RUNS=N runs them
 # the sources of these modules, whichever layer holds them
 srcs_of = $(foreach m,$(1),$(wildcard $(LAYERS:%=src/%/$(m).c)))
-FUZZ_SRC := $(call srcs_of,wire decode term structs names event json sbuf \
+FUZZ_SRC := $(call srcs_of,wire decode term structs names hmap event json sbuf \
 	xalloc stats recording pidtext gencall nodestat spark)
 FUZZ_RUNS ?= 1000000
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -156,7 +156,7 @@ $(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.
 		$(FUZZ_SRC) $(FUZZ_LIBS)
 
 # the parsers of the command line: options, numbers, --pids, pid texts
-ARGS_FUZZ_SRC := $(call srcs_of,opts pidsel pidtext conffile event names \
+ARGS_FUZZ_SRC := $(call srcs_of,opts pidsel pidtext conffile event names hmap \
 	sbuf xalloc esc wire callpat chart store)
 $(BUILD)/fuzz-args: test/fuzz/fuzz_args.c $(ARGS_FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)

@@ -692,7 +692,7 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 	size_t base = a->store.nprocs * 2;
 	for (int k = 0; k < session_nnodes(a->s); k++) {
 		const struct names *nt = &session_node(a->s, k)->agent.names;
-		for (; i < base + nt->cap; i++) {
+		for (; i < base + names_slots(nt); i++) {
 			const char *s = names_slot(nt, i - base, NULL);
 			if (!s)
 				continue;
@@ -703,7 +703,7 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 				return sbuf_str(&shown);
 			}
 		}
-		base += nt->cap;
+		base += names_slots(nt);
 	}
 	return NULL;
 }

@@ -85,7 +85,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 		const struct names *nt = &session_node(a->s, k)->agent.names;
 		if (!session_node(a->s, k)->present)
 			continue;
-		for (size_t i = 0; i < nt->cap; i++) {
+		for (size_t i = 0; i < names_slots(nt); i++) {
 			struct bs_pid pid;
 			const char *s = names_slot(nt, i, &pid);
 			if (s && (!strcmp(s, what) || !strcmp(s, atom))) {

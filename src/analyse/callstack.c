@@ -13,9 +13,11 @@ struct frame {
 	int64_t ts;
 };
 
+/* what a process has open; its key in the map is its pid, compared byte
+ * for byte */
+_Static_assert(sizeof(struct bs_pid) == 3 * sizeof(uint32_t),
+	       "a pid has no padding");
 struct callstack_entry {
-	struct bs_pid pid;
-	int state;        /* 0 free, 1 live, 2 deleted */
 	int depth;
 	int64_t gc_ts;    /* the collection in progress: start time, -1 none */
 	long gc_heap, gc_old;
@@ -30,67 +32,27 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static size_t hash_pid(struct bs_pid p)
-{
-	uint64_t h = ((((uint64_t)p.num << 32) ^ p.serial) + p.node) *
-		0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 20);
-}
-
 void callstacks_init(struct callstacks *cs)
 {
-	memset(cs, 0, sizeof(*cs));
+	hmap_init(&cs->map, sizeof(struct bs_pid),
+		  sizeof(struct callstack_entry), NULL);
 }
 
 void callstacks_release(struct callstacks *cs)
 {
-	free(cs->slots);
-	memset(cs, 0, sizeof(*cs));
-}
-
-static struct callstack_entry *find(struct callstacks *cs, struct bs_pid pid,
-				    bool create);
-
-static void grow(struct callstacks *cs)
-{
-	struct callstacks old = *cs;
-	cs->cap = old.cap ? old.cap * 2 : 64;
-	cs->slots = xcalloc(cs->cap, sizeof(*cs->slots));
-	cs->used = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i].state == 1)
-			*find(cs, old.slots[i].pid, true) = old.slots[i];
-	free(old.slots);
+	hmap_release(&cs->map);
 }
 
 static struct callstack_entry *find(struct callstacks *cs, struct bs_pid pid,
 				    bool create)
 {
-	if (create && (cs->used + 1) * 2 > cs->cap)
-		grow(cs);
-	if (!cs->cap)
-		return NULL;
-	struct callstack_entry *tomb = NULL;
-	for (size_t i = hash_pid(pid) & (cs->cap - 1);; i = (i + 1) & (cs->cap - 1)) {
-		struct callstack_entry *e = &cs->slots[i];
-		if (e->state == 1 && bs_pid_eq(e->pid, pid))
-			return e;
-		if (e->state == 2 && !tomb)
-			tomb = e;
-		if (e->state == 0) {
-			if (!create)
-				return NULL;
-			if (!tomb) {
-				tomb = e;
-				cs->used++;
-			}
-			memset(tomb, 0, sizeof(*tomb));
-			tomb->pid = pid;
-			tomb->state = 1;
-			tomb->gc_ts = -1;
-			return tomb;
-		}
-	}
+	if (!create)
+		return hmap_get(&cs->map, &pid);
+	bool fresh;
+	struct callstack_entry *e = hmap_put(&cs->map, &pid, &fresh);
+	if (fresh)
+		e->gc_ts = -1;
+	return e;
 }
 
 void callstacks_event(struct callstacks *cs, struct event *ev)
@@ -140,9 +102,7 @@ void callstacks_event(struct callstacks *cs, struct event *ev)
 		}
 		break;
 	case EV_EXIT:
-		e = find(cs, ev->pid, false);
-		if (e)
-			e->state = 2;
+		hmap_del(&cs->map, &ev->pid);
 		break;
 	default:
 		break;

@@ -12,12 +12,12 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "hmap.h"
 
 #define CALLSTACK_DEPTH 64
 
 struct callstacks {
-	struct callstack_entry *slots;  /* open addressing by pid */
-	size_t cap, used;
+	struct hmap map;   /* pid -> struct callstack_entry */
 };
 
 void callstacks_init(struct callstacks *cs);

@@ -92,7 +92,7 @@ void node_meet(struct snode *n, struct bs_pid pid)
 		return;
 	if (n->nask == SESSION_ASK_MAX)
 		return;   /* met again later, asked then */
-	if (n->labels.used >= SESSION_LABELS_MAX) {
+	if (names_count(&n->labels) >= SESSION_LABELS_MAX) {
 		names_release(&n->labels);
 		n->nask = 0;
 	}

@@ -39,7 +39,7 @@ static void labels_again(struct names *labels, enum term_syntax from,
 			 enum term_syntax to)
 {
 	struct sbuf sb = SBUF_INIT;
-	for (size_t i = 0; i < labels->cap; i++) {
+	for (size_t i = 0; i < names_slots(labels); i++) {
 		struct bs_pid pid;
 		const char *l = names_slot(labels, i, &pid);
 		sbuf_reset(&sb);

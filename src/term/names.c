@@ -1,4 +1,4 @@
-/* names: open-addressing hash table pid -> registered name. */
+/* names: pid -> registered name, an owning hmap keyed by (num, serial). */
 #include "names.h"
 
 #include <stdint.h>
@@ -7,10 +7,8 @@
 
 #include "xalloc.h"
 
-struct names_slot {
-	struct bs_pid pid;
-	int state;        /* 0 empty, 1 live, 2 deleted */
-	char *name;       /* NULL: empty (state 0) or deleted (state 2) */
+struct names_key {
+	uint32_t num, serial;
 };
 
 /* "" is kept without an allocation: a table of processes asked about and
@@ -22,107 +20,63 @@ static char *keep(const char *name)
 	return *name ? xstrdup(name) : empty;
 }
 
-static void let_go(char *name)
+static void let_go(void *val)
 {
+	char *name = *(char **)val;
 	if (name != empty)
 		free(name);
 }
 
+static struct names_key key_of(struct bs_pid pid)
+{
+	return (struct names_key){ pid.num, pid.serial };
+}
+
 void names_init(struct names *nt)
 {
-	nt->slots = NULL;
-	nt->cap = nt->used = 0;
+	hmap_init(&nt->map, sizeof(struct names_key), sizeof(char *), let_go);
 }
 
 void names_release(struct names *nt)
 {
-	for (size_t i = 0; i < nt->cap; i++)
-		let_go(nt->slots[i].name);
-	free(nt->slots);
-	names_init(nt);
-}
-
-static size_t hash(struct bs_pid p)
-{
-	uint64_t h = ((uint64_t)p.num << 32) ^ p.serial;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return (size_t)h;
-}
-
-static struct names_slot *find(const struct names *nt, struct bs_pid pid)
-{
-	if (!nt->cap)
-		return NULL;
-	for (size_t i = hash(pid) & (nt->cap - 1);; i = (i + 1) & (nt->cap - 1)) {
-		struct names_slot *s = &nt->slots[i];
-		if (s->state == 0)
-			return NULL;
-		if (s->state == 1 && s->pid.num == pid.num &&
-		    s->pid.serial == pid.serial)
-			return s;
-	}
-}
-
-static void grow(struct names *nt)
-{
-	struct names old = *nt;
-	nt->cap = old.cap ? old.cap * 2 : 64;
-	nt->slots = xcalloc(nt->cap, sizeof(*nt->slots));
-	nt->used = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i].state == 1) {
-			names_set(nt, old.slots[i].pid, old.slots[i].name);
-			let_go(old.slots[i].name);
-		}
-	free(old.slots);
+	hmap_release(&nt->map);
 }
 
 void names_set(struct names *nt, struct bs_pid pid, const char *name)
 {
-	struct names_slot *s = find(nt, pid);
-	if (s) {
-		let_go(s->name);
-		s->name = keep(name);
-		return;
-	}
-	if ((nt->used + 1) * 2 > nt->cap)
-		grow(nt);
-	for (size_t i = hash(pid) & (nt->cap - 1);; i = (i + 1) & (nt->cap - 1)) {
-		s = &nt->slots[i];
-		if (s->state != 1) {
-			if (s->state == 0)
-				nt->used++;
-			s->state = 1;
-			s->pid = pid;
-			s->name = keep(name);
-			return;
-		}
-	}
+	struct names_key k = key_of(pid);
+	bool fresh;
+	if (!nt->map.key_size)   /* zeroed, never made: made now */
+		names_init(nt);
+	char **v = hmap_put(&nt->map, &k, &fresh);
+	if (!fresh)
+		let_go(v);
+	*v = keep(name);
 }
 
 void names_unset(struct names *nt, struct bs_pid pid)
 {
-	struct names_slot *s = find(nt, pid);
-	if (s) {
-		let_go(s->name);
-		s->name = NULL;
-		s->state = 2;
-	}
+	struct names_key k = key_of(pid);
+	hmap_del(&nt->map, &k);
 }
 
 const char *names_get(const struct names *nt, struct bs_pid pid)
 {
-	struct names_slot *s = find(nt, pid);
-	return s ? s->name : NULL;
+	struct names_key k = key_of(pid);
+	char **v = hmap_get(&nt->map, &k);
+	return v ? *v : NULL;
 }
 
 const char *names_slot(const struct names *nt, size_t i, struct bs_pid *pid)
 {
-	if (i >= nt->cap || nt->slots[i].state != 1)
+	const void *key;
+	char **v = hmap_slot(&nt->map, i, &key);
+	if (!v)
 		return NULL;
-	if (pid)
-		*pid = nt->slots[i].pid;
-	return nt->slots[i].name;
+	if (pid) {
+		struct names_key k;
+		memcpy(&k, key, sizeof(k));
+		*pid = (struct bs_pid){ .num = k.num, .serial = k.serial };
+	}
+	return *v;
 }

@@ -1,7 +1,8 @@
 /*
  * names: registered names of the target's processes, keyed by local pid.
  * Fed by the agent's snapshot at attach and by register/unregister events.
- * Owns its strings.
+ * Owns its strings.  A zeroed struct names is an empty table, as is one
+ * made by names_init.
  */
 #ifndef BS_NAMES_H
 #define BS_NAMES_H
@@ -9,11 +10,10 @@
 #include <stddef.h>
 
 #include "event.h"
+#include "hmap.h"
 
 struct names {
-	struct names_slot *slots;
-	size_t cap;     /* power of two */
-	size_t used;    /* live + deleted slots */
+	struct hmap map;
 };
 
 void names_init(struct names *nt);
@@ -21,8 +21,17 @@ void names_release(struct names *nt);
 void names_set(struct names *nt, struct bs_pid pid, const char *name);
 void names_unset(struct names *nt, struct bs_pid pid);
 const char *names_get(const struct names *nt, struct bs_pid pid);
-/* Iteration: the name in slot i (0 <= i < nt->cap), or NULL; its pid in
- * *pid when pid is not NULL. */
+/* Iteration: the name in slot i (0 <= i < names_slots(nt)), or NULL; its
+ * pid (num and serial) in *pid when pid is not NULL. */
 const char *names_slot(const struct names *nt, size_t i, struct bs_pid *pid);
+/* Names held. */
+static inline size_t names_count(const struct names *nt)
+{
+	return hmap_count(&nt->map);
+}
+static inline size_t names_slots(const struct names *nt)
+{
+	return nt->map.cap;
+}
 
 #endif

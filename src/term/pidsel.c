@@ -199,7 +199,7 @@ void pidsel_release(struct pidsel *sel)
 
 static bool registered(const struct names *names, const char *name)
 {
-	for (size_t k = 0; k < names->cap; k++) {
+	for (size_t k = 0; k < names_slots(names); k++) {
 		const char *s = names_slot(names, k, NULL);
 		if (s && !strcmp(s, name))
 			return true;

@@ -1,0 +1,153 @@
+/* hmap: see hmap.h. */
+#include "hmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+enum { EMPTY = 0, LIVE = 1, GONE = 2 };
+
+/* Every byte of the key reaches the low bits the table uses. */
+static uint64_t hash(const unsigned char *k, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, k, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+		k += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t w = 0;
+		memcpy(&w, k, n);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	}
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
+	       void (*drop)(void *val))
+{
+	memset(m, 0, sizeof(*m));
+	if (key_size > HMAP_KEY_MAX)
+		abort();
+	m->key_size = key_size;
+	m->val_size = val_size;
+	/* the value aligned for anything a table holds (pointers, 64-bit
+	 * numbers) */
+	size_t a = _Alignof(uint64_t) > _Alignof(void *) ? _Alignof(uint64_t) :
+		_Alignof(void *);
+	m->val_off = (1 + key_size + a - 1) / a * a;
+	m->stride = (m->val_off + val_size + a - 1) / a * a;
+	m->drop = drop;
+}
+
+static unsigned char *slot(const struct hmap *m, size_t i)
+{
+	return m->slots + i * m->stride;
+}
+
+void hmap_release(struct hmap *m)
+{
+	for (size_t i = 0; m->drop && i < m->cap; i++)
+		if (*slot(m, i) == LIVE)
+			m->drop(slot(m, i) + m->val_off);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->live = m->used = 0;
+}
+
+/* The slot of key, or (find_free) the slot a new key would take: the
+ * first removed one on its way, else the empty one that ends it. */
+static unsigned char *find(const struct hmap *m, const void *key,
+			   bool find_free)
+{
+	if (!m->cap)
+		return NULL;
+	unsigned char *gone = NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = hash(key, m->key_size) & mask;; i = (i + 1) & mask) {
+		unsigned char *s = slot(m, i);
+		if (*s == EMPTY)
+			return find_free ? (gone ? gone : s) : NULL;
+		if (*s == LIVE && !memcmp(s + 1, key, m->key_size))
+			return s;
+		if (*s == GONE && !gone)
+			gone = s;
+	}
+}
+
+static void grow(struct hmap *m)
+{
+	struct hmap old = *m;
+	/* twice as big if full of keys, else the same size, swept clean */
+	m->cap = old.cap ? (old.live * 2 >= old.cap / 2 ? old.cap * 2 : old.cap)
+		: 16;
+	m->slots = xcalloc(m->cap, m->stride);
+	m->live = m->used = 0;
+	for (size_t i = 0; i < old.cap; i++) {
+		unsigned char *s = slot(&old, i);
+		if (*s != LIVE)
+			continue;
+		unsigned char *d = find(m, s + 1, true);
+		memcpy(d, s, m->stride);
+		m->live++;
+		m->used++;
+	}
+	free(old.slots);
+}
+
+void *hmap_get(const struct hmap *m, const void *key)
+{
+	unsigned char *s = find(m, key, false);
+	return s ? s + m->val_off : NULL;
+}
+
+void *hmap_put(struct hmap *m, const void *key, bool *fresh)
+{
+	unsigned char *s = find(m, key, false);
+	if (s) {
+		if (fresh)
+			*fresh = false;
+		return s + m->val_off;
+	}
+	if ((m->used + 1) * 2 > m->cap)
+		grow(m);
+	s = find(m, key, true);
+	if (*s == EMPTY)
+		m->used++;
+	m->live++;
+	*s = LIVE;
+	memcpy(s + 1, key, m->key_size);
+	memset(s + m->val_off, 0, m->val_size);
+	if (fresh)
+		*fresh = true;
+	return s + m->val_off;
+}
+
+bool hmap_del(struct hmap *m, const void *key)
+{
+	unsigned char *s = find(m, key, false);
+	if (!s)
+		return false;
+	if (m->drop)
+		m->drop(s + m->val_off);
+	*s = GONE;
+	m->live--;
+	return true;
+}
+
+void *hmap_slot(const struct hmap *m, size_t i, const void **key)
+{
+	if (i >= m->cap || *slot(m, i) != LIVE)
+		return NULL;
+	if (key)
+		*key = slot(m, i) + 1;
+	return slot(m, i) + m->val_off;
+}
