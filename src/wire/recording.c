@@ -12,6 +12,7 @@
  * it ends (so an export of any size takes an entry's worth of memory).
  */
 #include "recording.h"
+#include "recording_priv.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -41,187 +42,11 @@
 
 #define HOW_TO_RECORD "record one with beamscope --batch -o FILE or :record FILE"
 
-/* an export being handed out */
-struct recording_export {
-	cJSON *doc;
-	const cJSON *proc;       /* the next process entry, or NULL */
-	const cJSON *event;      /* the next event, or NULL */
-	int node;                /* the export's "node" */
-	unsigned long line;      /* where it is, for malformed entries */
-};
-
 static const struct recording_sink no_sink;
-
-/* Fields.  Each returns false when the key is there with the wrong type
- * (or a number out of range) and leaves the default when it is absent. */
-
-static bool get_str(const cJSON *o, const char *key, const char **out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	*out = NULL;
-	if (!v)
-		return true;
-	if (!cJSON_IsString(v) || !v->valuestring)
-		return false;
-	*out = v->valuestring;
-	return true;
-}
-
-static bool get_bool(const cJSON *o, const char *key, bool *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		return true;
-	if (!cJSON_IsBool(v))
-		return false;
-	*out = cJSON_IsTrue(v);
-	return true;
-}
-
-/* An integer in [lo, hi) into *out: 1, 0 when absent, -1 when it is not
- * one.  JSON numbers are doubles here, exact up to 2^53. */
-#define EXACT 9007199254740992.0   /* 2^53 */
-
-static int get_num(const cJSON *o, const char *key, double lo, double hi,
-		   double *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		return 0;
-	if (!cJSON_IsNumber(v))
-		return -1;
-	double d = v->valuedouble;
-	/* the bounds are powers of two, exactly representable; NaN fails;
-	 * from 2^53 on every double is a whole number */
-	if (!(d >= lo && d < hi))
-		return -1;
-	if (d > -EXACT && d < EXACT && d != (double)(long long)d)
-		return -1;
-	*out = d;
-	return 1;
-}
-
-#define I64_LO (-9223372036854775808.0)
-#define I64_HI 9223372036854775808.0
-
-static bool get_i64(const cJSON *o, const char *key, int64_t *out)
-{
-	double d;
-	int k = get_num(o, key, I64_LO, I64_HI, &d);
-	if (k > 0)
-		*out = (int64_t)d;
-	return k >= 0;
-}
-
-static bool get_long(const cJSON *o, const char *key, long *out)
-{
-	double d;
-	int k = get_num(o, key, (double)LONG_MIN, -(double)LONG_MIN, &d);
-	if (k > 0)
-		*out = (long)d;
-	return k >= 0;
-}
-
-static bool get_ulong(const cJSON *o, const char *key, unsigned long *out)
-{
-	double d;
-	int k = get_num(o, key, 0, 2.0 * -(double)LONG_MIN, &d);
-	if (k > 0)
-		*out = (unsigned long)d;
-	return k >= 0;
-}
-
-/* Nodes. */
-
-const char *recording_node(const struct recording *r, int idx)
-{
-	return idx >= 0 && idx < r->nnodes ? r->nodes[idx] : NULL;
-}
-
-/*
- * The index of node name[0..len); -1 when the recording names too many.
- * A new node is told to the sink only once something that names it is
- * delivered (tell_nodes); a line found malformed takes back the nodes it
- * added (forget_nodes), so that no node is made up from a broken line.
- */
-static int node_index(struct recording *r, const char *name, size_t len)
-{
-	int i = r->last_node;
-	if (i < r->nnodes && strlen(r->nodes[i]) == len &&
-	    !memcmp(r->nodes[i], name, len))
-		return i;
-	for (i = 0; i < r->nnodes; i++)
-		if (strlen(r->nodes[i]) == len && !memcmp(r->nodes[i], name, len))
-			return r->last_node = i;
-	if (r->nnodes >= RECORDING_NODES_MAX) {
-		r->over_nodes = true;   /* the line is malformed for this */
-		return -1;
-	}
-	r->nodes = xrealloc(r->nodes, (size_t)(r->nnodes + 1) * sizeof(*r->nodes));
-	r->nodes[r->nnodes] = xstrndup(name, len);
-	return r->last_node = r->nnodes++;
-}
-
-static void tell_nodes(struct recording *r, const struct recording_sink *s,
-		       void *arg)
-{
-	for (; r->told < r->nnodes; r->told++)
-		if (s->node)
-			s->node(arg, r->told, r->nodes[r->told]);
-}
-
-static void forget_nodes(struct recording *r, int keep)
-{
-	while (r->nnodes > keep && r->nnodes > r->told)
-		free(r->nodes[--r->nnodes]);
-}
-
-/* A line's "node", registered: its index, or -1. */
-static int line_node(struct recording *r, const cJSON *o)
-{
-	const char *node;
-	if (!get_str(o, "node", &node) || !node || !*node)
-		return -1;
-	return node_index(r, node, strlen(node));
-}
-
-/* A pid text of something on node `node`: false when it is not one. */
-static bool pid_of(struct recording *r, const char *text, int node,
-		   struct bs_pid *pid)
-{
-	struct pidtext pt;
-	if (pidtext_parse(text, &pt) < 0)
-		return false;
-	if (pt.node_len) {
-		node = node_index(r, pt.node, pt.node_len);
-		if (node < 0)
-			return false;
-	}
-	pid->num = pt.num;
-	pid->serial = pt.serial;
-	pid->node = (uint32_t)node;
-	return true;
-}
-
-/* Registers every name of a "nodes" array; false if it is not one. */
-static bool nodes_array(struct recording *r, const cJSON *o)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "nodes"), *n;
-	if (!a)
-		return true;
-	if (!cJSON_IsArray(a))
-		return false;
-	cJSON_ArrayForEach(n, a) {
-		if (!cJSON_IsString(n) || !n->valuestring || !*n->valuestring ||
-		    node_index(r, n->valuestring, strlen(n->valuestring)) < 0)
-			return false;
-	}
-	return true;
-}
 
 /* What is read. */
 
-static void malformed(struct recording *r, unsigned long line, const char *why)
+void rec_malformed(struct recording *r, unsigned long line, const char *why)
 {
 	if (r->over_nodes)
 		why = "more than " STR(RECORDING_NODES_MAX) " nodes";
@@ -232,7 +57,7 @@ static void malformed(struct recording *r, unsigned long line, const char *why)
 	}
 }
 
-static int event_type_of(const char *json)
+int rec_event_type_of(const char *json)
 {
 	for (int t = 0; t < EV__COUNT; t++)
 		if (!EVENT_IS_GC_START(t) && !strcmp(event_types[t].json, json))
@@ -245,13 +70,13 @@ static int refine_type(int t, const cJSON *o)
 {
 	const char *v;
 	if (t == EV_GC_MINOR_END) {
-		if (!get_str(o, "kind", &v) || !v)
+		if (!rec_get_str(o, "kind", &v) || !v)
 			return -1;
 		return !strcmp(v, "minor") ? EV_GC_MINOR_END :
 			!strcmp(v, "major") ? EV_GC_MAJOR_END : -1;
 	}
 	if (t == EV_IN) {
-		if (!get_str(o, "state", &v) || !v)
+		if (!rec_get_str(o, "state", &v) || !v)
 			return -1;
 		for (int u = EV_IN; u <= EV_OUT_EXITED; u++)
 			if (!strcmp(event_types[u].tag, v))
@@ -263,7 +88,7 @@ static int refine_type(int t, const cJSON *o)
 
 /* An event object into ev and its line's node into *node; NULL, or what
  * is wrong with it. */
-static const char *parse_event(struct recording *r, const cJSON *o, int t,
+const char *rec_parse_event(struct recording *r, const cJSON *o, int t,
 			       struct event *ev, int *node)
 {
 	bool dead = false;
@@ -275,56 +100,56 @@ static const char *parse_event(struct recording *r, const cJSON *o, int t,
 	if (u < 0)
 		return t == EV_IN ? "no running state" : "no gc kind";
 	t = u;
-	if (t == EV_SEND && (!get_bool(o, "undelivered", &dead)))
+	if (t == EV_SEND && (!rec_get_bool(o, "undelivered", &dead)))
 		return "bad field type";
 	ev->type = dead ? EV_SEND_DEAD : (enum event_type)t;
 
 	if (!cJSON_GetObjectItemCaseSensitive(o, "ts"))
 		return "no ts";
-	if (!get_i64(o, "ts", &ev->ts))
+	if (!rec_get_i64(o, "ts", &ev->ts))
 		return "bad ts";
-	if ((*node = line_node(r, o)) < 0)
+	if ((*node = rec_line_node(r, o)) < 0)
 		return "no node";
-	if (!get_str(o, "pid", &ev->pid_text) || !ev->pid_text)
+	if (!rec_get_str(o, "pid", &ev->pid_text) || !ev->pid_text)
 		return "no pid";
-	if (!pid_of(r, ev->pid_text, *node, &ev->pid))
+	if (!rec_pid_of(r, ev->pid_text, *node, &ev->pid))
 		return "bad pid";
 
 	/* the keys as the JSON writer writes them (event.h) */
 	const struct event_fields *k = &event_fields[ev->type];
 	const char *from_node;
-	if (!get_str(o, "name", &ev->name) || !get_str(o, "label", &ev->label) ||
-	    !get_str(o, "mfa", &ev->mfa) ||
-	    (k->peer.name[0] && !get_str(o, k->peer.name, &ev->peer)) ||
+	if (!rec_get_str(o, "name", &ev->name) || !rec_get_str(o, "label", &ev->label) ||
+	    !rec_get_str(o, "mfa", &ev->mfa) ||
+	    (k->peer.name[0] && !rec_get_str(o, k->peer.name, &ev->peer)) ||
 	    (k->peer_name.name[0] &&
-	     !get_str(o, k->peer_name.name, &ev->peer_name)) ||
-	    (k->extra.name[0] && !get_str(o, k->extra.name, &ev->extra)) ||
-	    !get_str(o, k->payload.name, &ev->payload) ||
-	    !get_bool(o, "truncated", &ev->truncated) ||
-	    !get_i64(o, "elapsed_us", &ev->elapsed_us) ||
-	    !get_str(o, "from", &ev->from) ||
-	    !get_str(o, "from_node", &from_node) ||
-	    !get_i64(o, "latency_us", &ev->latency_us))
+	     !rec_get_str(o, k->peer_name.name, &ev->peer_name)) ||
+	    (k->extra.name[0] && !rec_get_str(o, k->extra.name, &ev->extra)) ||
+	    !rec_get_str(o, k->payload.name, &ev->payload) ||
+	    !rec_get_bool(o, "truncated", &ev->truncated) ||
+	    !rec_get_i64(o, "elapsed_us", &ev->elapsed_us) ||
+	    !rec_get_str(o, "from", &ev->from) ||
+	    !rec_get_str(o, "from_node", &from_node) ||
+	    !rec_get_i64(o, "latency_us", &ev->latency_us))
 		return "bad field type";
 	if (ev->type == EV_GEN_CALL || ev->type == EV_GEN_REPLY) {
 		const char *tag = NULL;
 		char *end;
-		if (!get_str(o, "tag", &tag) || !tag)
+		if (!rec_get_str(o, "tag", &tag) || !tag)
 			return "no gen call tag";
 		ev->gen_tag = strtoull(tag, &end, 16);
 		if (end == tag || *end)
 			return "bad gen call tag";
 	}
 	if (EVENT_IS_GC(ev->type) &&
-	    (!get_long(o, "heap_before", &ev->heap[0]) ||
-	     !get_long(o, "heap_after", &ev->heap[1]) ||
-	     !get_long(o, "old_heap_before", &ev->heap[2]) ||
-	     !get_long(o, "old_heap_after", &ev->heap[3])))
+	    (!rec_get_long(o, "heap_before", &ev->heap[0]) ||
+	     !rec_get_long(o, "heap_after", &ev->heap[1]) ||
+	     !rec_get_long(o, "old_heap_before", &ev->heap[2]) ||
+	     !rec_get_long(o, "old_heap_after", &ev->heap[3])))
 		return "bad field type";
 	return NULL;
 }
 
-static void deliver_event(struct recording *r, int node, const struct event *ev,
+void rec_deliver_event(struct recording *r, int node, const struct event *ev,
 			  const struct recording_sink *s, void *arg)
 {
 	struct recording_stats *st = &r->stats;
@@ -335,7 +160,7 @@ static void deliver_event(struct recording *r, int node, const struct event *ev,
 	st->has_ts = true;
 	st->items++;
 	st->events++;
-	tell_nodes(r, s, arg);
+	rec_tell_nodes(r, s, arg);
 	if (s->event)
 		s->event(arg, node, ev);
 }
@@ -348,19 +173,19 @@ static const char *take_counts(struct recording *r, const cJSON *o,
 
 	if (!cJSON_GetObjectItemCaseSensitive(o, "ts"))
 		return "no ts";
-	if (!get_i64(o, "ts", &c.ts))
+	if (!rec_get_i64(o, "ts", &c.ts))
 		return "bad ts";
-	if ((node = line_node(r, o)) < 0)
+	if ((node = rec_line_node(r, o)) < 0)
 		return "no node";
-	if (!get_str(o, "pid", &c.pid_text) || !c.pid_text ||
-	    !pid_of(r, c.pid_text, node, &c.pid))
+	if (!rec_get_str(o, "pid", &c.pid_text) || !c.pid_text ||
+	    !rec_pid_of(r, c.pid_text, node, &c.pid))
 		return "no pid";
-	if (!get_str(o, "name", &c.name) || !get_ulong(o, "sends", &c.sends) ||
-	    !get_ulong(o, "receives", &c.receives) ||
-	    !get_ulong(o, "spawns", &c.spawns))
+	if (!rec_get_str(o, "name", &c.name) || !rec_get_ulong(o, "sends", &c.sends) ||
+	    !rec_get_ulong(o, "receives", &c.receives) ||
+	    !rec_get_ulong(o, "spawns", &c.spawns))
 		return "bad field type";
 	r->stats.items++;
-	tell_nodes(r, s, arg);
+	rec_tell_nodes(r, s, arg);
 	if (s->counts)
 		s->counts(arg, node, &c);
 	return NULL;
@@ -376,22 +201,22 @@ static const char *take_summary(struct recording *r, const cJSON *o,
 	};
 	int node = -1;
 
-	if (!get_str(o, "node", &sm.node))
+	if (!rec_get_str(o, "node", &sm.node))
 		return "bad node";
-	if (sm.node && (node = line_node(r, o)) < 0)
+	if (sm.node && (node = rec_line_node(r, o)) < 0)
 		return "no node";
-	if (!nodes_array(r, o))
+	if (!rec_nodes_array(r, o))
 		return "bad nodes";
 	if (!sm.node && !cJSON_GetObjectItemCaseSensitive(o, "nodes"))
 		return "no node";
-	if (!get_str(o, "ended", &sm.ended) ||
-	    !get_i64(o, "started_ts", &sm.started_ts) ||
-	    !get_i64(o, "duration_ms", &sm.duration_ms) ||
-	    !get_i64(o, "events", &sm.events) ||
-	    !get_i64(o, "malformed", &sm.malformed))
+	if (!rec_get_str(o, "ended", &sm.ended) ||
+	    !rec_get_i64(o, "started_ts", &sm.started_ts) ||
+	    !rec_get_i64(o, "duration_ms", &sm.duration_ms) ||
+	    !rec_get_i64(o, "events", &sm.events) ||
+	    !rec_get_i64(o, "malformed", &sm.malformed))
 		return "bad field type";
 	r->stats.items++;
-	tell_nodes(r, s, arg);
+	rec_tell_nodes(r, s, arg);
 	if (s->summary)
 		s->summary(arg, node, &sm);
 	return NULL;
@@ -401,7 +226,7 @@ static const char *take_summary(struct recording *r, const cJSON *o,
 
 /* An export's process entry into p and its node (the export's unless it
  * names one) into *node; NULL, or what is wrong with it. */
-static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
+const char *rec_parse_proc(struct recording *r, const cJSON *o, int *node,
 			      struct recording_proc *p)
 {
 	const char *pnode;
@@ -410,152 +235,34 @@ static const char *parse_proc(struct recording *r, const cJSON *o, int *node,
 	p->mqlen = -1;
 	if (!cJSON_IsObject(o))
 		return "process entry is not an object";
-	if (!get_str(o, "node", &pnode))
+	if (!rec_get_str(o, "node", &pnode))
 		return "bad node";
-	if (pnode && (*node = line_node(r, o)) < 0)
+	if (pnode && (*node = rec_line_node(r, o)) < 0)
 		return "bad node";
-	if (!get_str(o, "pid", &p->pid_text) || !p->pid_text ||
-	    !pid_of(r, p->pid_text, *node, &p->pid))
+	if (!rec_get_str(o, "pid", &p->pid_text) || !p->pid_text ||
+	    !rec_pid_of(r, p->pid_text, *node, &p->pid))
 		return "no pid";
-	if (!get_str(o, "name", &p->name) || !get_str(o, "label", &p->label) ||
-	    !get_str(o, "initial_call", &p->initial_call) ||
-	    !get_str(o, "current_function", &p->current_function) ||
-	    !get_ulong(o, "sends", &p->sends) ||
-	    !get_ulong(o, "receives", &p->receives) ||
-	    !get_ulong(o, "spawns", &p->spawns) ||
-	    !get_long(o, "message_queue_len", &p->mqlen) ||
-	    !get_i64(o, "running_us", &p->running_us) ||
-	    !get_ulong(o, "gcs", &p->gcs) ||
-	    !get_str(o, "parent", &p->parent_text) ||
-	    !get_bool(o, "exited", &p->exited) ||
-	    !get_str(o, "reason", &p->reason))
+	if (!rec_get_str(o, "name", &p->name) || !rec_get_str(o, "label", &p->label) ||
+	    !rec_get_str(o, "initial_call", &p->initial_call) ||
+	    !rec_get_str(o, "current_function", &p->current_function) ||
+	    !rec_get_ulong(o, "sends", &p->sends) ||
+	    !rec_get_ulong(o, "receives", &p->receives) ||
+	    !rec_get_ulong(o, "spawns", &p->spawns) ||
+	    !rec_get_long(o, "message_queue_len", &p->mqlen) ||
+	    !rec_get_i64(o, "running_us", &p->running_us) ||
+	    !rec_get_ulong(o, "gcs", &p->gcs) ||
+	    !rec_get_str(o, "parent", &p->parent_text) ||
+	    !rec_get_bool(o, "exited", &p->exited) ||
+	    !rec_get_str(o, "reason", &p->reason))
 		return "bad field type";
 	if (p->parent_text) {
-		if (!pid_of(r, p->parent_text, *node, &p->parent))
+		if (!rec_pid_of(r, p->parent_text, *node, &p->parent))
 			return "bad parent";
 		p->has_parent = true;
 	}
 	if (!p->exited)
 		p->reason = NULL;
 	return NULL;
-}
-
-/* The array at key: its first element in *first; false if not an array. */
-static bool export_array(const cJSON *o, const char *key, const cJSON **first)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
-	*first = NULL;
-	if (!a)
-		return true;
-	if (!cJSON_IsArray(a))
-		return false;
-	*first = a->child;
-	return true;
-}
-
-/* What an export says of itself (its node and nodes, when it was written,
- * what its ring had lost), with the node in *node; NULL, or what is wrong. */
-static const char *export_header(struct recording *r, const cJSON *doc,
-				 int *node)
-{
-	int64_t ts = -1, evicted = -1;
-
-	if ((*node = line_node(r, doc)) < 0)
-		return "no node";
-	if (!nodes_array(r, doc))
-		return "bad nodes";
-	if (!get_i64(doc, "exported_ts", &ts) ||
-	    !get_i64(doc, "evicted_events", &evicted))
-		return "bad field type";
-	r->stats.is_export = true;
-	r->stats.exported_ts = ts;
-	r->stats.evicted_events = evicted;
-	return NULL;
-}
-
-/* A process entry of an export on line `line`, whose node is xnode. */
-static void export_proc(struct recording *r, const cJSON *o, int xnode,
-			unsigned long line, const struct recording_sink *s,
-			void *arg)
-{
-	struct recording_proc p;
-	int node = xnode, mark = r->nnodes;
-	const char *why = parse_proc(r, o, &node, &p);
-	if (why) {
-		malformed(r, line, why);
-		forget_nodes(r, mark);
-		return;
-	}
-	r->stats.items++;
-	tell_nodes(r, s, arg);
-	if (s->proc)
-		s->proc(arg, node, &p);
-}
-
-/* An event entry of an export on line `line`. */
-static void export_event(struct recording *r, const cJSON *o,
-			 unsigned long line, const struct recording_sink *s,
-			 void *arg)
-{
-	const char *type, *why;
-	struct event ev;
-	int t, node, mark = r->nnodes;
-	if (!cJSON_IsObject(o) || !get_str(o, "type", &type) || !type) {
-		malformed(r, line, "event is not an object with a type");
-		return;
-	}
-	if ((t = event_type_of(type)) < 0) {
-		malformed(r, line, "unknown type");
-		return;
-	}
-	if ((why = parse_event(r, o, t, &ev, &node))) {
-		malformed(r, line, why);
-		forget_nodes(r, mark);
-		return;
-	}
-	deliver_event(r, node, &ev, s, arg);
-}
-
-/* An export on one line read whole: takes doc on success, and hands its
- * entries out from r->export across calls. */
-static const char *take_export(struct recording *r, cJSON *doc,
-			       const struct recording_sink *s, void *arg)
-{
-	struct recording_export x = { .doc = doc, .line = r->stats.lines };
-	const char *why;
-
-	if (!export_array(doc, "processes", &x.proc) ||
-	    !export_array(doc, "events", &x.event))
-		return "bad field type";
-	if ((why = export_header(r, doc, &x.node)))
-		return why;
-	r->export = xmalloc(sizeof(*r->export));
-	*r->export = x;
-	tell_nodes(r, s, arg);
-	return NULL;
-}
-
-static void export_done(struct recording *r)
-{
-	cJSON_Delete(r->export->doc);
-	free(r->export);
-	r->export = NULL;
-}
-
-/* Up to n entries of the export: how many were looked at. */
-static int export_step(struct recording *r, int n,
-		       const struct recording_sink *s, void *arg)
-{
-	struct recording_export *x = r->export;
-	int done = 0;
-
-	for (; x->proc && done < n; x->proc = x->proc->next, done++)
-		export_proc(r, x->proc, x->node, x->line, s, arg);
-	for (; !x->proc && x->event && done < n; x->event = x->event->next, done++)
-		export_event(r, x->event, x->line, s, arg);
-	if (!x->proc && !x->event)
-		export_done(r);
-	return done;
 }
 
 /* Lines. */
@@ -592,7 +299,7 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	int t;
 
 	*kept = false;
-	if (!get_str(o, "type", &type) || !type)
+	if (!rec_get_str(o, "type", &type) || !type)
 		return "no type";
 	if (!strcmp(type, "counts"))
 		return take_counts(r, o, s, arg);
@@ -606,18 +313,18 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	if (!strcmp(type, "node_stats"))
 		return NULL;
 	if (!strcmp(type, "export")) {
-		const char *why = take_export(r, o, s, arg);
+		const char *why = rec_take_export(r, o, s, arg);
 		*kept = !why;
 		return why;
 	}
-	if ((t = event_type_of(type)) < 0)
+	if ((t = rec_event_type_of(type)) < 0)
 		return "unknown type";
 
 	struct event ev;
 	int node;
-	const char *why = parse_event(r, o, t, &ev, &node);
+	const char *why = rec_parse_event(r, o, t, &ev, &node);
 	if (!why)
-		deliver_event(r, node, &ev, s, arg);
+		rec_deliver_event(r, node, &ev, s, arg);
 	return why;
 }
 
@@ -632,15 +339,15 @@ static void take_line(struct recording *r, char *p, size_t n, bool last,
 		if (last)
 			r->stats.truncated = true;
 		else
-			malformed(r, line, "not a JSON object");
+			rec_malformed(r, line, "not a JSON object");
 		return;
 	}
 	bool kept;
 	int mark = r->nnodes;
 	const char *why = dispatch(r, o, s, arg, &kept);
 	if (why) {
-		malformed(r, line, why);
-		forget_nodes(r, mark);
+		rec_malformed(r, line, why);
+		rec_forget_nodes(r, mark);
 	}
 	if (!kept)
 		cJSON_Delete(o);
@@ -675,7 +382,7 @@ static int fill(struct recording *r)
 }
 
 /* A line's buffer is done with: kept for the next one unless it grew big. */
-static void line_reset(struct recording *r)
+void rec_line_reset(struct recording *r)
 {
 	if (r->line.cap > LINE_KEEP)
 		sbuf_release(&r->line);
@@ -687,276 +394,10 @@ static void line_reset(struct recording *r)
 static void too_long(struct recording *r)
 {
 	r->stats.too_long++;
-	malformed(r, r->stats.lines + 1, "line too long");
+	rec_malformed(r, r->stats.lines + 1, "line too long");
 	r->skipping = true;
-	line_reset(r);
+	rec_line_reset(r);
 }
-
-/* Streamed exports. */
-
-enum { ARRAY_PROCS = 1, ARRAY_EVENTS = 2 };
-
-/* A new line: nothing known of it. */
-static void scan_reset(struct recording_scan *sc)
-{
-	struct sbuf head = sc->head;
-	memset(sc, 0, sizeof(*sc));
-	sbuf_reset(&head);
-	sc->head = head;
-}
-
-/*
- * The top object's structure, byte by byte, outside entries: strings,
- * depth, and the key each member's value belongs to.  When c opens the
- * value of "processes" or "events" as an array, that array's kind.
- */
-static int scan_top(struct recording_scan *sc, char c)
-{
-	if (sc->str) {
-		if (sc->esc)
-			sc->esc = false;
-		else if (c == '\\')
-			sc->esc = true;
-		else if (c == '"')
-			sc->str = sc->in_key = false;
-		else if (sc->in_key)   /* a longer key matches none of ours */
-			sc->key[sc->keylen < sizeof(sc->key) - 1 ?
-				sc->keylen++ : sc->keylen] = c;
-		return 0;
-	}
-	bool value = sc->depth == 1 && sc->want_value;
-	if (c != ' ' && c != '\t' && c != '\r')
-		sc->want_value = false;
-	switch (c) {
-	case '"':
-		sc->str = true;
-		if (sc->depth == 1 && sc->want_key) {
-			sc->in_key = true;
-			sc->want_key = false;
-			sc->keylen = 0;
-		}
-		return 0;
-	case ':':
-		sc->want_value = sc->depth == 1;
-		return 0;
-	case ',':
-		sc->want_key = sc->depth == 1;
-		return 0;
-	case '{':
-	case '[':
-		sc->want_key = sc->depth++ == 0 && c == '{';
-		if (!value || c != '[' || sc->keylen >= sizeof(sc->key) - 1)
-			return 0;
-		sc->key[sc->keylen] = '\0';
-		return !strcmp(sc->key, "processes") ? ARRAY_PROCS :
-			!strcmp(sc->key, "events") ? ARRAY_EVENTS : 0;
-	case '}':
-	case ']':
-		if (sc->depth > 0 && --sc->depth == 0)
-			sc->closed = true;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-/*
- * The start of a line that spans reads, p[0..n) of it, its first byte at
- * offset `at` of the line: how many bytes come before the '[' of an
- * export's first array (n when none does; *opens then stays false).
- */
-static size_t scan_detect(struct recording_scan *sc, const char *p, size_t n,
-			  size_t at, bool *opens)
-{
-	*opens = false;
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-		if (!sc->depth && !sc->str && c != '{' && c != ' ' &&
-		    c != '\t' && c != '\r') {
-			sc->mode = SCAN_PLAIN;   /* not an object */
-			return n;
-		}
-		/* where the members so far end: after the top object's '{',
-		 * before a ',' of it */
-		size_t end = !sc->str && c == '{' && !sc->depth ? at + i + 1 :
-			!sc->str && c == ',' && sc->depth == 1 ? at + i : 0;
-		int a = scan_top(sc, c);
-		if (end)
-			sc->member_at = end;
-		if (a) {
-			sc->array = a;
-			*opens = true;
-			return i;
-		}
-		if (sc->closed) {
-			sc->mode = SCAN_PLAIN;
-			return n;
-		}
-	}
-	return n;
-}
-
-/*
- * The line so far is the start of an export, up to the '[' of its first
- * array: the members before it, made an object, tell (r->scan.head); if
- * they say "type":"export", the line is streamed from here.
- */
-static bool stream_begin(struct recording *r)
-{
-	struct recording_scan *sc = &r->scan;
-	const char *type = NULL;
-	sbuf_reset(&sc->head);
-	sbuf_add(&sc->head, r->line.buf, sc->member_at);
-	sbuf_addch(&sc->head, '}');
-	cJSON *o = memchr(sc->head.buf, '\0', sc->head.len) ? NULL :
-		cJSON_ParseWithLength(sc->head.buf, sc->head.len);
-	bool is = cJSON_IsObject(o) && get_str(o, "type", &type) && type &&
-		!strcmp(type, "export");
-	cJSON_Delete(o);
-	if (!is) {
-		sc->mode = SCAN_PLAIN;
-		sc->array = 0;
-		return false;
-	}
-	sc->mode = SCAN_STREAM;
-	sc->depth = 2;   /* in the array */
-	line_reset(r);
-	return true;
-}
-
-/* The header of an export being streamed (r->scan.head): its nodes are
- * told; if it is not one, the rest of the line is skipped. */
-static void stream_header(struct recording *r, const struct recording_sink *s,
-			  void *arg)
-{
-	struct recording_scan *sc = &r->scan;
-	int mark = r->nnodes;
-	cJSON *o = cJSON_ParseWithLength(sc->head.buf, sc->head.len);
-	const char *why = export_header(r, o, &sc->node);
-	cJSON_Delete(o);
-	if (why) {
-		malformed(r, r->stats.lines + 1, why);
-		forget_nodes(r, mark);
-		r->skipping = true;
-		sc->mode = SCAN_PLAIN;
-		return;
-	}
-	tell_nodes(r, s, arg);
-}
-
-/* An entry's byte: kept while the entry fits in line_max. */
-static void entry_add(struct recording *r, char c)
-{
-	struct recording_scan *sc = &r->scan;
-	if (sc->entry_long)
-		return;
-	if (r->line.len + 1 > r->line_max) {
-		sc->entry_long = true;
-		line_reset(r);
-		return;
-	}
-	sbuf_addch(&r->line, c);
-}
-
-enum { STREAM_MORE, STREAM_ENTRY, STREAM_EOL };
-
-/*
- * A streamed export's bytes p[0..n): how many were taken; *what says
- * whether an entry is whole (in r->line, or skipped: entry_long) or the
- * line ended (its newline taken).
- */
-static size_t scan_stream(struct recording *r, const char *p, size_t n,
-			  int *what)
-{
-	struct recording_scan *sc = &r->scan;
-	*what = STREAM_MORE;
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-		if (c == '\n') {   /* never inside JSON text: the line ends */
-			*what = STREAM_EOL;
-			return i + 1;
-		}
-		if (!sc->in_entry && sc->array && sc->depth == 2) {
-			/* between the entries of an array */
-			if (c == ' ' || c == '\t' || c == '\r' || c == ',')
-				continue;
-			if (c == ']' || c == '}') {   /* '}': not JSON; ends it too */
-				sc->array = 0;
-				sc->depth = 1;
-				if (c == '}')
-					scan_top(sc, c);
-				continue;
-			}
-			sc->in_entry = true;
-			sc->entry_long = false;
-			sc->entry_scalar = c != '{' && c != '[';
-		}
-		if (!sc->in_entry) {
-			int a = scan_top(sc, c);
-			if (a)
-				sc->array = a;
-			continue;
-		}
-		/* an entry: a scalar ends before the ',' or ']' after it, an
-		 * object or array with its closing bracket */
-		if (sc->entry_scalar && !sc->str && sc->depth == 2 &&
-		    (c == ',' || c == ']' || c == '}')) {
-			sc->in_entry = false;
-			*what = STREAM_ENTRY;
-			return i;
-		}
-		entry_add(r, c);
-		scan_top(sc, c);
-		if (!sc->entry_scalar && sc->depth == 2) {
-			sc->in_entry = false;
-			*what = STREAM_ENTRY;
-			return i + 1;
-		}
-	}
-	return n;
-}
-
-/* An entry of a streamed export, whole in p[0..n). */
-static void take_entry(struct recording *r, const char *p, size_t n,
-		       const struct recording_sink *s, void *arg)
-{
-	struct recording_scan *sc = &r->scan;
-	unsigned long line = r->stats.lines + 1;
-	if (sc->entry_long) {
-		r->stats.too_long++;
-		malformed(r, line, "entry too long");
-		return;
-	}
-	cJSON *o = memchr(p, '\0', n) ? NULL : cJSON_ParseWithLength(p, n);
-	if (sc->array == ARRAY_PROCS)
-		export_proc(r, o, sc->node, line, s, arg);
-	else
-		export_event(r, o, line, s, arg);
-	cJSON_Delete(o);
-}
-
-/* A streamed export's line is over (last: at the end of the input,
- * without a newline): an export cut short is malformed, or, on the last
- * line, flagged as truncated; what it held stands. */
-static void stream_end(struct recording *r, bool last)
-{
-	r->stats.lines++;
-	if (!r->scan.closed && last)
-		r->stats.truncated = r->stats.export_cut = true;
-	else if (!r->scan.closed)
-		malformed(r, r->stats.lines, "export cut short");
-	line_reset(r);
-	scan_reset(&r->scan);
-}
-
-/* Lines. */
-
-/* What next_line found. */
-enum {
-	NEXT_ERROR = -1, NEXT_END = 0, NEXT_LINE = 1, NEXT_LATER = 2,
-	NEXT_HEADER = 3,   /* a streamed export's header: stream_header */
-	NEXT_ENTRY = 4,    /* an entry of it in p, n: take_entry */
-};
 
 /*
  * The next line in *p, *n, NUL-terminated, *last when it ended at the end
@@ -975,14 +416,14 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 			size_t avail = r->rlen - r->rpos;
 			if (sc->mode == SCAN_STREAM && !r->skipping) {
 				int what;
-				r->rpos += scan_stream(r, start, avail, &what);
+				r->rpos += rec_scan_stream(r, start, avail, &what);
 				if (what == STREAM_ENTRY) {
 					*p = r->line.buf ? r->line.buf : start;
 					*n = r->line.len;
 					return NEXT_ENTRY;
 				}
 				if (what == STREAM_EOL)
-					stream_end(r, false);
+					rec_stream_end(r, false);
 				continue;
 			}
 			char *nl = memchr(start, '\n', avail);
@@ -993,7 +434,7 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 				if (nl) {
 					r->skipping = false;
 					r->stats.lines++;
-					scan_reset(sc);
+					rec_scan_reset(sc);
 				}
 				continue;
 			}
@@ -1006,7 +447,7 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 			}
 			bool opens = false;
 			size_t use = sc->mode == SCAN_DETECT ?
-				scan_detect(sc, start, take, r->line.len, &opens) :
+				rec_scan_detect(sc, start, take, r->line.len, &opens) :
 				take;
 			if (r->line.len + use > r->line_max) {
 				too_long(r);
@@ -1015,7 +456,7 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 			sbuf_add(&r->line, start, use);
 			r->rpos += use;
 			if (opens) {
-				if (stream_begin(r)) {
+				if (rec_stream_begin(r)) {
 					r->rpos++;   /* the '[' */
 					return NEXT_HEADER;
 				}
@@ -1035,7 +476,7 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 				r->stats.lines++;
 			}
 			if (sc->mode == SCAN_STREAM) {
-				stream_end(r, true);
+				rec_stream_end(r, true);
 				return NEXT_END;
 			}
 			if (!r->line.len)
@@ -1057,8 +498,8 @@ static int next_line(struct recording *r, char **p, size_t *n, bool *last,
 
 static void line_done(struct recording *r)
 {
-	line_reset(r);
-	scan_reset(&r->scan);
+	rec_line_reset(r);
+	rec_scan_reset(&r->scan);
 }
 
 int recording_read(struct recording *r, int max_items,
@@ -1071,7 +512,7 @@ int recording_read(struct recording *r, int max_items,
 		s = &no_sink;
 	while (steps < budget) {
 		if (r->export) {
-			steps += export_step(r, budget - steps, s, arg);
+			steps += rec_export_step(r, budget - steps, s, arg);
 			continue;
 		}
 		char *p;
@@ -1083,12 +524,12 @@ int recording_read(struct recording *r, int max_items,
 		if (k == NEXT_ERROR || k == NEXT_END)
 			return k;
 		if (k == NEXT_HEADER) {
-			stream_header(r, s, arg);
+			rec_stream_header(r, s, arg);
 			continue;
 		}
 		if (k == NEXT_ENTRY) {
-			take_entry(r, p, n, s, arg);
-			line_reset(r);
+			rec_take_entry(r, p, n, s, arg);
+			rec_line_reset(r);
 			steps++;
 			continue;
 		}
@@ -1150,7 +591,7 @@ static const char *first_line_check(const struct recording *r,
 	const char *type = NULL, *why = NULL;
 	if (!o)
 		why = "is not JSON";
-	else if (!get_str(o, "type", &type) || !type)
+	else if (!rec_get_str(o, "type", &type) || !type)
 		why = "is JSON without a \"type\"";
 	cJSON_Delete(o);
 	free(copy);
@@ -1272,7 +713,7 @@ void recording_release(struct recording *r)
 		close(r->fd);
 	r->fd = -1;
 	if (r->export)
-		export_done(r);
+		rec_export_done(r);
 	for (int i = 0; i < r->nnodes; i++)
 		free(r->nodes[i]);
 	free(r->nodes);
