@@ -72,7 +72,8 @@ UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/src/wire/embed.o
 MAIN_OBJ := $(BUILD)/src/main.o
 # unit tests link the model only, not the code that talks to a node
-UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o wire/conn.o \
+UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o \
+	wire/agent_ops.o wire/agent_trace.o wire/agent_requests.o wire/conn.o \
 	wire/embed.o source/attach.o engine/session.o engine/stream.o \
 	engine/lifecycle.o engine/access.o engine/loop.o engine/replay.o \
 	sink/jsonsink.o),$(CORE_OBJ))
