@@ -1,0 +1,361 @@
+/*
+ * decode_info: what the agent says of processes besides their events:
+ * count-tier deltas, samples (names, current functions, queues, sizes),
+ * labels, links and monitors; each a list of records read as a batch's
+ * events are (decode.c).
+ */
+#include "decode.h"
+#include "decode_priv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "etf.h"
+#include "term.h"
+#include "wire.h"
+
+/* A local pid and its text, in scratch. */
+static int get_pid(struct decoder *d, const char *buf, int *idx,
+		   struct bs_pid *pid, const char **text)
+{
+	erlang_pid p;
+	if (ei_decode_pid(buf, idx, &p) < 0)
+		return -1;
+	pid->num = p.num;
+	pid->serial = p.serial;
+	pid->node = 0;
+	sbuf_reset(&d->scratch);
+	term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
+	*text = d->scratch.buf;
+	return 0;
+}
+
+struct counts_ctx {
+	count_fn fn;
+	void *arg;
+};
+
+static int one_count(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct counts_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	unsigned long s, r;
+	int arity;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 3 ||
+	    get_pid(d, buf, idx, &pid, &text) < 0 ||
+	    ei_decode_ulong(buf, idx, &s) < 0 ||
+	    ei_decode_ulong(buf, idx, &r) < 0)
+		return -1;
+	c->fn(c->arg, pid, text, s, r);
+	return 0;
+}
+
+long decode_counts(struct decoder *d, const char *buf, int *idx,
+		   count_fn fn, void *arg)
+{
+	struct counts_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_count, &c);
+}
+
+struct info_ctx {
+	info_fn fn;
+	pinfo_fn pfn;   /* or NULL */
+	void *arg;
+};
+
+/* Bytes, or {at_least, Bytes} where the agent did not measure them */
+static int get_psize(const char *buf, int *idx, struct psize *out)
+{
+	char tag[MAXATOMLEN_UTF8];
+	int arity, save = *idx;
+	out->at_least = false;
+	if (ei_decode_long(buf, idx, &out->bytes) == 0)
+		return 0;
+	*idx = save;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	    decode_atom(buf, idx, tag, sizeof(tag)) < 0 ||
+	    strcmp(tag, "at_least") || ei_decode_long(buf, idx, &out->bytes) < 0)
+		return -1;
+	out->at_least = true;
+	return 0;
+}
+
+/* {Pid, Name | [], {M, F, A} | [], MessageQueueLen}, and from agents that
+ * sample sizes Memory, Reductions, HeapBytes after it */
+static int one_info(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct info_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	char name[MAXATOMLEN_UTF8], mod[MAXATOMLEN_UTF8], fun[MAXATOMLEN_UTF8];
+	char current[2 * MAXATOMLEN_UTF8 + 32], ptext[64];
+	bool has_name = false, has_current = false;
+	long mq = -1, ar;
+	int arity, type, size, t;
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 ||
+	    (arity != 4 && arity != 7) ||
+	    get_pid(d, buf, idx, &pid, &text) < 0)
+		return -1;
+	snprintf(ptext, sizeof(ptext), "%s", text);
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+	} else {
+		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+			return -1;
+		has_name = true;
+	}
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+	} else {
+		if (ei_decode_tuple_header(buf, idx, &t) < 0 || t != 3 ||
+		    decode_atom(buf, idx, mod, sizeof(mod)) < 0 ||
+		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
+		    ei_decode_long(buf, idx, &ar) < 0)
+			return -1;
+		struct sbuf mfa = SBUF_INIT;
+		term_mfa_text(&mfa, d->syn, mod, fun, ar);
+		snprintf(current, sizeof(current), "%s", sbuf_str(&mfa));
+		sbuf_release(&mfa);
+		has_current = true;
+	}
+	if (ei_decode_long(buf, idx, &mq) < 0)
+		return -1;
+	struct psize mem = { -1, false }, heap = { -1, false };
+	long reds = -1;
+	if (arity == 7 &&
+	    (get_psize(buf, idx, &mem) < 0 ||
+	     ei_decode_long(buf, idx, &reds) < 0 ||
+	     get_psize(buf, idx, &heap) < 0 ||
+	     mem.bytes < 0 || heap.bytes < 0))
+		return -1;
+	if (has_name && d->syn == TERM_ELIXIR) {
+		struct sbuf n = SBUF_INIT;
+		term_atom_text(&n, TERM_ELIXIR, name);
+		snprintf(name, sizeof(name), "%s", sbuf_str(&n));
+		sbuf_release(&n);
+	}
+	c->fn(c->arg, pid, ptext, has_name ? name : NULL,
+	      has_current ? current : NULL, mq);
+	if (arity == 7 && c->pfn)
+		c->pfn(c->arg, pid, mem, reds, heap);
+	return 0;
+}
+
+long decode_info(struct decoder *d, const char *buf, int *idx,
+		 info_fn fn, void *arg)
+{
+	struct info_ctx c = { fn, NULL, arg };
+	return each_entry(d, buf, idx, one_info, &c);
+}
+
+long decode_info_sizes(struct decoder *d, const char *buf, int *idx,
+		       info_fn fn, pinfo_fn pfn, void *arg)
+{
+	struct info_ctx c = { fn, pfn, arg };
+	return each_entry(d, buf, idx, one_info, &c);
+}
+
+struct labels_ctx {
+	label_fn fn;
+	void *arg;
+};
+
+/* {Pid, Text | []} or {Pid, Text | [], again}: Text a UTF-8 binary, cut
+ * to LABEL_MAX bytes here too */
+static int one_label(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct labels_ctx *c = ctx;
+	struct bs_pid pid;
+	const char *text;
+	char ptext[64], label[LABEL_MAX + 1];
+	int arity, type, size;
+	long len;
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 ||
+	    (arity != 2 && arity != 3) ||
+	    get_pid(d, buf, idx, &pid, &text) < 0 ||
+	    ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	snprintf(ptext, sizeof(ptext), "%s", text);
+	if (type == ERL_NIL_EXT) {
+		(*idx)++;
+		len = 0;
+	} else if (type != ERL_BINARY_EXT || size > LABEL_MAX ||
+		   ei_decode_binary(buf, idx, label, &len) < 0) {
+		return -1;
+	}
+	label[len] = '\0';
+	bool again = false;
+	if (arity == 3) {
+		char mark[MAXATOMLEN_UTF8];
+		if (decode_atom(buf, idx, mark, sizeof(mark)) < 0 ||
+		    strcmp(mark, "again"))
+			return -1;
+		again = true;
+	}
+	c->fn(c->arg, pid, ptext, len && !memchr(label, '\0', (size_t)len) ?
+	      label : NULL, again);
+	return 0;
+}
+
+long decode_labels(struct decoder *d, const char *buf, int *idx,
+		   label_fn fn, void *arg)
+{
+	struct labels_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_label, &c);
+}
+
+/* ---- relations ---- */
+
+/* One entry of a list of relations, into out: a pid as the node writes
+ * it, a name as an atom, {process | port, X} as X, anything else as a
+ * term, cut short. */
+static int relation_text(struct decoder *d, const char *buf, int *idx,
+			 struct sbuf *out, int depth)
+{
+	int type, size;
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_PID_EXT || type == ERL_NEW_PID_EXT) {
+		erlang_pid p;
+		if (ei_decode_pid(buf, idx, &p) < 0)
+			return -1;
+		term_pid_text(out, d->node, p.node, p.num, p.serial);
+		return 0;
+	}
+	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT ||
+	    type == ERL_ATOM_UTF8_EXT || type == ERL_SMALL_ATOM_UTF8_EXT) {
+		char name[MAXATOMLEN_UTF8];
+		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
+			return -1;
+		if (!strcmp(name, "..."))   /* what the agent left out */
+			sbuf_addstr(out, "...");
+		else
+			term_atom_text(out, d->syn, name);
+		return 0;
+	}
+	if (type == ERL_SMALL_TUPLE_EXT && size == 2 && depth == 0) {
+		/* {process, Pid}, {process, {Name, Node}}, {port, Port} */
+		char kind[MAXATOMLEN_UTF8];
+		int save = *idx, arity;
+		if (ei_decode_tuple_header(buf, idx, &arity) == 0 &&
+		    decode_atom(buf, idx, kind, sizeof(kind)) == 0 &&
+		    (!strcmp(kind, "process") || !strcmp(kind, "port")))
+			return relation_text(d, buf, idx, out, depth + 1);
+		*idx = save;
+	}
+	if (type == ERL_SMALL_TUPLE_EXT && size == 2) {
+		/* {Name, Node}: the name alone on the node traced */
+		char name[MAXATOMLEN_UTF8], node[MAXATOMLEN_UTF8];
+		int save = *idx, arity;
+		if (ei_decode_tuple_header(buf, idx, &arity) == 0 &&
+		    decode_atom(buf, idx, name, sizeof(name)) == 0 &&
+		    decode_atom(buf, idx, node, sizeof(node)) == 0 &&
+		    d->node && !strcmp(node, d->node)) {
+			term_atom_text(out, d->syn, name);
+			return 0;
+		}
+		*idx = save;
+	}
+	return term_render_dia(d->syn, &d->dia, buf, idx, d->node, out, 60,
+			       NULL, false);
+}
+
+/* The entries of a list, separated by a space, into out (n bytes): as
+ * many as fit whole, and " ..." when there are more than that or than
+ * the list has (count). */
+static int relation_list(struct decoder *d, const char *buf, int *idx,
+			 long count, char *out, size_t n)
+{
+	int len, type, size;
+	size_t used = 0;
+	bool more = false;
+	*out = '\0';
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_STRING_EXT) {
+		/* small integers: a list, but of nothing a relation is */
+		if (ei_skip_term(buf, idx) < 0)
+			return -1;
+		snprintf(out, n, "%s", size > 0 ? "..." : "");
+		return 0;
+	}
+	if (ei_decode_list_header(buf, idx, &len) < 0)
+		return -1;
+	for (int i = 0; i < len; i++) {
+		sbuf_reset(&d->scratch);
+		if (relation_text(d, buf, idx, &d->scratch, 0) < 0)
+			return -1;
+		size_t k = d->scratch.len;
+		if (more || used + (used ? 1 : 0) + k + 4 >= n) {
+			more = true;
+			continue;
+		}
+		if (used)
+			out[used++] = ' ';
+		memcpy(out + used, d->scratch.buf, k);
+		used += k;
+		out[used] = '\0';
+	}
+	if (len > 0) {
+		if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_NIL_EXT)
+			return -1;
+		(*idx)++;
+	}
+	if (more || count > len)
+		snprintf(out + used, n - used, "%s...", used ? " " : "");
+	return 0;
+}
+
+struct relations_ctx {
+	relations_fn fn;
+	void *arg;
+};
+
+/* {Pid, NLinks, Links, NMonitors, Monitors, NMonitoredBy, Ancestors},
+ * Ancestors a list or unknown */
+static int one_relations(struct decoder *d, const char *buf, int *idx,
+			 void *ctx)
+{
+	struct relations_ctx *c = ctx;
+	struct relations r;
+	const char *text;
+	int arity, type, size;
+
+	memset(&r, 0, sizeof(r));
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 7 ||
+	    get_pid(d, buf, idx, &r.pid, &text) < 0 ||
+	    ei_decode_long(buf, idx, &r.links) < 0 || r.links < 0 ||
+	    relation_list(d, buf, idx, r.links, r.link_list,
+			  sizeof(r.link_list)) < 0 ||
+	    ei_decode_long(buf, idx, &r.monitors) < 0 || r.monitors < 0 ||
+	    relation_list(d, buf, idx, r.monitors, r.monitor_list,
+			  sizeof(r.monitor_list)) < 0 ||
+	    ei_decode_long(buf, idx, &r.monitored_by) < 0 ||
+	    r.monitored_by < 0 || ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_LIST_EXT || type == ERL_NIL_EXT ||
+	    type == ERL_STRING_EXT) {
+		if (relation_list(d, buf, idx, 0, r.ancestors,
+				  sizeof(r.ancestors)) < 0)
+			return -1;
+		r.ancestors_known = true;
+	} else if (ei_skip_term(buf, idx) < 0) {
+		return -1;
+	}
+	c->fn(c->arg, &r);
+	return 0;
+}
+
+long decode_relations(struct decoder *d, const char *buf, int *idx,
+		      relations_fn fn, void *arg)
+{
+	struct relations_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_relations, &c);
+}

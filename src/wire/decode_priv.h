@@ -1,0 +1,23 @@
+/*
+ * decode_priv: what decode.c and decode_info.c share, for src/wire/ only.
+ */
+#ifndef BS_DECODE_PRIV_H
+#define BS_DECODE_PRIV_H
+
+#include "decode.h"
+
+/* ---- shared by decode.c and decode_info.c ---- */
+
+/*
+ * Walk a list of entries: one(d, buf, idx, ctx) decodes an entry and hands
+ * it on (0), or fails (-1) and the entry is counted and stepped over.
+ * Returns the entries handed on, or -1 when the list itself is malformed.
+ */
+typedef int (*entry_fn)(struct decoder *d, const char *buf, int *idx,
+			void *ctx);
+
+
+int decode_atom(const char *buf, int *idx, char *out, int outsz);
+long each_entry(struct decoder *d, const char *buf, int *idx, entry_fn one,
+		void *ctx);
+#endif
