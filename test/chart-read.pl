@@ -39,6 +39,10 @@ print "COLUMNS @names\n";
 my %is_center = map { $centers[$_] => $_ } 0 .. $#centers;
 for my $i ($first .. $#lines) {
 	my $l = $lines[$i];
+	# a row of the chart has a lifeline somewhere; the status and message
+	# lines below it have none, and may hold an '@' (a node name) or an
+	# 'X' right where a lifeline would be
+	next unless grep { ($l->[$_] // ' ') =~ $vline } @centers;
 	my $done = 0;
 	for my $x ($centers[0] .. $centers[-1]) {
 		my $ch = $l->[$x] // ' ';
