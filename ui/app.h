@@ -198,6 +198,7 @@ void procs_invalidate(struct app *a);
 struct rerender_node;
 void procs_rerender(struct app *a, const struct rerender_node *rn, int nn);
 bool procs_selected(const struct app *a, struct bs_pid *pid);
+void procs_select(struct app *a, struct bs_pid pid);
 
 /* The process log (view_proc.c): search it for text (NULL or "": the
  * last text again) from the cursor, towards older lines (older) or newer

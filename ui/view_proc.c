@@ -493,6 +493,7 @@ static void proc_enter(struct app *a)
 static void proc_leave(struct app *a)
 {
 	a->have_rel = false;
+	procs_select(a, a->focus);
 	if (app_tagged(a, a->focus) < 0)   /* a tagged one stays in focus */
 		node_focus(a, a->focus, false);
 }

@@ -724,6 +724,16 @@ void procs_rerender(struct app *a, const struct rerender_node *rn, int nn)
 	}
 }
 
+/* Leaving a process's log: the table comes back with that process
+ * selected, so the store keeps it as it keeps the selection. */
+void procs_select(struct app *a, struct bs_pid pid)
+{
+	(void)a;
+	tbl.sel_pid = pid;
+	tbl.have_sel = true;
+	tbl.built = false;
+}
+
 bool procs_selected(const struct app *a, struct bs_pid *pid)
 {
 	(void)a;
