@@ -7,14 +7,15 @@
  *
  *   build/bench-decode                  each stage for a second of CPU time
  *   build/bench-decode -n N [STAGE]     exactly N batches of each stage, or
- *                                       of one (decode, check, json): for
- *                                       callgrind's instruction counts
+ *                                       of one (decode, check, json, elixir):
+ *                                       for callgrind's instruction counts
  *
  * Stages, each including the one before:
  *   decode          decode_events on the event list
  *   check + decode  what the receive path does with a message: the wire
  *                   check, the message shape, then decode_events
  *   + JSON          and a JSON line per event
+ *   elixir          decode, the terms in Elixir syntax
  *
  * Rates are events per second of this process's CPU time, so they say
  * what one core can do however loaded the machine is; each is the best of
@@ -153,14 +154,14 @@ int main(int argc, char **argv)
 	strcpy(b.node, "bench@host");
 	b.num = 86;
 
-	static const char *const stages[] = { "decode", "check", "json" };
+	static const char *const stages[] = { "decode", "check", "json", "elixir" };
 	if (argc >= 3 && !strcmp(argv[1], "-n"))
 		n = atol(argv[2]);
-	for (int i = 0; argc == 4 && i < 3; i++)
+	for (int i = 0; argc == 4 && i < 4; i++)
 		if (!strcmp(argv[3], stages[i]))
 			only = i;
 	if (!(argc == 1 || (argc == 3 && n > 0) || (argc == 4 && n > 0 && only >= 0))) {
-		fprintf(stderr, "usage: bench-decode [-n BATCHES [decode|check|json]]\n");
+		fprintf(stderr, "usage: bench-decode [-n BATCHES [decode|check|json|elixir]]\n");
 		return 2;
 	}
 
@@ -194,7 +195,9 @@ int main(int argc, char **argv)
 	names_init(&names);
 	decoder_init(&d, "bench@host", 256, &names);
 	if (only >= 0) {
-		double r = run(&x, body, &d, (enum stage)only, n);
+		if (only == 3)
+			d.syn = TERM_ELIXIR;
+		double r = run(&x, body, &d, only == 3 ? DECODE : (enum stage)only, n);
 		printf("%s: %.2f M events/s per core\n", stages[only], r / 1e6);
 	} else {
 		double chk = run(&x, body, &d, CHECK, n);

@@ -238,12 +238,6 @@ static bool procs_current(const struct app *a)
 		!strcmp(t->built_filter, a->filter);
 }
 
-/* Is the column ranked from the agents' samples (not from the counts)? */
-static bool top_sampled(int col)
-{
-	return col == COL_MEM || col == COL_REDSPS || col == COL_MQ;
-}
-
 /* Top mode: of the rows, the top_n that lead by top_col; for a sampled
  * column only the rows sampled lately, and not exited. */
 static void top_rows(struct app *a)
@@ -640,47 +634,6 @@ static int procs_request(struct app *a, enum request req)
 	default:
 		return ACT_NONE;
 	}
-}
-
-/* "top 20 by MEM (node: 35% of 500000 looked at, a pass 48 s)": what
- * top mode ranks, and how far the agents' look through every process
- * has come (summed over the nodes; the slowest pass) */
-static void top_where(const struct app *a, struct sbuf *sb)
-{
-	sbuf_addf(sb, "  top %d by %s", a->top_n, proc_cols[a->top_col].title);
-	if (a->sort_col != a->top_col)
-		sbuf_addf(sb, ", sort %s %s", proc_cols[a->sort_col].title,
-			  a->sort_asc ? "asc" : "desc");
-	if (!top_sampled(a->top_col)) {
-		sbuf_addf(sb, " (of the processes counted)");
-		return;
-	}
-	long scanned = 0, total = 0, pass_ms = 0;
-	bool have = false;
-	for (int i = 0; i < session_nnodes(a->s); i++) {
-		const struct snode *n = session_node(a->s, i);
-		if (!n->top.have)
-			continue;
-		have = true;
-		scanned += n->top.scanned;
-		total += n->top.total;
-		if (n->top.pass_ms > pass_ms)
-			pass_ms = n->top.pass_ms;
-	}
-	if (!have) {
-		bool counted = false;
-		for (int i = 0; i < session_nnodes(a->s); i++)
-			counted |= session_node(a->s, i)->counted;
-		sbuf_addf(sb, counted ? " (looking through the node)" :
-			  " (only while processes are counted, not with "
-			  "--pids naming them)");
-		return;
-	}
-	sbuf_addf(sb, " (node: %ld%% of %ld looked at", total ?
-		  scanned * 100 / total : 100, total);
-	if (pass_ms)
-		sbuf_addf(sb, ", a pass %.0f s", (double)pass_ms / 1000.0);
-	sbuf_addf(sb, ")");
 }
 
 /* "3/120  16224 exited hidden (x)  sort R/s desc  filter "x"": the rows

@@ -219,38 +219,19 @@ static bool payload_alone(enum event_type t)
 		t == EV_GEN_REPLY;
 }
 
-static int decode_one(struct decoder *d, const char *buf, int *idx,
-		      struct event *ev)
+/* Where the texts of an event are in the scratch buffer (-1: none),
+ * and what decode_one learns on the way to the end of the entry. */
+struct slots {
+	long pid, peer, mfa, payload, name, extra;
+	long gc_heap, gc_old;
+	struct bs_pid peer_pid;
+	bool peer_local, cut;
+};
+
+/* An entry's third element (A): the peer, a name, a function, a heap. */
+static int decode_a(struct decoder *d, const char *buf, int *idx,
+		    struct event *ev, struct slots *sl)
 {
-	int arity;
-	char tag[MAXATOMLEN_UTF8];
-	erlang_pid tracee;
-	long long ts;
-	long o_pid, o_peer = -1, o_mfa = -1, o_payload = -1, o_name = -1, o_extra = -1;
-	long gc_heap = -1, gc_old = -1;
-	struct bs_pid peer = { 0, 0, 0 };
-	bool peer_local = false, cut = false;
-
-	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 6 ||
-	    decode_atom(buf, idx, tag, sizeof(tag)) < 0)
-		return -1;
-	int t = type_of(tag);
-	if (t < 0 || ei_decode_pid(buf, idx, &tracee) < 0 ||
-	    ei_decode_longlong(buf, idx, &ts) < 0)
-		return -1;
-
-	memset(ev, 0, sizeof(*ev));
-	ev->type = (enum event_type)t;
-	ev->ts = ts;
-	ev->pid.num = tracee.num;
-	ev->pid.serial = tracee.serial;
-	sbuf_reset(&d->scratch);
-	o_pid = (long)d->scratch.len;
-	term_pid_text(&d->scratch, d->node, tracee.node, tracee.num,
-		      tracee.serial);
-	sbuf_addch(&d->scratch, '\0');
-
-	/* A */
 	switch (ev->type) {
 	case EV_RECEIVE:
 	case EV_TIMEOUT:
@@ -263,7 +244,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		char name[MAXATOMLEN_UTF8];
 		if (decode_atom(buf, idx, name, sizeof(name)) < 0)
 			return -1;
-		o_name = (long)d->scratch.len;
+		sl->name = (long)d->scratch.len;
 		sbuf_addstr(&d->scratch, name);
 		sbuf_addch(&d->scratch, '\0');
 		if (ev->type == EV_REGISTER)
@@ -279,14 +260,14 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 			return -1;
 		if (type == ERL_NIL_EXT) {
 			(*idx)++;
-		} else if ((o_extra = put_term(d, buf, idx, 200, NULL)) < 0) {
+		} else if ((sl->extra = put_term(d, buf, idx, 200, NULL)) < 0) {
 			return -1;
 		}
 		break;
 	}
 	case EV_RETURN:
 	case EV_EXCEPTION:
-		if ((o_mfa = put_mfa(d, buf, idx)) < 0)
+		if ((sl->mfa = put_mfa(d, buf, idx)) < 0)
 			return -1;
 		break;
 	case EV_GC_MINOR_START:
@@ -299,8 +280,8 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		    ei_decode_long(buf, idx, &heap) < 0 ||
 		    ei_decode_long(buf, idx, &old) < 0)
 			return -1;
-		gc_heap = heap;
-		gc_old = old;
+		sl->gc_heap = heap;
+		sl->gc_old = old;
 		break;
 	}
 	case EV_IN:
@@ -313,7 +294,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		if (ei_get_type(buf, idx, &type, &size) < 0)
 			return -1;
 		if (type == ERL_SMALL_TUPLE_EXT) {
-			if ((o_mfa = put_mfa(d, buf, idx)) < 0)
+			if ((sl->mfa = put_mfa(d, buf, idx)) < 0)
 				return -1;
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
@@ -326,7 +307,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		int t3, type, size;
 		if (ev->type == EV_GEN_CALL &&
 		    (ei_decode_tuple_header(buf, idx, &t3) < 0 || t3 != 3 ||
-		     (o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0))
+		     (sl->peer = put_peer(d, buf, idx, &sl->peer_pid, &sl->peer_local)) < 0))
 			return -1;
 		if (get_gen_tag(buf, idx, &ev->gen_tag) < 0)
 			return -1;
@@ -339,7 +320,7 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 				char kind[MAXATOMLEN_UTF8];
 				if (decode_atom(buf, idx, kind, sizeof(kind)) < 0)
 					return -1;
-				o_extra = (long)d->scratch.len;
+				sl->extra = (long)d->scratch.len;
 				sbuf_addstr(&d->scratch, kind);
 				sbuf_addch(&d->scratch, '\0');
 			}
@@ -347,13 +328,19 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		break;
 	}
 	default:
-		if ((o_peer = put_peer(d, buf, idx, &peer, &peer_local)) < 0)
+		if ((sl->peer = put_peer(d, buf, idx, &sl->peer_pid, &sl->peer_local)) < 0)
 			return -1;
 		break;
 	}
 
-	/* B */
-	int b_start = *idx;
+	return 0;
+}
+
+/* An entry's fourth element (B): the message, arguments, a result. */
+static int decode_b(struct decoder *d, const char *buf, int *idx,
+		    struct event *ev, struct slots *sl)
+{
+	int arity;
 	if (ev->type == EV_EXCEPTION) {
 		/* {Class, Reason} */
 		char cls[MAXATOMLEN_UTF8];
@@ -366,17 +353,17 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 			if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
 			    decode_atom(buf, idx, cls, sizeof(cls)) < 0)
 				return -1;
-			o_extra = (long)d->scratch.len;
+			sl->extra = (long)d->scratch.len;
 			sbuf_addstr(&d->scratch, cls);
 			sbuf_addch(&d->scratch, '\0');
-			if ((o_payload = put_term(d, buf, idx, d->payload_max ?
-						  d->payload_max : 64, &cut)) < 0)
+			if ((sl->payload = put_term(d, buf, idx, d->payload_max ?
+						  d->payload_max : 64, &sl->cut)) < 0)
 				return -1;
 		}
 	} else if (ev->type == EV_RETURN) {
 		if (d->payload_max) {
-			if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
-						  &cut)) < 0)
+			if ((sl->payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+						  &sl->cut)) < 0)
 				return -1;
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
@@ -393,80 +380,116 @@ static int decode_one(struct decoder *d, const char *buf, int *idx,
 		    decode_atom(buf, idx, fun, sizeof(fun)) < 0 ||
 		    ei_decode_long(buf, idx, &nargs) < 0)
 			return -1;
-		o_mfa = (long)d->scratch.len;
+		sl->mfa = (long)d->scratch.len;
 		term_mfa_text(&d->scratch, d->syn, mod, fun, nargs);
 		sbuf_addch(&d->scratch, '\0');
 		if (d->payload_max) {
-			o_payload = (long)d->scratch.len;
+			sl->payload = (long)d->scratch.len;
 			if (term_render_args_dia(d->syn, &d->dia, buf, idx, d->node,
-						 &d->scratch, d->payload_max, &cut,
+						 &d->scratch, d->payload_max, &sl->cut,
 						 d->reference) < 0)
 				return -1;
 			sbuf_addch(&d->scratch, '\0');
 		} else if (ei_skip_term(buf, idx) < 0) {
 			return -1;
 		}
-		if (arity == 5 && (o_extra = put_mfa(d, buf, idx)) < 0)
+		if (arity == 5 && (sl->extra = put_mfa(d, buf, idx)) < 0)
 			return -1;
 	} else if (d->payload_max && (ev->type == EV_SEND ||
 				      ev->type == EV_SEND_DEAD ||
 				      ev->type == EV_RECEIVE ||
 				      ev->type == EV_EXIT)) {
-		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
-					  &cut)) < 0)
+		if ((sl->payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &sl->cut)) < 0)
 			return -1;
 	} else if (d->payload_max && (ev->type == EV_GEN_CALL ||
 				      ev->type == EV_GEN_REPLY)) {
-		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
-					  &cut)) < 0)
+		if ((sl->payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &sl->cut)) < 0)
 			return -1;
 	} else if (ev->type == EV_EXIT) {
-		if ((o_payload = put_term(d, buf, idx, payload_cap(d, ev->type),
-					  &cut)) < 0)
+		if ((sl->payload = put_term(d, buf, idx, payload_cap(d, ev->type),
+					  &sl->cut)) < 0)
 			return -1;
 	} else if (ei_skip_term(buf, idx) < 0) {
 		return -1;
 	}
 
+	return 0;
+}
+
+static int decode_one(struct decoder *d, const char *buf, int *idx,
+		      struct event *ev)
+{
+	int arity;
+	char tag[MAXATOMLEN_UTF8];
+	erlang_pid tracee;
+	long long ts;
+	struct slots sl = { .pid = -1, .peer = -1, .mfa = -1, .payload = -1,
+			    .name = -1, .extra = -1, .gc_heap = -1, .gc_old = -1 };
+
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 6 ||
+	    decode_atom(buf, idx, tag, sizeof(tag)) < 0)
+		return -1;
+	int t = type_of(tag);
+	if (t < 0 || ei_decode_pid(buf, idx, &tracee) < 0 ||
+	    ei_decode_longlong(buf, idx, &ts) < 0)
+		return -1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = (enum event_type)t;
+	ev->ts = ts;
+	ev->pid.num = tracee.num;
+	ev->pid.serial = tracee.serial;
+	sbuf_reset(&d->scratch);
+	sl.pid = (long)d->scratch.len;
+	term_pid_text(&d->scratch, d->node, tracee.node, tracee.num,
+		      tracee.serial);
+	sbuf_addch(&d->scratch, '\0');
+	if (decode_a(d, buf, idx, ev, &sl) < 0)
+		return -1;
+	int b_start = *idx;
+	if (decode_b(d, buf, idx, ev, &sl) < 0)
+		return -1;
 	int b_end = *idx;
 
 	/* Cut */
 	char flag[MAXATOMLEN_UTF8];
 	if (decode_atom(buf, idx, flag, sizeof(flag)) < 0)
 		return -1;
-	ev->truncated = cut || !strcmp(flag, "true");
+	ev->truncated = sl.cut || !strcmp(flag, "true");
 	/* what to render again: the message alone when the rest reads the
 	 * same in any syntax (a pid, a time) or is read back from its text
 	 * (names, functions); else the whole entry (one_event) */
 	ev->raw = NULL;
 	if (payload_alone(ev->type) &&
-	    (o_peer < 0 || d->scratch.buf[o_peer] == '<')) {
+	    (sl.peer < 0 || d->scratch.buf[sl.peer] == '<')) {
 		/* with no message shown, nothing to keep */
-		ev->raw = o_payload >= 0 ? buf + b_start : NULL;
-		ev->raw_len = o_payload >= 0 ? (uint32_t)(b_end - b_start) : 0;
-		ev->raw_part = o_payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
+		ev->raw = sl.payload >= 0 ? buf + b_start : NULL;
+		ev->raw_len = sl.payload >= 0 ? (uint32_t)(b_end - b_start) : 0;
+		ev->raw_part = sl.payload < 0 ? RAW_NOTHING : RAW_PAYLOAD |
 			(strcmp(flag, "true") ? 0 : RAW_CUT_THERE);
 	}
 
 	/* all appends are done: the scratch buffer no longer moves */
 	const char *base = d->scratch.buf;
-	ev->pid_text = base + o_pid;
-	ev->peer = o_peer >= 0 ? base + o_peer : NULL;
-	ev->mfa = o_mfa >= 0 ? base + o_mfa : NULL;
-	ev->payload = o_payload >= 0 ? base + o_payload : NULL;
-	ev->extra = o_extra >= 0 ? base + o_extra : NULL;
+	ev->pid_text = base + sl.pid;
+	ev->peer = sl.peer >= 0 ? base + sl.peer : NULL;
+	ev->mfa = sl.mfa >= 0 ? base + sl.mfa : NULL;
+	ev->payload = sl.payload >= 0 ? base + sl.payload : NULL;
+	ev->extra = sl.extra >= 0 ? base + sl.extra : NULL;
 	ev->elapsed_us = -1;
 	ev->heap[0] = ev->heap[1] = ev->heap[2] = ev->heap[3] = -1;
 	if (EVENT_IS_GC_START(ev->type)) {
-		ev->heap[0] = gc_heap;
-		ev->heap[2] = gc_old;
+		ev->heap[0] = sl.gc_heap;
+		ev->heap[2] = sl.gc_old;
 	} else if (EVENT_IS_GC(ev->type)) {
-		ev->heap[1] = gc_heap;
-		ev->heap[3] = gc_old;
+		ev->heap[1] = sl.gc_heap;
+		ev->heap[3] = sl.gc_old;
 	}
-	ev->name = o_name >= 0 ? base + o_name : names_get(d->names, ev->pid);
-	if (ev->peer && peer_local)
-		ev->peer_name = names_get(d->names, peer);
+	ev->name = sl.name >= 0 ? base + sl.name : names_get(d->names, ev->pid);
+	if (ev->peer && sl.peer_local)
+		ev->peer_name = names_get(d->names, sl.peer_pid);
 	show_names(d, ev);
 	return 0;
 }

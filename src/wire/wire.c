@@ -68,6 +68,91 @@ static inline cp atom_and(cp p, cp end, size_t fixed)
 	return p && (size_t)(end - p) >= fixed ? p + fixed : NULL;
 }
 
+/*
+ * The tag at p (p < end): past a scalar whole, with *kids 0, or past a
+ * container's header, with *kids its elements; NULL if malformed.
+ */
+static inline __attribute__((always_inline)) cp check_one(cp p, cp end,
+							  uint64_t *kids)
+{
+	/* room: the bytes after the tag */
+	size_t room = (size_t)(end - p) - 1, n;
+	*kids = 0;
+	switch (*p) {
+	case 'a':                                          /* small int */
+		if (room < 1) return NULL;
+		return p + 2;
+	case 'b':                                          /* int */
+		if (room < 4) return NULL;
+		return p + 5;
+	case 'c':                                          /* old float */
+		if (room < 31) return NULL;
+		return p + 32;
+	case 'F':                                          /* float */
+		if (room < 8) return NULL;
+		return p + 9;
+	case 's': case 'w':                                /* atoms */
+		if (room < 1 || room - 1 < (n = p[1])) return NULL;
+		return p + 2 + n;
+	case 'd': case 'v':
+		if (room < 2 || (n = u16(p + 1)) > 1020 || room - 2 < n) return NULL;
+		return p + 3 + n;
+	case 'j':                                          /* [] */
+		return p + 1;
+	case 'k':                                          /* string */
+		if (room < 2 || room - 2 < (n = u16(p + 1))) return NULL;
+		return p + 3 + n;
+	case 'm':                                          /* binary */
+		if (room < 4 || room - 4 < (n = u32(p + 1))) return NULL;
+		return p + 5 + n;
+	case 'M':                                          /* bits */
+		if (room < 5 || room - 5 < (n = u32(p + 1))) return NULL;
+		return p + 6 + n;
+	case 'n':                                          /* small big */
+		if (room < 1 || room - 1 < 1 + (n = p[1])) return NULL;
+		return p + 3 + n;
+	case 'o':                                          /* large big */
+		if (room < 4 || room - 4 < 1 + (n = u32(p + 1))) return NULL;
+		return p + 6 + n;
+	case 'g':                                          /* pids */
+		return atom_and(p + 1, end, 9);
+	case 'X':
+		return atom_and(p + 1, end, 12);
+	case 'f':                                          /* ports */
+		return atom_and(p + 1, end, 5);
+	case 'Y':
+		return atom_and(p + 1, end, 8);
+	case 'x':
+		return atom_and(p + 1, end, 12);
+	case 'e':                                          /* refs */
+		return atom_and(p + 1, end, 5);
+	case 'r': case 'Z':
+		if (room < 2 || (n = u16(p + 1)) > 5)
+			return NULL;
+		return atom_and(p + 3, end, (*p == 'r' ? 1 : 4) + 4 * n);
+	case 'h':                                          /* tuples */
+		if (room < 1) return NULL;
+		*kids = p[1];
+		return p + 2;
+	case 'i':
+		if (room < 4) return NULL;
+		*kids = u32(p + 1);
+		return p + 5;
+	case 'l':                                          /* list + tail */
+		if (room < 4) return NULL;
+		*kids = (uint64_t)u32(p + 1) + 1;
+		return p + 5;
+	case 't':                                          /* map */
+		if (room < 4) return NULL;
+		*kids = 2 * (uint64_t)u32(p + 1);
+		return p + 5;
+	default:
+		/* funs ('p', 'q', 'u') never come from the tracer, which
+		 * replaces them by '#Fun'; compressed terms ('P') neither */
+		return NULL;
+	}
+}
+
 /* Past the one term at p, or NULL if it is not one, whole, within end. */
 static cp check_term(cp p, cp end)
 {
@@ -84,105 +169,9 @@ static cp check_term(cp p, cp end)
 		left--;
 		if (p >= end)
 			return NULL;
-		/* room: the bytes after the tag */
-		size_t room = (size_t)(end - p) - 1, n;
 		uint64_t kids;
-		switch (*p) {
-		case 'a':                                          /* small int */
-			if (room < 1) return NULL;
-			p += 2;
-			continue;
-		case 'b':                                          /* int */
-			if (room < 4) return NULL;
-			p += 5;
-			continue;
-		case 'c':                                          /* old float */
-			if (room < 31) return NULL;
-			p += 32;
-			continue;
-		case 'F':                                          /* float */
-			if (room < 8) return NULL;
-			p += 9;
-			continue;
-		case 's': case 'w':                                /* atoms */
-			if (room < 1 || room - 1 < (n = p[1])) return NULL;
-			p += 2 + n;
-			continue;
-		case 'd': case 'v':
-			if (room < 2 || (n = u16(p + 1)) > 1020 || room - 2 < n) return NULL;
-			p += 3 + n;
-			continue;
-		case 'j':                                          /* [] */
-			p++;
-			continue;
-		case 'k':                                          /* string */
-			if (room < 2 || room - 2 < (n = u16(p + 1))) return NULL;
-			p += 3 + n;
-			continue;
-		case 'm':                                          /* binary */
-			if (room < 4 || room - 4 < (n = u32(p + 1))) return NULL;
-			p += 5 + n;
-			continue;
-		case 'M':                                          /* bits */
-			if (room < 5 || room - 5 < (n = u32(p + 1))) return NULL;
-			p += 6 + n;
-			continue;
-		case 'n':                                          /* small big */
-			if (room < 1 || room - 1 < 1 + (n = p[1])) return NULL;
-			p += 3 + n;
-			continue;
-		case 'o':                                          /* large big */
-			if (room < 4 || room - 4 < 1 + (n = u32(p + 1))) return NULL;
-			p += 6 + n;
-			continue;
-		case 'g':                                          /* pids */
-			if (!(p = atom_and(p + 1, end, 9))) return NULL;
-			continue;
-		case 'X':
-			if (!(p = atom_and(p + 1, end, 12))) return NULL;
-			continue;
-		case 'f':                                          /* ports */
-			if (!(p = atom_and(p + 1, end, 5))) return NULL;
-			continue;
-		case 'Y':
-			if (!(p = atom_and(p + 1, end, 8))) return NULL;
-			continue;
-		case 'x':
-			if (!(p = atom_and(p + 1, end, 12))) return NULL;
-			continue;
-		case 'e':                                          /* refs */
-			if (!(p = atom_and(p + 1, end, 5))) return NULL;
-			continue;
-		case 'r': case 'Z':
-			if (room < 2 || (n = u16(p + 1)) > 5 ||
-			    !(p = atom_and(p + 3, end, (*p == 'r' ? 1 : 4) + 4 * n)))
-				return NULL;
-			continue;
-		case 'h':                                          /* tuples */
-			if (room < 1) return NULL;
-			kids = p[1];
-			p += 2;
-			break;
-		case 'i':
-			if (room < 4) return NULL;
-			kids = u32(p + 1);
-			p += 5;
-			break;
-		case 'l':                                          /* list + tail */
-			if (room < 4) return NULL;
-			kids = (uint64_t)u32(p + 1) + 1;
-			p += 5;
-			break;
-		case 't':                                          /* map */
-			if (room < 4) return NULL;
-			kids = 2 * (uint64_t)u32(p + 1);
-			p += 5;
-			break;
-		default:
-			/* funs ('p', 'q', 'u') never come from the tracer, which
-			 * replaces them by '#Fun'; compressed terms ('P') neither */
+		if (!(p = check_one(p, end, &kids)))
 			return NULL;
-		}
 		/* a container: its elements become this level */
 		if (kids == 0)
 			continue;
