@@ -55,11 +55,11 @@ struct run {
 static void on_node_sample(void *arg, int node)
 {
 	struct run *r = arg;
-	const struct snode *n = session_node(r->s, node);
+	const struct node_view *n = session_node(r->s, node);
 	if (!json_sink_is_open(&r->js) || r->js.write_errno)
 		return;
 	json_node_stats(json_sink_buf(&r->js), session_node_name(r->s, node),
-			clock_wall_us(), &n->nstats.last);
+			clock_wall_us(), &n->nstats->last);
 	json_sink_flush(&r->js);
 }
 
@@ -77,7 +77,7 @@ static const char *tripped_why(const char *t)
 		!strcmp(t, "rate") ? "rate" : "duration";
 }
 
-static void node_summary(struct run *r, const struct snode *n, const char *ended,
+static void node_summary(struct run *r, const struct node_view *n, const char *ended,
 			 long long started, long long t0)
 {
 	const struct config *cfg = r->cfg;
@@ -92,21 +92,21 @@ static void node_summary(struct run *r, const struct snode *n, const char *ended
 		.limit_duration = cfg->duration,
 		.limit_events = cfg->max_events,
 		.payload_bytes = cfg->payload_bytes,
-		.traced = n->tr.traced,
-		.skipped = (const char *const *)n->tr.skipped,
-		.nskipped = n->tr.nskipped,
-		.malformed = n->dec.malformed,
+		.traced = n->tr->traced,
+		.skipped = (const char *const *)n->tr->skipped,
+		.nskipped = n->tr->nskipped,
+		.malformed = n->malformed,
 		.count_overflow = cfg->counts ? (n->count_overflow < 0 ? 0 :
 						 n->count_overflow) : -1,
 		.count_lines = r->js.count_lines,
 		.calls = cfg->calls,
-		.pattern_functions = n->tr.pattern_functions,
-		.npatterns = n->tr.npatterns < cfg->ncalls ? n->tr.npatterns :
+		.pattern_functions = n->tr->pattern_functions,
+		.npatterns = n->tr->npatterns < cfg->ncalls ? n->tr->npatterns :
 			cfg->ncalls,
-		.skipped_functions = (const char *const *)n->tr.skipped_functions,
-		.nskipped_functions = n->tr.nskipped_functions,
+		.skipped_functions = (const char *const *)n->tr->skipped_functions,
+		.nskipped_functions = n->tr->nskipped_functions,
 		.shed = n->shed,
-		.tracing = n->tr.tracing,
+		.tracing = n->tr->tracing,
 		.cleared = n->cleared,
 		.clock_offset_us = n->clock_offset_us,
 		.clock_error_us = session_multi(s) ? n->clock_error_us : -1,
@@ -114,8 +114,8 @@ static void node_summary(struct run *r, const struct snode *n, const char *ended
 	};
 	/* a batch naming a worker that does not exist is junk too (a
 	 * shallow copy: the summary only reads it) */
-	struct trace_stats st = n->st;
-	st.unknown = n->agent.unknown + n->st.bad_worker;
+	struct trace_stats st = *n->st;
+	st.unknown = n->unknown + n->st->bad_worker;
 	json_summary(json_sink_buf(&r->js), &si, &st);
 }
 
@@ -147,15 +147,15 @@ static void cluster_summary(struct run *r, const char *ended,
  * stop in time): said on stderr, whatever --quiet says; the summary says
  * "complete": false.  True if there are any.
  */
-static bool drain_incomplete(struct run *r, const struct snode *n)
+static bool drain_incomplete(struct run *r, const struct node_view *n)
 {
-	int missing = stats_incomplete(&n->st);
+	int missing = stats_incomplete(n->st);
 	if (!missing)
 		return false;
 	fprintf(stderr, "beamscope: %d of the %d workers on \"%s\" did not send "
 		"their final counts before the stop timed out; delivered + "
 		"dropped may fall short of what was traced%s\n", missing,
-		n->st.nworkers, session_node_name(r->s, n->idx),
+		n->st->nworkers, session_node_name(r->s, n->idx),
 		r->cfg->exact ? " (--exact: exit 7)" : "");
 	return true;
 }
@@ -499,7 +499,7 @@ static int run_live(struct run *r, struct sbuf *err)
 
 	bool any_lost = false, incomplete = false;
 	for (int i = 0; i < session_nnodes(r->s); i++) {
-		const struct snode *n = session_node(r->s, i);
+		const struct node_view *n = session_node(r->s, i);
 		if (!n->stats_ready)
 			continue;
 		node_summary(r, n, ended, started, t0);

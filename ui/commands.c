@@ -284,14 +284,11 @@ static int c_syntax(struct app *a, const struct cmd_line *cl)
 	}
 	int nn = session_nnodes(a->s);
 	struct rerender_node *rn = xcalloc((size_t)(nn ? nn : 1), sizeof(*rn));
-	for (int i = 0; i < nn; i++) {
-		const struct decoder *d = &session_node(a->s, i)->dec;
-		rn[i] = (struct rerender_node){ d->syn, d->syn, d->node,
-						d->payload_max, d->dia };
-	}
+	for (int i = 0; i < nn; i++)
+		session_rerender_node(a->s, i, &rn[i]);
 	int now = session_set_syntax(a->s, syn);
 	for (int i = 0; i < nn; i++)
-		rn[i].to = session_node(a->s, i)->dec.syn;
+		rn[i].to = session_node(a->s, i)->syn;
 	char what[64];
 	snprintf(what, sizeof(what), "%s syntax%s",
 		 term_syntax_name((enum term_syntax)now),
@@ -467,12 +464,12 @@ static int c_nodes(struct app *a, const struct cmd_line *cl)
 	if (need_args(a, cl, 0, 0) < 0)
 		return ACT_REDRAW;
 	for (int i = 0; i < session_nnodes(a->s); i++) {
-		const struct snode *n = session_node(a->s, i);
+		const struct node_view *n = session_node(a->s, i);
 		size_t l = strlen(line);
 		if (!n->present)
 			continue;
 		snprintf(line + l, sizeof(line) - l, "%s%s %s", l ? "; " : "",
-			 app_node_name(a, i), session_state_name(n));
+			 app_node_name(a, i), n->state_name);
 		l = strlen(line);
 		if (n->clock_error_us >= 0)
 			snprintf(line + l, sizeof(line) - l, ", clock %+lld us +-%lld",
@@ -480,7 +477,7 @@ static int c_nodes(struct app *a, const struct cmd_line *cl)
 		l = strlen(line);
 		if (n->stats_ready)
 			snprintf(line + l, sizeof(line) - l, ", %lu dropped",
-				 stats_dropped(&n->st));
+				 stats_dropped(n->st));
 	}
 	app_msg(a, false, "%s", line);
 	return ACT_REDRAW;
@@ -691,13 +688,13 @@ const char *app_complete_proc(struct app *a, const char *prefix, int state)
 	static struct sbuf shown;
 	size_t base = a->store.nprocs * 2;
 	for (int k = 0; k < session_nnodes(a->s); k++) {
-		const struct names *nt = &session_node(a->s, k)->agent.names;
+		const struct names *nt = session_node(a->s, k)->names;
 		for (; i < base + names_slots(nt); i++) {
 			const char *s = names_slot(nt, i - base, NULL);
 			if (!s)
 				continue;
 			sbuf_reset(&shown);
-			retext_name(&shown, TERM_ERLANG, session_node(a->s, k)->dec.syn, s);
+			retext_name(&shown, TERM_ERLANG, session_node(a->s, k)->syn, s);
 			if (!strncmp(sbuf_str(&shown), prefix, len)) {
 				i++;
 				return sbuf_str(&shown);

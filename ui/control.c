@@ -175,7 +175,8 @@ int app_detach_node(struct app *a, const char *name)
 {
 	if (!app_live(a, ":detach"))
 		return ACT_REDRAW;
-	const struct snode *n = session_find_node(a->s, name);
+	int k = session_find_node(a->s, name);
+	const struct node_view *n = k >= 0 ? session_node(a->s, k) : NULL;
 	if (!n || !n->present) {
 		app_msg(a, true, "%s is not in this session", name);
 		return ACT_REDRAW;

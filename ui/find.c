@@ -65,7 +65,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 	struct sbuf *shown = xcalloc((size_t)(session_nnodes(a->s) ? session_nnodes(a->s) : 1),
 				     sizeof(*shown));
 	for (int k = 0; k < session_nnodes(a->s); k++)
-		retext_name(&shown[k], TERM_ERLANG, session_node(a->s, k)->dec.syn, atom);
+		retext_name(&shown[k], TERM_ERLANG, session_node(a->s, k)->syn, atom);
 	struct proc *found = NULL;
 	for (size_t i = 0; !found && i < a->store.nprocs; i++) {
 		struct proc *p = a->store.procs[i];
@@ -82,7 +82,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 		return found;
 	/* a registered process that has not done anything yet */
 	for (int k = 0; k < session_nnodes(a->s); k++) {
-		const struct names *nt = &session_node(a->s, k)->agent.names;
+		const struct names *nt = session_node(a->s, k)->names;
 		if (!session_node(a->s, k)->present)
 			continue;
 		for (size_t i = 0; i < names_slots(nt); i++) {
@@ -99,7 +99,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 					app_local_pid(pid, text, sizeof(text));
 				struct sbuf nm = SBUF_INIT;
 				retext_name(&nm, TERM_ERLANG,
-					    session_node(a->s, k)->dec.syn, s);
+					    session_node(a->s, k)->syn, s);
 				store_set_info(&a->store, pid, text,
 					       sbuf_str(&nm), NULL, -1);
 				sbuf_release(&nm);

@@ -59,8 +59,8 @@ static int layout(const struct app *a, int h, struct layout *lo)
 		budget = HEADER_MAX;
 	if (!a->header || budget < 2 || session_nnodes(a->s) < 1)
 		return 0;
-	const struct snode *n = session_node(a->s, header_node(a));
-	int nsched = n->nstats.have ? n->nstats.last.nsched : 0;
+	const struct node_view *n = session_node(a->s, header_node(a));
+	int nsched = n->nstats->have ? n->nstats->last.nsched : 0;
 
 	lo->counts = lo->rates = true;
 	int left = budget - 2;
@@ -189,10 +189,10 @@ static void count_pair(struct sbuf *sb, const char *what, long long n,
 		sbuf_addf(sb, "%s %lld/%lld", what, n, limit);
 }
 
-static void counts_line(struct app *a, const struct snode *n, int y)
+static void counts_line(struct app *a, const struct node_view *n, int y)
 {
-	const struct node_sample *s = &n->nstats.last;
-	bool have = n->nstats.have;
+	const struct node_sample *s = &n->nstats->last;
+	bool have = n->nstats->have;
 	struct sbuf sb = SBUF_INIT;
 	long long now = clock_mono_ms();
 	if (a->multi)
@@ -221,21 +221,21 @@ static void counts_line(struct app *a, const struct snode *n, int y)
 	}
 	if (!session_is_recording(a->s) && n->state != SN_TRACING &&
 	    n->state != SN_READY && n->state != SN_STARTING)
-		sbuf_addf(&sb, "  (%s)", session_state_name(n));
+		sbuf_addf(&sb, "  (%s)", n->state_name);
 	else if (!have)
 		sbuf_addstr(&sb, "  (waiting for the node's first sample)");
-	else if (now - n->nstats.at_ms > STALE_MS)
+	else if (now - n->nstats->at_ms > STALE_MS)
 		sbuf_addf(&sb, "  (no sample for %llds)",
-			  (now - n->nstats.at_ms) / 1000);
+			  (now - n->nstats->at_ms) / 1000);
 	draw_text(y, 0, COLS, sbuf_str(&sb), A_NORMAL);
 	sbuf_release(&sb);
 }
 
 /* "Events 1234/s <spark>  Drops 0/s <spark>": the sparklines share what
  * the numbers leave, two parts to one, and a minute at most each */
-static void rates_line(struct app *a, const struct snode *n, int y)
+static void rates_line(struct app *a, const struct node_view *n, int y)
 {
-	const struct node_stats *ns = &n->nstats;
+	const struct node_stats *ns = n->nstats;
 	char ev[48], dr[48];
 	snprintf(ev, sizeof(ev), "Events %lu/s ",
 		 (unsigned long)spark_at(&ns->events, 0));
@@ -273,9 +273,9 @@ void header_draw(struct app *a, int y, int h)
 	int rows = layout(a, h, &lo);
 	if (!rows)
 		return;
-	const struct snode *n = session_node(a->s, header_node(a));
-	const struct node_sample *s = &n->nstats.last;
-	bool have = n->nstats.have;
+	const struct node_view *n = session_node(a->s, header_node(a));
+	const struct node_sample *s = &n->nstats->last;
+	bool have = n->nstats->have;
 	for (int r = 0; r < rows; r++) {
 		move(y + r, 0);
 		clrtoeol();

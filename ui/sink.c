@@ -30,7 +30,7 @@ static void on_event(void *arg, int node, const struct event *ev)
 	uint64_t seq = store_add_event(&a->store, ev);
 	/* decoded before a :syntax, merged after it */
 	if (node >= 0 && node < session_nnodes(a->s) &&
-	    ev->syn != (uint8_t)session_node(a->s, node)->dec.syn && ev->raw)
+	    ev->syn != (uint8_t)session_node(a->s, node)->syn && ev->raw)
 		app_rerender_late(a, node, seq);
 	if (!a->paused)
 		a->dirty = true;
@@ -134,7 +134,7 @@ static void on_node_sample(void *arg, int node)
 static void on_node_state(void *arg, int node)
 {
 	struct app *a = arg;
-	const struct snode *n = session_node(a->s, node);
+	const struct node_view *n = session_node(a->s, node);
 	a->multi = session_multi(a->s);   /* a recording finds its nodes as it loads */
 	if (n->state == SN_RECORDED) {   /* never traced */
 		a->dirty = true;
@@ -187,13 +187,13 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 		return;
 	}
 	if (a->attaching >= 0) {
-		const struct snode *n = session_node(a->s, a->attaching);
+		const struct node_view *n = session_node(a->s, a->attaching);
 		a->attaching = -1;
 		a->detaching = -1;
 		if (n->state == SN_TRACING) {
 			app_msg(a, false, "attached to %s (%s%sclock %+lld us "
 				"+-%lld)", app_node_name(a, n->idx),
-				n->tr.tracing, n->tr.tracing[0] ? ", " : "",
+				n->tr->tracing, n->tr->tracing[0] ? ", " : "",
 				n->clock_offset_us, n->clock_error_us);
 			return;
 		}
@@ -204,10 +204,10 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 	if (a->multi)
 		app_msg(a, false, "tracing %lu %s on %d nodes%s%s; ? for help",
 			traced, procs, nodes, paired, also);
-	else if (session_node(a->s, 0)->tr.tracing[0])
+	else if (session_node(a->s, 0)->tr->tracing[0])
 		app_msg(a, false, "tracing %lu %s on %s (%s)%s%s; ? for help",
 			traced, procs, app_node_name(a, 0),
-			session_node(a->s, 0)->tr.tracing, paired, also);
+			session_node(a->s, 0)->tr->tracing, paired, also);
 	else
 		app_msg(a, false, "tracing %lu %s on %s%s%s; ? for help",
 			traced, procs, app_node_name(a, 0), paired, also);

@@ -93,7 +93,7 @@ static void status_who(struct app *a, char *who, size_t sz)
 		return;
 	}
 	for (int i = 0; i < session_nnodes(a->s); i++) {
-		const struct snode *n = session_node(a->s, i);
+		const struct node_view *n = session_node(a->s, i);
 		size_t l = strlen(who);
 		if (!n->present || l + 2 >= sz)
 			continue;
@@ -103,10 +103,10 @@ static void status_who(struct app *a, char *who, size_t sz)
 			 n->state == SN_TRACING ? "" :
 			 n->state == SN_IDLE ? ":off" : ":...",
 			 a->node_filter == i ? "*" : "");
-		if (n->stats_ready && stats_dropped(&n->st)) {
+		if (n->stats_ready && stats_dropped(n->st)) {
 			l = strlen(who);
 			snprintf(who + l, sz - l, "(%lu dropped)",
-				 stats_dropped(&n->st));
+				 stats_dropped(n->st));
 		}
 	}
 }
@@ -119,10 +119,10 @@ static void status_others(struct app *a, char *skipped, size_t skipped_sz,
 	unsigned long nskipped = 0;
 	skipped[0] = cleared[0] = '\0';
 	for (int i = 0; i < session_nnodes(a->s); i++) {
-		const struct snode *n = session_node(a->s, i);
+		const struct node_view *n = session_node(a->s, i);
 		if (!n->present)
 			continue;
-		nskipped += (unsigned long)n->tr.nskipped;
+		nskipped += (unsigned long)n->tr->nskipped;
 		if (n->cleared[0] && !cleared[0])
 			snprintf(cleared, cleared_sz, "CLEARED by another "
 				 "tool: %s", n->cleared);

@@ -64,7 +64,7 @@ bool app_rerender_step(struct app *a)
 
 void app_rerender_late(struct app *a, int node, uint64_t seq)
 {
-	const struct decoder *d = &session_node(a->s, node)->dec;
-	struct rerender_node rn = { d->syn, d->syn, d->node, d->payload_max, d->dia };
+	struct rerender_node rn;
+	session_rerender_node(a->s, node, &rn);
 	rerender_one(&a->store, seq, &rn);
 }

@@ -80,7 +80,7 @@ void top_where(const struct app *a, struct sbuf *sb)
 	long scanned = 0, total = 0, pass_ms = 0;
 	bool have = false;
 	for (int i = 0; i < session_nnodes(a->s); i++) {
-		const struct snode *n = session_node(a->s, i);
+		const struct node_view *n = session_node(a->s, i);
 		if (!n->top.have)
 			continue;
 		have = true;

@@ -128,7 +128,7 @@ static const char *server_label(struct app *a, const struct gc_row *r)
 	const char *n = session_text_name(a->s, r->node, r->server);
 	if (n && r->node >= 0 && r->node < session_nnodes(a->s)) {
 		sbuf_reset(&shown);
-		retext_name(&shown, TERM_ERLANG, session_node(a->s, r->node)->dec.syn, n);
+		retext_name(&shown, TERM_ERLANG, session_node(a->s, r->node)->syn, n);
 		return sbuf_str(&shown);
 	}
 	if (n || r->server_name)

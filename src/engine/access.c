@@ -44,10 +44,10 @@ int session_unfollow(struct session *s)
 
 int session_attach_node(struct session *s, const char *name)
 {
-	struct snode *n = session_find_node(s, name);
+	struct snode *n = node_find(s, name);
 	if (n && n->present && n->state != SN_LOST)
 		return SESSION_ATTACHED_ALREADY;
-	if (!n && !(n = session_add_node(s, name, false)))
+	if (!n && !(n = node_add(s, name, false)))
 		return SESSION_NODES_FULL;
 	n->present = true;
 	n->required = false;
@@ -114,9 +114,37 @@ int session_nnodes(const struct session *s)
 	return s->nnodes;
 }
 
-const struct snode *session_node(const struct session *s, int i)
+const struct node_view *session_node(struct session *s, int i)
 {
-	return &s->nodes[i];
+	struct snode *n = &s->nodes[i];
+	struct node_view *v = &n->view;
+	*v = (struct node_view){
+		.idx = n->idx, .arg = n->arg, .present = n->present,
+		.state = n->state, .state_name = node_state_name(n),
+		.syn = n->dec.syn, .names = &n->agent.names,
+		.st = &n->st, .stats_ready = n->stats_ready, .tr = &n->tr,
+		.ever_lost = n->ever_lost, .ever_left = n->ever_left,
+		.left = n->left, .tripped = n->tripped, .cleared = n->cleared,
+		.sessions = n->sessions,
+		.clock_offset_us = n->clock_offset_us,
+		.clock_error_us = n->clock_error_us,
+		.shed = n->shed, .count_overflow = n->count_overflow,
+		.malformed = n->dec.malformed, .unknown = n->agent.unknown,
+		.nstats = &n->nstats, .counted = n->counted,
+	};
+	v->top.have = n->top.have;
+	v->top.scanned = n->top.scanned;
+	v->top.total = n->top.total;
+	v->top.pass_ms = n->top.pass_ms;
+	return v;
+}
+
+void session_rerender_node(const struct session *s, int i,
+			   struct rerender_node *rn)
+{
+	const struct decoder *d = &s->nodes[i].dec;
+	*rn = (struct rerender_node){ d->syn, d->syn, d->node, d->payload_max,
+				      d->dia };
 }
 
 const char *session_stopped_why(const struct session *s)

@@ -290,7 +290,7 @@ void session_pending_text(const struct session *s, struct sbuf *out)
 		const char *what = agent_op_text(&n->agent);
 		if (!*what)
 			what = n->state == SN_STOPPING ? "stopping" :
-				session_state_name(n);
+				node_state_name(n);
 		sbuf_addf(out, "%s%s: %s", n_said++ ? "; " : "",
 			  session_node_name(s, i), what);
 	}
@@ -455,7 +455,7 @@ void session_discover(struct session *s)
 		    agent_visible_nodes(&n->agent, &names) < 0)
 			continue;
 		for (char **p = names; *p; p++)
-			if (!session_find_node(s, *p))
+			if (!node_find(s, *p))
 				session_add_node(s, *p, false);
 		node_names_free(names);
 	}

@@ -106,7 +106,7 @@ void session_replay_release(struct session *s)
 static void rec_node(void *arg, int idx, const char *name)
 {
 	struct session *s = arg;
-	struct snode *n = idx == s->nnodes ? session_add_node(s, name, false) :
+	struct snode *n = idx == s->nnodes ? node_add(s, name, false) :
 		NULL;
 	if (!n)
 		return;   /* the reader bounds them: never */

@@ -216,7 +216,7 @@ const char *session_node_name(const struct session *s, int i)
 	return n->name[0] ? n->name : n->agent.node[0] ? n->agent.node : n->arg;
 }
 
-const char *session_state_name(const struct snode *n)
+const char *node_state_name(const struct snode *n)
 {
 	if (!n->present)
 		return "detached";
@@ -346,8 +346,7 @@ void session_release(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-struct snode *session_add_node(struct session *s, const char *name,
-			       bool required)
+struct snode *node_add(struct session *s, const char *name, bool required)
 {
 	if (s->nnodes == s->nodes_max)
 		return NULL;
@@ -365,7 +364,7 @@ struct snode *session_add_node(struct session *s, const char *name,
 	return n;
 }
 
-struct snode *session_find_node(struct session *s, const char *name)
+struct snode *node_find(struct session *s, const char *name)
 {
 	for (int i = 0; i < s->nnodes; i++) {
 		struct snode *n = &s->nodes[i];
@@ -703,4 +702,16 @@ void node_rates(struct session *s, long long now)
 			      n->stats_ready ? stats_dropped(&n->st) : 0, ms);
 	}
 	s->rates_ms = now;
+}
+
+int session_add_node(struct session *s, const char *name, bool required)
+{
+	struct snode *n = node_add(s, name, required);
+	return n ? n->idx : -1;
+}
+
+int session_find_node(const struct session *s, const char *name)
+{
+	struct snode *n = node_find((struct session *)s, name);
+	return n ? n->idx : -1;
 }

@@ -26,13 +26,11 @@
 #define BS_SESSION_H
 
 #include <poll.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "agent.h"
 #include "callstack.h"
-#include "conn.h"
 #include "decode.h"
 #include "gencall.h"
 #include "merge.h"
@@ -74,6 +72,7 @@
 struct recording;
 struct recording_proc;
 struct replay;
+struct rerender_node;
 
 enum snode_state {
 	SN_IDLE,        /* nothing of ours runs there */
@@ -89,78 +88,40 @@ enum snode_state {
 	SN_RECORDED,    /* a node of a recording */
 };
 
-/* One target node and its agent session. */
-struct snode {
-	struct session *s;
+/*
+ * What a front end reads of one node: a snapshot session_node() makes,
+ * valid until the next call for the same node.  What it points to is the
+ * engine's, read only, valid while the session lives.
+ */
+struct node_view {
 	int idx;
-	char arg[520];          /* the name as given, or as its peers know it */
-	char name[MAXATOMLEN_UTF8]; /* as it calls itself, once known */
-	bool present;           /* in the session (:detach takes it out) */
-	bool required;          /* named by the user: failing to attach it
-				 * fails the start */
+	const char *arg;            /* the name as given */
+	bool present;               /* in the session (:detach takes it out) */
 	enum snode_state state;
-	struct conn conn;
-	/* SN_CONNECTING: the connector thread owns conn until it writes its
-	 * byte to connect_pipe; then its result is in connect_rc and the two
-	 * texts */
-	pthread_t connector;
-	int connect_pipe[2];
-	int connect_rc;
-	struct sbuf connect_err, connect_warn;
-	struct agent agent;
-	struct decoder dec;
-	struct trace_stats st;
-	bool stats_ready;       /* stats and decoder are set up */
-	struct trace_result tr; /* of the last trace request */
-	unsigned gen;           /* the session generation it traces */
-	bool ever_lost;
-	char left[32];          /* its agent left by itself: agent_timeout or
-				 * agent_lost; "" otherwise */
-	bool ever_left;
-	int sessions;           /* times an agent was started there */
+	const char *state_name;     /* the state in a word, for people */
+	enum term_syntax syn;       /* the syntax its events are written in */
+	const struct names *names;  /* its registered names, as its agent said */
+	const struct trace_stats *st;
+	bool stats_ready;           /* st is set up */
+	const struct trace_result *tr;   /* of its last trace request */
+	bool ever_lost, ever_left;
+	const char *left;           /* its agent left by itself: why; "" */
+	const char *tripped;        /* a limit the target enforced; "" */
+	const char *cleared;        /* what someone else cleared of our
+				     * tracing mid-run; "" */
+	int sessions;               /* times an agent was started there */
 	long long clock_offset_us, clock_error_us;
-	int64_t last_ts;        /* newest event, beamscope's clock */
-	long long last_rx_ms;   /* when its last batch arrived */
-	long long next_retry_ms;
-	bool retry_said;        /* told the user why it is not back yet */
-	long long deadline_ms;  /* SN_STOPPING: give up waiting then */
-	long long stop_ms;      /* SN_STOPPING: when the stop was sent */
-	bool silence_check;     /* the alive question asks about silence */
-	char tripped[32];       /* a limit the target enforced, "" if none */
-	char cleared[96];       /* what someone else cleared of our tracing
-				 * mid-run ("flags,new_processes"), "" if
-				 * nothing: the counts are not complete */
-	long shed;              /* events shed over --rate */
-	long count_overflow;    /* count-tier events that found no slot; -1 */
-	/* what its processes are (the agent's describe): a process met is
-	 * asked about once, "" until answered or when it had nothing to say */
-	struct names labels;
-	struct bs_pid *ask;     /* met, not asked yet; SESSION_ASK_MAX */
-	int nask;
-	long long next_ask_ms;  /* the next questions go then, or when a
-				 * request's worth is waiting */
-	struct relabel *later;  /* to ask once more, oldest first: a ring of
-				 * SESSION_ASK_MAX, the rest not asked again */
-	int later_head, nlater;
-	char error[1400];       /* why the last attempt failed, "" if none */
-	int error_rc;
-	/* the node at a glance (the view's header): its samples while asked
-	 * for, and its events and drops a second, kept always */
-	unsigned long events;   /* as s->events counts them, this node's,
-				 * in the whole run */
-	struct node_stats nstats;
-	bool nstats_on;         /* its agent was asked for samples */
-	bool counted;           /* its last trace counts processes (the count
-				 * tier: samples, top mode), not only ships */
-	/* top mode: what its agent was asked ("" off), and what it last
-	 * said of its scan */
-	char top_asked[24];
-	int top_asked_n;
+	long shed;                  /* events shed over --rate */
+	long count_overflow;        /* count-tier events with no slot; -1 */
+	unsigned long malformed;    /* batches its decoder refused */
+	unsigned long unknown;      /* messages its agent did not know */
+	const struct node_stats *nstats;   /* the node at a glance */
+	bool counted;               /* its last trace counts processes */
 	struct {
 		bool have;
 		long scanned, total;   /* this pass: looked at, in it */
 		long pass_ms;          /* the last whole pass took; 0: none yet */
-	} top;
+	} top;                      /* what its agent last said of top mode */
 };
 
 /* INFO: progress detail (batch prints it, the view does not);
@@ -210,7 +171,7 @@ struct session_sink {
 	 * start_rc) */
 	void (*started)(void *arg, unsigned long traced, int nodes,
 			unsigned long skipped);
-	/* a node's sample arrived (snode.nstats.last) */
+	/* a node's sample arrived (node_view.nstats->last) */
 	void (*node_sample)(void *arg, int node);
 	/* the links, monitors and ancestors of a process in focus, about
 	 * once a second while it is (r->pid.node is the node's index) */
@@ -294,10 +255,10 @@ void session_spec_copy(struct session_spec *dst, const struct session_spec *src)
 void session_set_pids(struct session *s, const char *pids, bool follow);
 
 /* A node to trace; required: a failure to attach it fails the start. */
-struct snode *session_add_node(struct session *s, const char *name,
-			       bool required);
-/* The node called name (as given, as it calls itself, or its short name). */
-struct snode *session_find_node(struct session *s, const char *name);
+int session_add_node(struct session *s, const char *name, bool required);
+/* The node called name (as given, as it calls itself, or its short name):
+ * its index, or -1. */
+int session_find_node(const struct session *s, const char *name);
 const char *session_node_name(const struct session *s, int i);
 /* The registered name of the process a pid text names ("<0.85.0>" on
  * node, or "<name@host.85.0>"), or NULL. */
@@ -377,7 +338,10 @@ bool session_multi(const struct session *s);
 const struct merge_stats *session_merge_stats(const struct session *s);
 /* The nodes: how many slots are used, and one of them, to read. */
 int session_nnodes(const struct session *s);
-const struct snode *session_node(const struct session *s, int i);
+const struct node_view *session_node(struct session *s, int i);
+/* How node i's events were rendered, for rerender_*. */
+void session_rerender_node(const struct session *s, int i,
+			   struct rerender_node *rn);
 bool session_wants_tracing(const struct session *s);
 /* The gen calls paired (read only); forget them (:clear); a call open
  * for longer than us is stuck. */
@@ -460,8 +424,6 @@ const char *session_tripped(const struct session *s);
 /* Events delivered by every node (shipped), and dropped on the targets. */
 unsigned long session_delivered(const struct session *s);
 unsigned long session_dropped(const struct session *s);
-/* A node's state in a word, for people. */
-const char *session_state_name(const struct snode *n);
 
 /*
  * Start-up, before the front end has a loop: attach every node and wait

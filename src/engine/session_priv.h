@@ -7,7 +7,11 @@
 #ifndef BS_SESSION_PRIV_H
 #define BS_SESSION_PRIV_H
 
+#include <pthread.h>
+
+#include "agent.h"
 #include "analyser.h"
+#include "conn.h"
 #include "session.h"
 
 #define SESSION_ANALYSERS 4
@@ -36,6 +40,81 @@
 		if ((s)->sinks[sk_].hook)				\
 			*(any) = true;					\
 } while (0)
+
+/* One target node and its agent session. */
+struct snode {
+	struct session *s;
+	int idx;
+	char arg[520];          /* the name as given, or as its peers know it */
+	char name[MAXATOMLEN_UTF8]; /* as it calls itself, once known */
+	bool present;           /* in the session (:detach takes it out) */
+	bool required;          /* named by the user: failing to attach it
+				 * fails the start */
+	enum snode_state state;
+	struct conn conn;
+	/* SN_CONNECTING: the connector thread owns conn until it writes its
+	 * byte to connect_pipe; then its result is in connect_rc and the two
+	 * texts */
+	pthread_t connector;
+	int connect_pipe[2];
+	int connect_rc;
+	struct sbuf connect_err, connect_warn;
+	struct agent agent;
+	struct decoder dec;
+	struct trace_stats st;
+	bool stats_ready;       /* stats and decoder are set up */
+	struct trace_result tr; /* of the last trace request */
+	unsigned gen;           /* the session generation it traces */
+	bool ever_lost;
+	char left[32];          /* its agent left by itself: agent_timeout or
+				 * agent_lost; "" otherwise */
+	bool ever_left;
+	int sessions;           /* times an agent was started there */
+	long long clock_offset_us, clock_error_us;
+	int64_t last_ts;        /* newest event, beamscope's clock */
+	long long last_rx_ms;   /* when its last batch arrived */
+	long long next_retry_ms;
+	bool retry_said;        /* told the user why it is not back yet */
+	long long deadline_ms;  /* SN_STOPPING: give up waiting then */
+	long long stop_ms;      /* SN_STOPPING: when the stop was sent */
+	bool silence_check;     /* the alive question asks about silence */
+	char tripped[32];       /* a limit the target enforced, "" if none */
+	char cleared[96];       /* what someone else cleared of our tracing
+				 * mid-run ("flags,new_processes"), "" if
+				 * nothing: the counts are not complete */
+	long shed;              /* events shed over --rate */
+	long count_overflow;    /* count-tier events that found no slot; -1 */
+	/* what its processes are (the agent's describe): a process met is
+	 * asked about once, "" until answered or when it had nothing to say */
+	struct names labels;
+	struct bs_pid *ask;     /* met, not asked yet; SESSION_ASK_MAX */
+	int nask;
+	long long next_ask_ms;  /* the next questions go then, or when a
+				 * request's worth is waiting */
+	struct relabel *later;  /* to ask once more, oldest first: a ring of
+				 * SESSION_ASK_MAX, the rest not asked again */
+	int later_head, nlater;
+	char error[1400];       /* why the last attempt failed, "" if none */
+	int error_rc;
+	/* the node at a glance (the view's header): its samples while asked
+	 * for, and its events and drops a second, kept always */
+	unsigned long events;   /* as s->events counts them, this node's,
+				 * in the whole run */
+	struct node_stats nstats;
+	bool nstats_on;         /* its agent was asked for samples */
+	bool counted;           /* its last trace counts processes (the count
+				 * tier: samples, top mode), not only ships */
+	/* top mode: what its agent was asked ("" off), and what it last
+	 * said of its scan */
+	char top_asked[24];
+	int top_asked_n;
+	struct {
+		bool have;
+		long scanned, total;   /* this pass: looked at, in it */
+		long pass_ms;          /* the last whole pass took; 0: none yet */
+	} top;
+	struct node_view view;  /* what session_node() last made of it */
+};
 
 struct session {
 	const struct config *cfg;
@@ -137,4 +216,7 @@ void goal_reconcile(struct session *s);
 void node_top_reconcile(struct snode *n);
 void node_set_state(struct snode *n, enum snode_state st);
 void goal_start_failed(struct session *s, int rc, const char *why);
+struct snode *node_add(struct session *s, const char *name, bool required);
+struct snode *node_find(struct session *s, const char *name);
+const char *node_state_name(const struct snode *n);
 #endif
