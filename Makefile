@@ -82,6 +82,8 @@ EBIN  := $(BUILD)/ebin
 BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam \
 	$(EBIN)/beamscope_elixir.beam
 NIFSO := $(BUILD)/nif/beamscope_tracer.so
+# the tracer NIF: its C files make one library, linked in one go
+NIF_SRC := $(wildcard nif/*.c)
 # the NIF runs inside the target VM: never sanitized, always position-independent
 NIF_CFLAGS := -std=c11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) \
 	-I$(ERTS_INCLUDE)
@@ -119,9 +121,9 @@ $(EBIN)/%.beam: nif/%.erl $(wildcard nif/*.hrl)
 	@mkdir -p $(EBIN)
 	$(call quiet,ERLC,$@)$(ERLC) +warnings_as_errors +deterministic -o $(EBIN) $<
 
-$(NIFSO): nif/beamscope_tracer.c $(BUILD)/config.mk
+$(NIFSO): $(NIF_SRC) $(wildcard nif/*.h) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
-	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $<
+	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $(NIF_SRC)
 
 $(BUILD)/test/%.t: test/unit/%.c test/unit/tap.h $(UNIT_OBJ)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,5 @@
-%% beamscope_tracer: the Erlang face of the tracer NIF (beamscope_tracer.c).
+%% beamscope_tracer: the Erlang face of the tracer NIF (beamscope_tracer.c
+%% and the C files tracer.h lists).
 %%
 %% Owns nothing but stubs.  Invariants: every function but load/1 is
 %% replaced by the NIF, so no body below may do real work; the module is

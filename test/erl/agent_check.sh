@@ -58,7 +58,7 @@ else
 		"$TOP/nif/beamscope_tracer.erl" || bail "erlc failed"
 	${CC:-gcc} -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror \
 		-I"$ERTS_INCLUDE" -o "$BUILD/beamscope_tracer.so" \
-		"$TOP/nif/beamscope_tracer.c" || bail "the NIF did not compile"
+		"$TOP"/nif/*.c || bail "the NIF did not compile"
 fi
 erlc -o "$WORK/test" "$HERE/bs_agent_check.erl" || bail "erlc bs_agent_check failed"
 
