@@ -79,8 +79,10 @@ UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o \
 	sink/jsonsink.o),$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
-BEAMS := $(EBIN)/beamscope_agent.beam $(EBIN)/beamscope_tracer.beam \
-	$(EBIN)/beamscope_elixir.beam
+# the agent and its helper modules, the tracer's module, the Elixir reader
+AGENT_MODS := agent printer info pattern scan trace
+BEAMS := $(AGENT_MODS:%=$(EBIN)/beamscope_%.beam) \
+	$(EBIN)/beamscope_tracer.beam $(EBIN)/beamscope_elixir.beam
 NIFSO := $(BUILD)/nif/beamscope_tracer.so
 # the tracer NIF: its C files make one library, linked in one go
 NIF_SRC := $(wildcard nif/*.c)
@@ -113,6 +115,11 @@ $(BUILD)/src/wire/embed.o: src/wire/embed.S $(BEAMS) $(NIFSO)
 	@mkdir -p $(dir $@)
 	$(call quiet,EMBED,$@)$(CC) -c -o $@ $< \
 		-DBS_AGENT_BEAM='"$(EBIN)/beamscope_agent.beam"' \
+		-DBS_PRINTER_BEAM='"$(EBIN)/beamscope_printer.beam"' \
+		-DBS_INFO_BEAM='"$(EBIN)/beamscope_info.beam"' \
+		-DBS_PATTERN_BEAM='"$(EBIN)/beamscope_pattern.beam"' \
+		-DBS_SCAN_BEAM='"$(EBIN)/beamscope_scan.beam"' \
+		-DBS_TRACE_BEAM='"$(EBIN)/beamscope_trace.beam"' \
 		-DBS_TRACER_BEAM='"$(EBIN)/beamscope_tracer.beam"' \
 		-DBS_ELIXIR_BEAM='"$(EBIN)/beamscope_elixir.beam"' \
 		-DBS_TRACER_SO='"$(NIFSO)"'
@@ -124,6 +131,18 @@ $(EBIN)/%.beam: nif/%.erl $(wildcard nif/*.hrl)
 $(NIFSO): $(NIF_SRC) $(wildcard nif/*.h) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	$(call quiet,NIF,$@)$(CC) $(NIF_CFLAGS) -o $@ $(NIF_SRC)
+
+# the engine's test: the engine itself, and fake nodes in place of the
+# code that talks to a real one (test/unit/fake)
+ENGINE_OBJ := $(addprefix $(BUILD)/src/engine/,session.o stream.o lifecycle.o \
+	access.o loop.o replay.o) $(BUILD)/src/sink/jsonsink.o
+$(BUILD)/test/engine.t: test/unit/engine.c test/unit/fake/node.c \
+		test/unit/fake/fake.h test/unit/corpus.h test/unit/tap.h \
+		$(UNIT_OBJ) $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CFLAGS_ALL) -Itest/unit -o $@ \
+		test/unit/engine.c test/unit/fake/node.c $(UNIT_OBJ) \
+		$(ENGINE_OBJ) $(LDFLAGS_ALL) $(LIBS)
 
 $(BUILD)/test/%.t: test/unit/%.c test/unit/tap.h $(UNIT_OBJ)
 	@mkdir -p $(dir $@)
