@@ -8,22 +8,34 @@
 
 enum { EMPTY = 0, LIVE = 1, GONE = 2 };
 
-/* Every byte of the key reaches the low bits the table uses. */
-static uint64_t hash(const unsigned char *k, size_t n)
+/* Every byte of the key reaches the low bits the table uses.  Keys of 8
+ * and 12 bytes (names, pids: looked up on every event) are read without
+ * a loop or a call. */
+static inline uint64_t hash(const unsigned char *k, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-	while (n >= 8) {
-		uint64_t w;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	if (n == 8 || n == 12) {
 		memcpy(&w, k, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 32;
-		k += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t w = 0;
-		memcpy(&w, k, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		if (n == 12) {
+			uint32_t u;
+			memcpy(&u, k + 8, 4);
+			h = (h ^ u) * 0xff51afd7ed558ccdULL;
+		}
+	} else {
+		while (n >= 8) {
+			memcpy(&w, k, 8);
+			h = (h ^ w) * 0xff51afd7ed558ccdULL;
+			h ^= h >> 32;
+			k += 8;
+			n -= 8;
+		}
+		if (n) {
+			w = 0;
+			memcpy(&w, k, n);
+			h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		}
 	}
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
@@ -48,9 +60,31 @@ void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
 	m->drop = drop;
 }
 
+void hmap_init_outside(struct hmap *m, size_t key_size, size_t val_size,
+		       const void *(*key_of)(const void *ctx, const void *val),
+		       const void *ctx)
+{
+	hmap_init(m, 0, val_size, NULL);
+	/* the state byte, then the value aligned for its size alone: an
+	 * index of 4 bytes takes a slot of 8 */
+	size_t a = val_size >= 8 ? 8 : val_size >= 4 ? 4 : val_size >= 2 ? 2 : 1;
+	m->val_off = a;
+	m->stride = (a + val_size + a - 1) / a * a;
+	m->key_size = key_size;
+	m->key_of = key_of;
+	m->ctx = ctx;
+}
+
 static unsigned char *slot(const struct hmap *m, size_t i)
 {
 	return m->slots + i * m->stride;
+}
+
+/* The key of the slot s: in it, or where its value says. */
+static inline const unsigned char *slot_key(const struct hmap *m,
+					    const unsigned char *s)
+{
+	return m->key_of ? m->key_of(m->ctx, s + m->val_off) : s + 1;
 }
 
 void hmap_release(struct hmap *m)
@@ -61,6 +95,16 @@ void hmap_release(struct hmap *m)
 	free(m->slots);
 	m->slots = NULL;
 	m->cap = m->live = m->used = 0;
+}
+
+void hmap_clear(struct hmap *m)
+{
+	for (size_t i = 0; m->drop && i < m->cap; i++)
+		if (*slot(m, i) == LIVE)
+			m->drop(slot(m, i) + m->val_off);
+	for (size_t i = 0; i < m->cap; i++)
+		*slot(m, i) = EMPTY;
+	m->live = m->used = 0;
 }
 
 /* Keys compared: the sizes the tables use (a pid's num and serial, a
@@ -100,7 +144,7 @@ static unsigned char *find(const struct hmap *m, const void *key,
 		unsigned char *s = slot(m, i);
 		if (*s == EMPTY)
 			return find_free ? (gone ? gone : s) : NULL;
-		if (*s == LIVE && key_eq(s + 1, key, m->key_size))
+		if (*s == LIVE && key_eq(slot_key(m, s), key, m->key_size))
 			return s;
 		if (*s == GONE && !gone)
 			gone = s;
@@ -119,7 +163,7 @@ static void grow(struct hmap *m)
 		unsigned char *s = slot(&old, i);
 		if (*s != LIVE)
 			continue;
-		unsigned char *d = find(m, s + 1, true);
+		unsigned char *d = find(m, slot_key(&old, s), true);
 		memcpy(d, s, m->stride);
 		m->live++;
 		m->used++;
@@ -148,7 +192,8 @@ void *hmap_put(struct hmap *m, const void *key, bool *fresh)
 		m->used++;
 	m->live++;
 	*s = LIVE;
-	memcpy(s + 1, key, m->key_size);
+	if (!m->key_of)
+		memcpy(s + 1, key, m->key_size);
 	memset(s + m->val_off, 0, m->val_size);
 	if (fresh)
 		*fresh = true;
@@ -172,6 +217,6 @@ void *hmap_slot(const struct hmap *m, size_t i, const void **key)
 	if (i >= m->cap || *slot(m, i) != LIVE)
 		return NULL;
 	if (key)
-		*key = slot(m, i) + 1;
+		*key = slot_key(m, slot(m, i));
 	return slot(m, i) + m->val_off;
 }

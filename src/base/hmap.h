@@ -5,6 +5,11 @@
  * as said when it is made: an owning map calls its drop function on a
  * value it removes, overwrites or frees (a pointer to free, say).
  *
+ * A map may instead keep its keys outside (hmap_init_outside): in the
+ * records its values stand for (a pid in a process record, whose index
+ * is the value); key_of says where a value's key is, and the map keeps
+ * the values alone.
+ *
  * Keys are compared byte for byte: a key struct must have no padding, or
  * be zeroed before it is filled.  Pointers to values stay valid until the
  * next hmap_put (which may grow the map) or removal.
@@ -23,6 +28,9 @@ struct hmap {
 	size_t live, used;      /* keys held; held + removed (tombstones) */
 	size_t key_size, val_size, stride, val_off;
 	void (*drop)(void *val); /* NULL: the map does not own its values */
+	/* keys kept outside: the key of a value; NULL: keys in the slots */
+	const void *(*key_of)(const void *ctx, const void *val);
+	const void *ctx;
 };
 
 #define HMAP_KEY_MAX 32
@@ -30,9 +38,18 @@ struct hmap {
 /* key_size at most HMAP_KEY_MAX; drop NULL for a map that owns nothing. */
 void hmap_init(struct hmap *m, size_t key_size, size_t val_size,
 	       void (*drop)(void *val));
+/* Keys kept outside: key_of(ctx, val) is the key of val.  A value
+ * hmap_put returns must be filled at once so that key_of finds its key
+ * (the map looks at the keys of its values when it grows).  Owns
+ * nothing. */
+void hmap_init_outside(struct hmap *m, size_t key_size, size_t val_size,
+		       const void *(*key_of)(const void *ctx, const void *val),
+		       const void *ctx);
 /* Every value dropped (an owning map), the memory freed; the map stays
  * usable, empty. */
 void hmap_release(struct hmap *m);
+/* Every key removed (values dropped), the room kept. */
+void hmap_clear(struct hmap *m);
 /* key's value, or NULL. */
 void *hmap_get(const struct hmap *m, const void *key);
 /* key's value, made (zeroed, *fresh true) when key was not there. */

@@ -17,6 +17,13 @@
 #include "pidtext.h"
 #include "xalloc.h"
 
+/* The index's key of a record: its pid. */
+static const void *proc_key(const void *ctx, const void *val)
+{
+	(void)ctx;
+	return &(*(struct proc *const *)val)->pid;
+}
+
 void store_init(struct store *st, size_t ring_cap)
 {
 	memset(st, 0, sizeof(*st));
@@ -25,6 +32,8 @@ void store_init(struct store *st, size_t ring_cap)
 	st->next_seq = st->oldest = 1;
 	st->max_bytes = store_ring_bytes(st->cap);
 	st->max_exited = 10000;
+	hmap_init_outside(&st->index, sizeof(struct bs_pid),
+			  sizeof(struct proc *), proc_key, NULL);
 }
 
 size_t store_ring_bytes(size_t ring_cap)
@@ -61,10 +70,9 @@ static void free_procs(struct store *st)
 	for (size_t i = 0; i < st->nprocs; i++)
 		proc_free(st->procs[i]);
 	free(st->procs);
-	free(st->index);
+	hmap_release(&st->index);
 	st->procs = NULL;
-	st->index = NULL;
-	st->nprocs = st->procs_cap = st->index_cap = 0;
+	st->nprocs = st->procs_cap = 0;
 }
 
 static void free_events(struct store *st)
@@ -112,44 +120,15 @@ const struct sevent *store_event(const struct store *st, uint64_t seq)
 	return e->seq == seq ? e : NULL;
 }
 
-/* Every bit of the pid reaches the low bits the index uses: pids differ
- * mostly in num, a few in serial, rarely in node. */
-static size_t pid_hash(struct bs_pid p)
+static void index_put(struct store *st, struct proc *p)
 {
-	uint64_t h = ((uint64_t)p.num << 32 | p.serial) ^
-		(uint64_t)p.node * 0x9e3779b97f4a7c15ULL;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return (size_t)h;
-}
-
-static void index_put(struct store *st, size_t i)
-{
-	struct bs_pid p = st->procs[i]->pid;
-	size_t mask = st->index_cap - 1;
-	for (size_t k = pid_hash(p) & mask;; k = (k + 1) & mask)
-		if (!st->index[k]) {
-			st->index[k] = i + 1;
-			return;
-		}
+	*(struct proc **)hmap_put(&st->index, &p->pid, NULL) = p;
 }
 
 struct proc *store_proc(const struct store *st, struct bs_pid pid)
 {
-	if (!st->index_cap)
-		return NULL;
-	size_t mask = st->index_cap - 1;
-	for (size_t k = pid_hash(pid) & mask;; k = (k + 1) & mask) {
-		size_t v = st->index[k];
-		if (!v)
-			return NULL;
-		struct proc *p = st->procs[v - 1];
-		if (bs_pid_eq(p->pid, pid))
-			return p;
-	}
+	struct proc *const *p = hmap_get(&st->index, &pid);
+	return p ? *p : NULL;
 }
 
 static void touch(struct store *st, struct proc *p)
@@ -165,13 +144,6 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 		touch(st, p);
 		return p;
 	}
-	if ((st->nprocs + 1) * 2 > st->index_cap) {
-		free(st->index);
-		st->index_cap = st->index_cap ? st->index_cap * 2 : 256;
-		st->index = xcalloc(st->index_cap, sizeof(*st->index));
-		for (size_t i = 0; i < st->nprocs; i++)
-			index_put(st, i);
-	}
 	if (st->nprocs == st->procs_cap) {
 		st->procs_cap = st->procs_cap ? st->procs_cap * 2 : 256;
 		st->procs = xrealloc(st->procs, st->procs_cap * sizeof(*st->procs));
@@ -183,9 +155,8 @@ static struct proc *proc_get(struct store *st, struct bs_pid pid,
 	p->memory.bytes = p->heap.bytes = p->reds = p->rreds = -1;
 	p->in_ts = -1;
 	touch(st, p);
-	st->procs[st->nprocs] = p;
-	index_put(st, st->nprocs);
-	st->nprocs++;
+	st->procs[st->nprocs++] = p;
+	index_put(st, p);
 	return p;
 }
 
@@ -333,9 +304,9 @@ static void forget(struct store *st, size_t want)
 	}
 	st->forget_work += st->nprocs;
 	st->nprocs = j;
-	memset(st->index, 0, st->index_cap * sizeof(*st->index));
+	hmap_clear(&st->index);
 	for (size_t i = 0; i < st->nprocs; i++)
-		index_put(st, i);
+		index_put(st, st->procs[i]);
 	st->generation++;
 	st->tree_gen++;
 }

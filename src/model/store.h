@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "hmap.h"
 
 /* an event owned by the store */
 struct sevent {
@@ -152,8 +153,7 @@ struct store {
 
 	struct proc **procs;  /* owned; index order is first-seen order */
 	size_t nprocs, procs_cap;
-	size_t *index;        /* open addressing: pid -> procs index + 1 */
-	size_t index_cap;
+	struct hmap index;    /* pid -> its record (the key is the record's) */
 	uint64_t generation;  /* bumped on every change, for redraw checks */
 	uint64_t ticks;       /* store_tick calls: the store's seconds */
 	size_t max_exited;    /* exited processes kept; the oldest go first */

@@ -32,9 +32,72 @@ static uint32_t rnd(void)
 
 #define KEYS 5000
 
+/* keys kept outside: records whose address is the value */
+struct rec {
+	long v;
+	struct key k;
+};
+
+static const void *rec_key(const void *ctx, const void *val)
+{
+	(void)ctx;
+	return &(*(struct rec *const *)val)->k;
+}
+
+/* The same random run on a map whose keys are in the records. */
+static void outside(void)
+{
+	static struct rec recs[KEYS];
+	static bool have[KEYS];
+	struct hmap m;
+	hmap_init_outside(&m, sizeof(struct key), sizeof(struct rec *),
+			  rec_key, NULL);
+	is_num(m.stride, 16, "keys outside: a slot is a state byte and a pointer");
+	unsigned long mismatches = 0;
+	for (int op = 0; op < 200000; op++) {
+		uint32_t i = rnd() % KEYS;
+		struct key k = { i, i * 7u, 1 };
+		uint32_t what = rnd() % 3;
+		if (what == 0) {
+			bool fresh;
+			struct rec **v = hmap_put(&m, &k, &fresh);
+			if (fresh != !have[i] || (fresh && *v) ||
+			    (!fresh && *v != &recs[i]))
+				mismatches++;
+			recs[i].k = k;
+			recs[i].v = (long)rnd();
+			*v = &recs[i];
+			have[i] = true;
+		} else if (what == 1) {
+			if (hmap_del(&m, &k) != have[i])
+				mismatches++;
+			have[i] = false;
+		} else {
+			struct rec **v = hmap_get(&m, &k);
+			if ((v != NULL) != have[i] || (v && *v != &recs[i]))
+				mismatches++;
+		}
+	}
+	is_num(mismatches, 0, "keys outside: 200000 operations agree with an array");
+	size_t nhave = 0, keyed = 0;
+	for (int i = 0; i < KEYS; i++)
+		nhave += have[i];
+	for (size_t i = 0; i < m.cap; i++) {
+		const void *kp;
+		struct rec **v = hmap_slot(&m, i, &kp);
+		keyed += v && kp == &(*v)->k;
+	}
+	is_num(keyed, nhave, "keys outside: each slot's key is its record's");
+	hmap_clear(&m);
+	struct key k0 = { 0, 0, 1 };
+	ok(hmap_count(&m) == 0 && !hmap_get(&m, &k0) && m.cap > 0,
+	   "cleared: empty, the room kept");
+	hmap_release(&m);
+}
+
 int main(void)
 {
-	plan(14);
+	plan(18);
 
 	/* values kept in the map: a reference array says what it must hold */
 	struct hmap m;
@@ -117,5 +180,6 @@ int main(void)
 	   "unset removes one name; an empty name is kept");
 	is_num(names_count(&nt), 1, "one name left");
 	names_release(&nt);
+	outside();
 	return done_testing();
 }

@@ -121,13 +121,13 @@ static void forgetting_cost(void)
 	   "400 000 processes through a table of 100 000");
 	/* pids in a row spread over the index: no long probe runs */
 	size_t run = 0, longest = 0;
-	for (size_t k = 0; k < st.index_cap; k++) {
-		run = st.index[k] ? run + 1 : 0;
+	for (size_t k = 0; k < st.index.cap; k++) {
+		run = hmap_slot(&st.index, k, NULL) ? run + 1 : 0;
 		if (run > longest)
 			longest = run;
 	}
 	printf("# longest run in the index: %zu of %zu slots\n", longest,
-	       st.index_cap);
+	       st.index.cap);
 	ok(longest < 100, "the index of pids in a row has no long probe runs");
 	printf("# %.1f records looked at per new process\n",
 	       (double)st.forget_work / total);
