@@ -429,7 +429,10 @@ static int struct_pairs(struct rctx *rc, const struct struct_def *def,
 	char a[2 * ETF_ATOM_MAX];
 	int *pos = order;   /* pos[j]: the pair of field j, built in place */
 	int mark = -1;
-	for (int j = 0; j < def->nfields; j++)
+	/* read once: the stores through rc->idx below could be to it, as
+	 * far as the compiler knows */
+	const int nf = def->nfields;
+	for (int j = 0; j < nf; j++)
 		pos[j] = -1;
 	for (int i = 0; i < arity; i++) {
 		*rc->idx = off[i];
@@ -443,15 +446,15 @@ static int struct_pairs(struct rctx *rc, const struct struct_def *def,
 			continue;
 		}
 		int j = 0;
-		while (j < def->nfields && !(def->lens[j] == (size_t)n &&
+		while (j < nf && !(def->lens[j] == (size_t)n &&
 					    !memcmp(def->fields[j], a, (size_t)n)))
 			j++;
-		if (j == def->nfields || pos[j] >= 0)
+		if (j == nf || pos[j] >= 0)
 			return -1;
 		pos[j] = i;
 	}
 	int k = 0;
-	for (int j = 0; j < def->nfields; j++) {
+	for (int j = 0; j < nf; j++) {
 		if (pos[j] >= 0)
 			order[k++] = pos[j];
 		else if (mark < 0)
