@@ -449,7 +449,7 @@ static int struct_pairs(struct rctx *rc, const struct struct_def *def,
 		while (j < nf && !(def->lens[j] == (size_t)n &&
 					    !memcmp(def->fields[j], a, (size_t)n)))
 			j++;
-		if (j == nf || pos[j] >= 0)
+		if (j >= nf || pos[j] >= 0)
 			return -1;
 		pos[j] = i;
 	}
