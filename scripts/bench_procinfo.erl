@@ -27,7 +27,7 @@ run(Procs, Queued) ->
     TAll = median(fun() -> sample(All) end, 5),
     THuge = median(fun() -> sample([Huge]) end, 20),
     TOld = median(fun() -> erlang:process_info(Huge, ?OLD_ITEMS) end, 5),
-    [Info] = beamscope_agent:sample_rows([Huge]),
+    [Info] = beamscope_info:sample_rows([Huge]),
     io:format("processes ~b, one of them holding ~b messages~n",
               [length(All), Queued]),
     io:format("one sample, 50 rows shown    ~10.1f us~n", [T50]),
@@ -48,7 +48,7 @@ fill(N) -> self() ! {m, N}, fill(N - 1).
 %% the agent's sample, as the first one it takes of these processes
 sample(Pids) ->
     erase('$beamscope_dear'),
-    beamscope_agent:sample_rows(Pids).
+    beamscope_info:sample_rows(Pids).
 
 median(F, N) ->
     Ts = lists:sort([element(1, timer:tc(F)) || _ <- lists:seq(1, N)]),

@@ -1,5 +1,5 @@
 %% What top mode costs the target: the agent's own scan
-%% (beamscope_agent:top_step/3, one step a second within its budget) on a
+%% (beamscope_info:top_step/3, one step a second within its budget) on a
 %% node with Procs idle processes and a few that lead, side by side with
 %% walking every process once, as a tool that ranks them all each refresh
 %% does.  Each pass is run both ways the agent walks the node where the VM
@@ -64,12 +64,12 @@ scans(Metric, Want, What, Walk, Sleep, Walks) ->
 %% The pids found.
 scan(Metric, Want0, What, Walk, Sleep, How) ->
     Want = [case E of {_, P} -> P; P -> P end || E <- Want0],
-    T0 = beamscope_agent:top_new(Metric, ?N, How),
+    T0 = beamscope_info:top_new(Metric, ?N, How),
     {Steps, Words, T} = steps(T0, [], 0, Sleep),
     [First | _] = lists:reverse(Steps),
     Ts = lists:sort(Steps),
     Med = lists:nth(length(Ts) div 2 + 1, Ts),
-    {_, Last} = beamscope_agent:top_passed(T),
+    {_, Last} = beamscope_info:top_passed(T),
     Found = [P || {_, P} <- Last],
     Hit = length([P || P <- Want, lists:member(P, Found)]),
     io:format("~-17s ~-8s a pass: ~b steps (one a second: ~b s), its "
@@ -86,10 +86,10 @@ scan(Metric, Want0, What, Walk, Sleep, How) ->
 %% is counted too), and the most words the scan's state held after one
 steps(T, Acc, Words, Sleep) ->
     timer:sleep(Sleep),
-    {Us, T1} = timer:tc(fun() -> beamscope_agent:top_step(T, ?BUDGET_US, [])
+    {Us, T1} = timer:tc(fun() -> beamscope_info:top_step(T, ?BUDGET_US, [])
                         end),
     W = max(Words, erts_debug:flat_size(T1)),
-    case beamscope_agent:top_passed(T1) of
+    case beamscope_info:top_passed(T1) of
         {0, _} -> steps(T1, [Us | Acc], W, Sleep);
         _ -> {[Us | Acc], W, T1}
     end.

@@ -10,7 +10,8 @@ command -v elixir >/dev/null 2>&1 || test_skip_all "no elixir (apt-get install e
 
 # the agent's translator, reachable from outside for this comparison only
 mkdir -p oracle &&
-erlc +export_all +nowarn_export_all -o oracle "$TOP/nif/beamscope_agent.erl" \
+erlc +export_all +nowarn_export_all -o oracle "$TOP/nif/beamscope_pattern.erl" \
+	"$TOP/nif/beamscope_scan.erl" \
 	"$TOP/nif/beamscope_elixir.erl" || exit 1
 
 cat >oracle.exs <<'EOS'
@@ -74,7 +75,7 @@ results =
   for {args, guard, values} <- cases do
     head = if guard, do: "#{args} when #{guard}", else: args
     pattern = if guard, do: "Map.get(#{args}) when #{guard}", else: "Map.get(#{args})"
-    case :beamscope_agent.compile_call({:elixir, String.to_charlist(pattern)}) do
+    case :beamscope_pattern.compile_call({:elixir, String.to_charlist(pattern)}) do
       {:ok, Map, :get, 2, ms} ->
         {f, _} = Code.eval_string("fn #{head} -> true; _, _ -> false end")
         for vs <- values do
@@ -121,7 +122,7 @@ refusals = [
 ]
 
 for {pattern, want} <- refusals do
-  case :beamscope_agent.compile_call({:elixir, String.to_charlist(pattern)}) do
+  case :beamscope_pattern.compile_call({:elixir, String.to_charlist(pattern)}) do
     {:error, {_, _, msg}} ->
       msg = List.to_string(msg)
       if not String.contains?(msg, want) or String.contains?(msg, "\n"),
@@ -153,7 +154,7 @@ stats =
     args = Enum.map_join(1..n, " ", fn _ -> pick.() end) <> ", y2"
     guard = if :rand.uniform(2) == 1, do: " when " <> Enum.map_join(1..:rand.uniform(6), " ", fn _ -> pick.() end), else: ""
     pat = "Map.get(#{args})#{guard}"
-    case :beamscope_agent.compile_call({:elixir, :erlang.binary_to_list(pat)}) do
+    case :beamscope_pattern.compile_call({:elixir, :erlang.binary_to_list(pat)}) do
       {:ok, Map, :get, 2, ms} ->
         f = try do
               {f, _} = Code.eval_string("fn #{args}#{guard} -> true; _, _ -> false end")

@@ -139,7 +139,8 @@ x
 # the agent's own reading of patterns against erl_scan, off any node
 test_expect_success 'patterns are read as erl_scan reads them, and names that exist nowhere make no atom' '
 	mkdir -p oracle &&
-	erlc +export_all -o oracle "$TOP/nif/beamscope_agent.erl" \
+	erlc +export_all -o oracle "$TOP/nif/beamscope_pattern.erl" \
+		"$TOP/nif/beamscope_scan.erl" \
 		"$TOP/test/erl/bs_scan_oracle.erl" 2>/dev/null &&
 	erl -noshell -pa oracle -eval "bs_scan_oracle:run(50000, 1), halt()." | tee res &&
 	expect "$(tail -1 res)" = "50000 0 0"

@@ -336,6 +336,20 @@ static enum op_step got_load(struct agent *a)
 	return ST_START;
 }
 
+/* The agent's helper modules: it loads them itself, from start/4's
+ * options, before it calls any (PROTOCOL.md). */
+static const struct helper {
+	const char *module;
+	const unsigned char *beam, *end;
+} helpers[] = {
+	{ "beamscope_printer", bs_printer_beam, bs_printer_beam_end },
+	{ "beamscope_info", bs_info_beam, bs_info_beam_end },
+	{ "beamscope_pattern", bs_pattern_beam, bs_pattern_beam_end },
+	{ "beamscope_scan", bs_scan_beam, bs_scan_beam_end },
+	{ "beamscope_trace", bs_trace_beam, bs_trace_beam_end },
+};
+enum { NHELPERS = sizeof(helpers) / sizeof(helpers[0]) };
+
 static bool send_start(struct agent *a)
 {
 	const struct agent_opts *o = &a->op.opts;
@@ -345,7 +359,7 @@ static bool send_start(struct agent *a)
 	ei_x_encode_pid(&args, conn_self(a->conn));
 	ei_x_encode_binary(&args, bs_tracer_beam, EMBED_SIZE(bs_tracer_beam));
 	ei_x_encode_binary(&args, bs_tracer_so, EMBED_SIZE(bs_tracer_so));
-	ei_x_encode_map_header(&args, 7);
+	ei_x_encode_map_header(&args, 8);
 	ei_x_encode_atom(&args, "secret");
 	ei_x_encode_binary(&args, a->secret, sizeof(a->secret));
 	ei_x_encode_atom(&args, "lock");
@@ -360,6 +374,15 @@ static bool send_start(struct agent *a)
 	ei_x_encode_long(&args, (long)o->batch_max);
 	ei_x_encode_atom(&args, "batch_ms");
 	ei_x_encode_long(&args, (long)o->batch_ms);
+	ei_x_encode_atom(&args, "modules");
+	ei_x_encode_list_header(&args, NHELPERS);
+	for (size_t i = 0; i < NHELPERS; i++) {
+		ei_x_encode_tuple_header(&args, 2);
+		ei_x_encode_atom(&args, helpers[i].module);
+		ei_x_encode_binary(&args, helpers[i].beam,
+				   (long)(helpers[i].end - helpers[i].beam));
+	}
+	ei_x_encode_empty_list(&args);
 	ei_x_encode_empty_list(&args);
 	return rpc_send(a, "beamscope_agent", "start", &args);
 }

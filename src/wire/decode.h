@@ -158,7 +158,7 @@ typedef void (*info_fn)(void *arg, struct bs_pid pid, const char *pid_text,
 
 /* A sample's memory or heap, in bytes: measured, or what it is at least
  * where measuring it would have cost the target too much (a long message
- * queue: nif/beamscope_agent.erl, Dear process_info items); bytes is -1
+ * queue: nif/beamscope_info.erl, Dear process_info items); bytes is -1
  * when not sampled. */
 struct psize {
 	long bytes;

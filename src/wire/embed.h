@@ -8,6 +8,12 @@
 #include <stdint.h>
 
 extern const unsigned char bs_agent_beam[], bs_agent_beam_end[];
+/* the agent's helper modules, sent with start/4 (nif/PROTOCOL.md) */
+extern const unsigned char bs_printer_beam[], bs_printer_beam_end[];
+extern const unsigned char bs_info_beam[], bs_info_beam_end[];
+extern const unsigned char bs_pattern_beam[], bs_pattern_beam_end[];
+extern const unsigned char bs_scan_beam[], bs_scan_beam_end[];
+extern const unsigned char bs_trace_beam[], bs_trace_beam_end[];
 extern const unsigned char bs_tracer_beam[], bs_tracer_beam_end[];
 extern const unsigned char bs_elixir_beam[], bs_elixir_beam_end[];
 extern const unsigned char bs_tracer_so[], bs_tracer_so_end[];

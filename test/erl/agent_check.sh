@@ -2,8 +2,8 @@
 # agent_check.sh [BUILD_DIR]: the target side (beamscope_agent and the tracer
 # NIF) against real Erlang nodes, no C node involved; prints TAP.
 #
-# BUILD_DIR holds beamscope_agent.beam, beamscope_tracer.beam and
-# beamscope_tracer.so (directly, or in ebin/ and nif/ as the Makefile puts
+# BUILD_DIR holds beamscope_agent.beam, its helper modules' .beam files,
+# beamscope_tracer.beam and beamscope_tracer.so (directly, or in ebin/ and nif/ as the Makefile puts
 # them); without it, nif/ is compiled into a temporary directory.
 #
 # Three nodes on loopback, with a private epmd and a random cookie: the
@@ -47,7 +47,9 @@ find_built() {
 BUILD=$WORK/build
 mkdir -p "$BUILD" "$WORK/test" "$WORK/home"
 if [ $# -ge 1 ] && [ -n "$1" ]; then
-	for f in beamscope_agent.beam beamscope_tracer.beam beamscope_tracer.so; do
+	for f in beamscope_agent.beam beamscope_printer.beam \
+		beamscope_info.beam beamscope_pattern.beam beamscope_scan.beam \
+		beamscope_trace.beam beamscope_tracer.beam beamscope_tracer.so; do
 		src=$(find_built "$1" "$f") || bail "no $f in \"$1\""
 		cp "$src" "$BUILD/$f"
 	done
@@ -55,6 +57,9 @@ else
 	ERTS_INCLUDE=$(erl -noshell -eval \
 		'io:format("~s", [filename:join(code:root_dir(), "usr/include")]), halt().')
 	erlc +warnings_as_errors -o "$BUILD" "$TOP/nif/beamscope_agent.erl" \
+		"$TOP/nif/beamscope_printer.erl" "$TOP/nif/beamscope_info.erl" \
+		"$TOP/nif/beamscope_pattern.erl" "$TOP/nif/beamscope_scan.erl" \
+		"$TOP/nif/beamscope_trace.erl" \
 		"$TOP/nif/beamscope_tracer.erl" || bail "erlc failed"
 	${CC:-gcc} -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror \
 		-I"$ERTS_INCLUDE" -o "$BUILD/beamscope_tracer.so" \

@@ -12,7 +12,10 @@
 %% on the node that gets killed
 -export([hold/3]).
 
--define(PLAN, 38).
+-define(PLAN, 40).
+%% the agent's helper modules, which it loads from start/4's options
+-define(HELPERS, [beamscope_printer, beamscope_info, beamscope_pattern,
+                  beamscope_scan, beamscope_trace]).
 -define(N, 1000).
 -define(KIDS, 10).
 -define(FLOOD, 200000).
@@ -174,13 +177,31 @@ run(T, V, Build) ->
     [rpc:call(T, erlang, exit, [P, kill]) || P <- [Other, OtherTracer]],
 
     %% ---- start/4 failing undoes everything -----------------------------------
-    {AB, TB, _} = Beams,
-    Bad1 = attach(T, {AB, TB, <<"not a shared object">>}, Opts),
+    {AB, HB, TB, _} = Beams,
+    Bad1 = attach(T, {AB, HB, TB, <<"not a shared object">>}, Opts),
     Tb1 = now_ms(),
     tap("a NIF that does not load: an error, and the target is clean",
         case Bad1 of
             {error, {tracer_nif, _}} -> clean(T, [], 2000 - (now_ms() - Tb1));
             _ -> {Bad1}
+        end),
+    Bad3 = attach(T, {AB, lists:keyreplace(beamscope_scan, 1, HB,
+                                           {beamscope_scan, <<"no beam">>}),
+                      TB, element(4, Beams)}, Opts),
+    Tb3 = now_ms(),
+    tap("a helper module that does not load: an error, and the target is clean",
+        case Bad3 of
+            {error, {helper_beam, beamscope_scan, _}} ->
+                clean(T, [], 2000 - (now_ms() - Tb3));
+            _ -> {Bad3}
+        end),
+    Bad4 = attach(T, {AB, tl(HB), TB, element(4, Beams)}, Opts),
+    Tb4 = now_ms(),
+    tap("a helper module missing: an error, and the target is clean",
+        case Bad4 of
+            {error, {bad_option, modules, _}} ->
+                clean(T, [], 2000 - (now_ms() - Tb4));
+            _ -> {Bad4}
         end),
     Bad2 = attach(T, Beams, Opts#{high_water => 0}),
     Tb2 = now_ms(),
@@ -288,20 +309,23 @@ sink() ->
 
 beams(Build) ->
     Read = fun(F) -> {ok, B} = file:read_file(filename:join(Build, F)), B end,
-    {Read("beamscope_agent.beam"), Read("beamscope_tracer.beam"),
-     Read("beamscope_tracer.so")}.
+    {Read("beamscope_agent.beam"),
+     [{M, Read(atom_to_list(M) ++ ".beam")} || M <- ?HELPERS],
+     Read("beamscope_tracer.beam"), Read("beamscope_tracer.so")}.
 
 object_code() ->
     {?MODULE, Bin, _} = code:get_object_code(?MODULE),
     Bin.
 
-%% The C node's bootstrap, step by step.
-attach(T, {AgentBeam, TracerBeam, Nif}, Opts) ->
+%% The C node's bootstrap, step by step: the agent is loaded, and it
+%% loads its helper modules from start/4's options.
+attach(T, {AgentBeam, Helpers, TracerBeam, Nif}, Opts) ->
     undefined = rpc:call(T, erlang, whereis, [beamscope_agent]),
     {module, beamscope_agent} =
         rpc:call(T, code, load_binary,
                  [beamscope_agent, "beamscope_agent.beam", AgentBeam]),
-    rpc:call(T, beamscope_agent, start, [self(), TracerBeam, Nif, Opts]).
+    rpc:call(T, beamscope_agent, start,
+             [self(), TracerBeam, Nif, Opts#{modules => Helpers}]).
 
 request(Agent, Req) ->
     Ref = make_ref(),
@@ -391,7 +415,7 @@ clean_poll(T, Except, Deadline) ->
     end.
 
 clean_state() ->
-    #{flagged => [], new => [], agent => undefined, modules => {false, false},
+    #{flagged => [], new => [], agent => undefined, modules => {false, false, []},
       procs => []}.
 
 nothing_ours(T) ->
@@ -519,13 +543,14 @@ idle() ->
 
 target_state(Except) ->
     Procs = erlang:processes(),
-    Mods = [beamscope_agent, beamscope_tracer],
+    Mods = [beamscope_agent, beamscope_tracer | ?HELPERS],
     #{flagged => [P || P <- Procs -- Except,
                        {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
       new => element(2, erlang:trace_info(new_processes, flags)),
       agent => whereis(beamscope_agent),
       modules => {code:is_loaded(beamscope_agent) =/= false,
-                  code:is_loaded(beamscope_tracer) =/= false},
+                  code:is_loaded(beamscope_tracer) =/= false,
+                  [M || M <- ?HELPERS, code:is_loaded(M) =/= false]},
       procs => [P || P <- Procs,
                      {_, {M, _, _}} <- [process_info(P, current_function),
                                         process_info(P, initial_call)],

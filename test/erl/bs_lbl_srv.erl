@@ -37,7 +37,7 @@ ping(Calls, Ms) ->
 %% How often the agent looked a process up, once counting is on: the
 %% first call turns call counting on and answers 0.
 label_calls() ->
-    MFA = {beamscope_agent, label, 2},
+    MFA = {beamscope_info, label, 2},
     case erlang:trace_info(MFA, call_count) of
         {call_count, N} when is_integer(N) -> N;
         _ -> erlang:trace_pattern(MFA, true, [call_count]), 0

@@ -1,4 +1,4 @@
-%% The agent's reading of patterns (beamscope_agent:scan/1, compiled with
+%% The agent's reading of patterns (beamscope_scan:scan/1, compiled with
 %% export_all) against erl_scan, on random sequences of tokens of every
 %% kind: where every name exists, the same tokens at the same places (or
 %% both refuse; a sigil and a triple-quoted string are refused by the
@@ -31,11 +31,11 @@ run(N, Seed) ->
     [io:format("differs: ~tp~n", [T]) || T <- lists:sublist(Differ, 5)],
     Fresh = [fresh() || _ <- lists:seq(1, 2000)],
     %% the compiler's modules load once, with their atoms
-    _ = [beamscope_agent:compile_call("lists:map(" ++ T ++ ")") || T <- Fresh],
+    _ = [beamscope_pattern:compile_call("lists:map(" ++ T ++ ")") || T <- Fresh],
     Fresh2 = [fresh() || _ <- lists:seq(1, 2000)],
     A0 = erlang:system_info(atom_count),
-    _ = [beamscope_agent:compile_call("lists:map(" ++ T ++ ")") || T <- Fresh2],
-    _ = [beamscope_agent:compile_match(T) || T <- Fresh2],
+    _ = [beamscope_pattern:compile_call("lists:map(" ++ T ++ ")") || T <- Fresh2],
+    _ = [beamscope_pattern:compile_match(T) || T <- Fresh2],
     A1 = erlang:system_info(atom_count),
     io:format("~b ~b ~b~n", [N, length(Differ), A1 - A0]).
 
@@ -52,7 +52,7 @@ scan(T) ->
     end.
 
 same(T) ->
-    case {scan(T), beamscope_agent:scan(T)} of
+    case {scan(T), beamscope_scan:scan(T)} of
         {{ok, Toks, End}, {ok, Toks, End, []}} -> true;
         {{error, _, _}, {error, _}} -> true;
         {_, {error, {_, _, "a triple-quoted" ++ _}}} -> true;
