@@ -24,7 +24,7 @@
  * S/s and R/s of the processes counted (every traced one); for MEM,
  * REDS/s and MQ of the whole node, whose agents look through every
  * process a slice a second and sample the best they found with the rows
- * on screen (nif/beamscope_agent.erl, Top-N).  A row whose numbers are
+ * on screen (nif/beamscope_info.erl, Top-N).  A row whose numbers are
  * older than the newest sample by more than TOP_STALE_MS is not ranked:
  * it was sampled once (on screen, or busy) and may have changed since.
  */

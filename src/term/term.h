@@ -24,7 +24,7 @@ enum term_syntax {
 
 /*
  * What one target's own printers do that releases do differently, read
- * from the target when its agent starts (nif/beamscope_agent.erl,
+ * from the target when its agent starts (nif/beamscope_printer.erl,
  * printer/0, which tries each printer on a known term); all zero prints
  * as OTP 25 and Elixir 1.14 do.
  */
