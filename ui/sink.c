@@ -30,7 +30,7 @@ static void on_event(void *arg, int node, const struct event *ev)
 	uint64_t seq = store_add_event(&a->store, ev);
 	/* decoded before a :syntax, merged after it */
 	if (node >= 0 && node < session_nnodes(a->s) &&
-	    ev->syn != (uint8_t)session_node(a->s, node)->syn && ev->raw)
+	    ev->syn != (uint8_t)session_node_syntax(a->s, node) && ev->raw)
 		app_rerender_late(a, node, seq);
 	if (!a->paused)
 		a->dirty = true;
