@@ -157,12 +157,22 @@ static void field(struct sbuf *out, const char *key, const char *val)
 	json_string(out, val);
 }
 
+/* ,"key": of k, its whole array copied (event.h says why) */
+static inline void add_key(struct sbuf *out, const struct event_key *k)
+{
+	if (out->len + sizeof(k->pre) >= out->cap)
+		sbuf_grow(out, sizeof(k->pre));
+	memcpy(out->buf + out->len, k->pre, sizeof(k->pre));
+	out->len += k->len;
+	out->buf[out->len] = '\0';
+}
+
 /* The type's key k with val, when it has that key and val is not NULL. */
 static inline void key_field(struct sbuf *out, const struct event_key *k,
 			     const char *val)
 {
 	if (val && k->name[0]) {
-		sbuf_add(out, k->pre, k->len);
+		add_key(out, k);
 		json_string(out, val);
 	}
 }
@@ -200,7 +210,7 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 	if (ev->type == EV_GEN_CALL || ev->type == EV_GEN_REPLY)
 		sbuf_addf(out, ",\"tag\":\"%016" PRIx64 "\"", ev->gen_tag);
 	if (ev->payload) {
-		sbuf_add(out, f->payload.pre, f->payload.len);
+		add_key(out, &f->payload);
 		json_string(out, ev->payload);
 		if (ev->truncated)
 			ADD_LIT(out, ",\"truncated\":true}\n");

@@ -23,7 +23,9 @@ _Static_assert((int)EVF__COUNT == (int)EV__COUNT, "EVENT_FIELDS: one row per eve
 EVENT_FIELDS(X)
 #undef X
 
-#define KEY(k) { k, ",\"" k "\":", sizeof(",\"" k "\":") - 1 }
+/* a key longer than the room fails the build (a negative array size) */
+#define KEY(k) { k, ",\"" k "\":", sizeof(",\"" k "\":") - 1 + \
+	0 * sizeof(char[EVENT_KEY_ROOM - (int)sizeof(",\"" k "\":")]) }
 const struct event_fields event_fields[EV__COUNT] = {
 #define X(id, peer, peer_name, mfa, extra, payload, is) \
 	[EV_##id] = { KEY(peer), KEY(peer_name), KEY(extra), KEY(payload), mfa, is },
