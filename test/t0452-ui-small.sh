@@ -18,6 +18,18 @@ ui_start_term() {
 		"TERM=$_term XDG_STATE_HOME='$TRASH/state' '$BEAMSCOPE' '$NODE' --cookie-file '$COOKIE_FILE' $*; echo \$? >'$TRASH/ui.rc'; sleep 600"
 }
 
+# ui_gone PATTERN: wait until the screen no longer shows PATTERN (a key
+# sent is not yet a key read: the old screen is still there meanwhile)
+ui_gone() {
+	for _ in $(seq 1 100); do
+		ui_screen | grep -qE -- "$1" || return 0
+		sleep 0.05
+	done
+	echo "screen still shows: $1"
+	ui_screen
+	return 1
+}
+
 # a parent with 40 children, so that the spawn tree is longer than a page
 node_eval "spawn(fun() -> register(parent40, self()), receive go -> [spawn(fun bs_work:idle/0) || _ <- lists:seq(1, 40)] end, receive stop -> ok end end), ok." >/dev/null
 
@@ -47,8 +59,13 @@ test_expect_success 'End reaches the end of the spawn tree; reopened, the tree s
 		sleep 0.1
 	done &&
 	expect "$(ui_screen | sed -n 2,28p | grep -c "\`- ")" -ge 27 &&
-	ui_keys q t && ui_wait "spawn tree" && sleep 0.2 &&
-	ui_screen | sed -n 2p | tee root.txt | grep -v "\`-" && grep "<0[.]" root.txt
+	ui_keys q && ui_gone "spawn tree" && ui_keys t && ui_wait "spawn tree" &&
+	for _ in $(seq 1 50); do
+		ui_screen | sed -n 2p >root.txt
+		! grep -q "\`-" root.txt && grep -q "<0[.]" root.txt && break
+		sleep 0.1
+	done &&
+	cat root.txt && ! grep "\`-" root.txt && grep "<0[.]" root.txt
 '
 
 test_expect_success 'help: PgDn and PgUp move by pages' '
