@@ -162,7 +162,6 @@ void gencall_retext(struct gencalls *g, gc_retext_fn fn, void *arg)
 	}
 	sbuf_release(&sb);
 	/* the rows' keys may have changed: hashed anew */
-	if (g->row_hash_n)
-		row_hash_build(g, g->row_hash_n);
+	row_hash_build(g);
 	g->generation++;
 }

@@ -92,17 +92,14 @@ static uint64_t str_hash(uint64_t h, const char *s)
 	return h;
 }
 
-static size_t row_slot(const struct gencalls *g, const char *server,
-		       const char *kind)
+static uint64_t row_key(const char *server, const char *kind)
 {
-	uint64_t h = str_hash(str_hash(0xcbf29ce484222325ULL, server) ^ 1, kind);
-	return (size_t)(h & (g->row_hash_n - 1));
+	return str_hash(str_hash(0xcbf29ce484222325ULL, server) ^ 1, kind);
 }
 
-static size_t srv_slot(const struct gencalls *g, const char *server)
+static uint64_t srv_key(const char *server)
 {
-	return (size_t)(str_hash(0xcbf29ce484222325ULL, server) &
-			(g->row_hash_n - 1));
+	return str_hash(0xcbf29ce484222325ULL, server);
 }
 
 static void row_hash_put(struct gencalls *g, struct gc_row *r)
@@ -110,23 +107,22 @@ static void row_hash_put(struct gencalls *g, struct gc_row *r)
 	/* the folds are reached through their server, or through g */
 	if (r->other)
 		return;
-	size_t k = row_slot(g, r->server, r->kind);
-	r->next_hash = g->row_hash[k];
-	g->row_hash[k] = r;
+	uint64_t k = row_key(r->server, r->kind);
+	struct gc_row **h = hmap_put(&g->row_map, &k, NULL);
+	r->next_hash = *h;
+	*h = r;
 	if (r->head) {
-		k = srv_slot(g, r->server);
-		r->next_srv = g->srv_hash[k];
-		g->srv_hash[k] = r;
+		k = srv_key(r->server);
+		h = hmap_put(&g->srv_map, &k, NULL);
+		r->next_srv = *h;
+		*h = r;
 	}
 }
 
-void row_hash_build(struct gencalls *g, size_t n)
+void row_hash_build(struct gencalls *g)
 {
-	free(g->row_hash);
-	free(g->srv_hash);
-	g->row_hash = xcalloc(n, sizeof(*g->row_hash));
-	g->srv_hash = xcalloc(n, sizeof(*g->srv_hash));
-	g->row_hash_n = n;
+	hmap_clear(&g->row_map);
+	hmap_clear(&g->srv_map);
 	for (size_t i = 0; i < g->nrows; i++)
 		row_hash_put(g, g->rows[i]);
 }
@@ -152,15 +148,16 @@ static struct gc_row *row_new(struct gencalls *g, int node, const char *server,
 static struct gc_row *row_get(struct gencalls *g, int node, const char *server,
 			      const char *kind)
 {
-	struct gc_row *r, *h = NULL;
-	if (g->row_hash_n) {
-		for (r = g->row_hash[row_slot(g, server, kind)]; r; r = r->next_hash)
-			if (!strcmp(r->server, server) && !strcmp(r->kind, kind))
-				return r;
-		for (h = g->srv_hash[srv_slot(g, server)]; h; h = h->next_srv)
-			if (!strcmp(h->server, server))
-				break;
-	}
+	uint64_t k = row_key(server, kind);
+	struct gc_row **chain = hmap_get(&g->row_map, &k), *r, *h = NULL;
+	for (r = chain ? *chain : NULL; r; r = r->next_hash)
+		if (!strcmp(r->server, server) && !strcmp(r->kind, kind))
+			return r;
+	k = srv_key(server);
+	chain = hmap_get(&g->srv_map, &k);
+	for (h = chain ? *chain : NULL; h; h = h->next_srv)
+		if (!strcmp(h->server, server))
+			break;
 	if (g->nrows >= GC_ROWS_MAX) {
 		if (!g->other_servers)
 			g->other_servers = row_new(g, node, GC_OTHER, GC_OTHER,
@@ -181,10 +178,7 @@ static struct gc_row *row_get(struct gencalls *g, int node, const char *server,
 		h = r;
 	}
 	h->nkinds++;
-	if (g->nrows * 2 > g->row_hash_n)
-		row_hash_build(g, g->row_hash_n ? g->row_hash_n * 2 : 64);
-	else
-		row_hash_put(g, r);
+	row_hash_put(g, r);
 	return r;
 }
 
@@ -294,18 +288,35 @@ static void slow_add(struct gc_row *r, const struct gc_call *c)
 }
 
 /* ---------------------------------------------------------------------------
- * Calls in flight: by tag (chained), by caller and by server (hashed
- * processes), in the order they came, and per row.
+ * Calls in flight: by tag, by caller and by server (each an hmap), in
+ * the order they came, and per row.
  */
 
-static size_t mix_slot(uint64_t v, size_t n)
+/* A chain of calls in an hmap, linked by next_tag: c put first. */
+static void chain_push(struct hmap *m, struct gc_call *c)
 {
-	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1);
+	struct gc_call **h = hmap_put(m, &c->tag, NULL);
+	c->next_tag = *h;
+	*h = c;
 }
 
-static size_t tag_slot(const struct gencalls *g, uint64_t tag)
+/* c taken out of its chain; the key gone with the chain's last call. */
+static void chain_cut(struct hmap *m, struct gc_call *c)
 {
-	return mix_slot(tag, g->ntags);
+	struct gc_call **h = hmap_get(m, &c->tag), **pp = h;
+	while (pp && *pp && *pp != c)
+		pp = &(*pp)->next_tag;
+	if (pp && *pp)
+		*pp = c->next_tag;
+	if (h && !*h)
+		hmap_del(m, &c->tag);
+}
+
+/* The call of tag in the chains of m, or NULL. */
+static struct gc_call *chain_find(const struct hmap *m, uint64_t tag)
+{
+	struct gc_call **h = hmap_get(m, &tag);
+	return h ? *h : NULL;   /* a chain holds one tag */
 }
 
 /* A process of node, by its pid text: never 0. */
@@ -315,46 +326,43 @@ static uint64_t proc_key(int node, const char *pid_text)
 	return h ? h : 1;
 }
 
-static void index_call(struct gencalls *g, struct gc_call *c)
+/* c at the end of the list of key in m */
+static void keyed_push(struct hmap *m, uint64_t key, struct gc_call *c,
+		       size_t off)
 {
-	size_t k = tag_slot(g, c->tag);
-	c->next_tag = g->tags[k];
-	g->tags[k] = c;
-	list_push(&g->by_caller[mix_slot(c->caller_key, g->ntags)], c, L_CALLER);
-	if (c->server_key)
-		list_push(&g->by_server[mix_slot(c->server_key, g->ntags)], c,
-			  L_SERVER);
+	list_push(hmap_put(m, &key, NULL), c, off);
 }
 
-static void tags_grow(struct gencalls *g)
+/* c out of the list of key in m; the key gone with the list's last */
+static void keyed_cut(struct hmap *m, uint64_t key, struct gc_call *c,
+		      size_t off)
 {
-	size_t n = g->ntags ? g->ntags * 2 : 1024;
-	free(g->tags);
-	free(g->by_caller);
-	free(g->by_server);
-	g->tags = xcalloc(n, sizeof(*g->tags));
-	g->by_caller = xcalloc(n, sizeof(*g->by_caller));
-	g->by_server = xcalloc(n, sizeof(*g->by_server));
-	g->ntags = n;
-	for (struct gc_call *c = g->all.first; c; c = c->all.next)
-		index_call(g, c);
+	struct gc_list *l = hmap_get(m, &key);
+	if (!l)
+		return;
+	list_cut(l, c, off);
+	if (!l->first)
+		hmap_del(m, &key);
+}
+
+static void index_call(struct gencalls *g, struct gc_call *c)
+{
+	chain_push(&g->tags, c);
+	keyed_push(&g->by_caller, c->caller_key, c, L_CALLER);
+	if (c->server_key)
+		keyed_push(&g->by_server, c->server_key, c, L_SERVER);
 }
 
 static void unlink_call(struct gencalls *g, struct gc_call *c)
 {
-	struct gc_call **pp = &g->tags[tag_slot(g, c->tag)];
-	while (*pp && *pp != c)
-		pp = &(*pp)->next_tag;
-	if (*pp)
-		*pp = c->next_tag;
+	chain_cut(&g->tags, c);
 	if (g->unstuck == c)
 		g->unstuck = c->all.next;
 	list_cut(&g->all, c, L_ALL);
 	list_cut(&c->row->inflight, c, L_ROW);
-	list_cut(&g->by_caller[mix_slot(c->caller_key, g->ntags)], c, L_CALLER);
+	keyed_cut(&g->by_caller, c->caller_key, c, L_CALLER);
 	if (c->server_key)
-		list_cut(&g->by_server[mix_slot(c->server_key, g->ntags)], c,
-			 L_SERVER);
+		keyed_cut(&g->by_server, c->server_key, c, L_SERVER);
 	g->inflight--;
 	c->row->in_flight--;
 	if (c->stuck)
@@ -406,31 +414,9 @@ static void close_call(struct gencalls *g, struct gc_call *c,
  * Replies that came before their call.
  */
 
-static size_t early_slot(const struct gencalls *g, uint64_t tag)
-{
-	return mix_slot(tag, g->nearly_slots);
-}
-
-static void early_grow(struct gencalls *g)
-{
-	size_t n = g->nearly_slots ? g->nearly_slots * 2 : 256;
-	free(g->early);
-	g->early = xcalloc(n, sizeof(*g->early));
-	g->nearly_slots = n;
-	for (struct gc_call *e = g->early_list.first; e; e = e->all.next) {
-		size_t k = early_slot(g, e->tag);
-		e->next_tag = g->early[k];
-		g->early[k] = e;
-	}
-}
-
 static void early_unlink(struct gencalls *g, struct gc_call *e)
 {
-	struct gc_call **pp = &g->early[early_slot(g, e->tag)];
-	while (*pp && *pp != e)
-		pp = &(*pp)->next_tag;
-	if (*pp)
-		*pp = e->next_tag;
+	chain_cut(&g->early, e);
 	list_cut(&g->early_list, e, L_ALL);
 	g->nearly--;
 }
@@ -443,8 +429,6 @@ static void early_add(struct gencalls *g, const struct event *ev)
 		g->unmatched++;
 		call_free(old);
 	}
-	if ((g->nearly + 1) * 2 > g->nearly_slots)
-		early_grow(g);
 	struct gc_call *e = xcalloc(1, sizeof(*e));
 	e->tag = ev->gen_tag;
 	e->ts = ev->ts;
@@ -454,23 +438,17 @@ static void early_add(struct gencalls *g, const struct event *ev)
 	e->reply_raw_len = ev->raw_len;
 	e->reply_raw_part = ev->raw_part;
 	e->reply_node = (int)ev->pid.node;
-	size_t k = early_slot(g, e->tag);
-	e->next_tag = g->early[k];
-	g->early[k] = e;
+	chain_push(&g->early, e);
 	list_push(&g->early_list, e, L_ALL);
 	g->nearly++;
 }
 
 static struct gc_call *early_take(struct gencalls *g, uint64_t tag)
 {
-	if (!g->nearly)
-		return NULL;
-	for (struct gc_call *e = g->early[early_slot(g, tag)]; e; e = e->next_tag)
-		if (e->tag == tag) {
-			early_unlink(g, e);
-			return e;
-		}
-	return NULL;
+	struct gc_call *e = g->nearly ? chain_find(&g->early, tag) : NULL;
+	if (e)
+		early_unlink(g, e);
+	return e;
 }
 
 /* Early replies older than before have no call coming: unmatched. */
@@ -588,8 +566,6 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 	}
 	if (g->inflight >= GC_INFLIGHT_MAX)
 		give_up_oldest(g);
-	if ((g->inflight + 1) * 2 > g->ntags)
-		tags_grow(g);
 	index_call(g, c);
 	list_push(&g->all, c, L_ALL);
 	list_push(&r->inflight, c, L_ROW);
@@ -602,11 +578,7 @@ static void on_call(struct gencalls *g, int node, const struct event *ev)
 
 static void on_reply(struct gencalls *g, const struct event *ev)
 {
-	struct gc_call *c = NULL;
-	if (g->ntags)
-		for (c = g->tags[tag_slot(g, ev->gen_tag)]; c; c = c->next_tag)
-			if (c->tag == ev->gen_tag)
-				break;
+	struct gc_call *c = chain_find(&g->tags, ev->gen_tag);
 	if (!c) {
 		early_add(g, ev);
 		return;
@@ -632,9 +604,9 @@ static void on_proc_exit(struct gencalls *g, int node, const struct event *ev)
 	dead_add(g, key, ev->ts);
 	if (!g->inflight)
 		return;
-	size_t k = mix_slot(key, g->ntags);
+	const struct gc_list *l = hmap_get(&g->by_caller, &key);
 	/* pid texts are each node's own: compare them on one node only */
-	for (struct gc_call *c = g->by_caller[k].first; c; c = c->by_caller.next) {
+	for (struct gc_call *c = l ? l->first : NULL; c; c = c->by_caller.next) {
 		if (c->caller_key != key || c->node != node ||
 		    strcmp(c->caller_text, who) || c->gone_ts)
 			continue;
@@ -642,7 +614,9 @@ static void on_proc_exit(struct gencalls *g, int node, const struct event *ev)
 		list_push(&g->gone, c, L_GONE);
 		g->gone_n++;
 	}
-	struct gc_call *c = g->by_server[k].first, *next;
+	/* the list goes with its last call: only its calls are kept */
+	l = hmap_get(&g->by_server, &key);
+	struct gc_call *c = l ? l->first : NULL, *next;
 	for (; c; c = next) {
 		next = c->by_server.next;
 		if (c->server_key != key || c->node != node)
@@ -734,6 +708,14 @@ void gencall_init(struct gencalls *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->stuck_us = GC_STUCK_US_DEFAULT;
+	hmap_init(&g->row_map, sizeof(uint64_t), sizeof(struct gc_row *), NULL);
+	hmap_init(&g->srv_map, sizeof(uint64_t), sizeof(struct gc_row *), NULL);
+	hmap_init(&g->tags, sizeof(uint64_t), sizeof(struct gc_call *), NULL);
+	hmap_init(&g->early, sizeof(uint64_t), sizeof(struct gc_call *), NULL);
+	hmap_init(&g->by_caller, sizeof(uint64_t), sizeof(struct gc_list),
+		  NULL);
+	hmap_init(&g->by_server, sizeof(uint64_t), sizeof(struct gc_list),
+		  NULL);
 }
 
 void gencall_release(struct gencalls *g)
@@ -747,16 +729,16 @@ void gencall_release(struct gencalls *g)
 		next = c->all.next;
 		call_free(c);
 	}
-	free(g->early);
 	for (size_t i = 0; i < g->nrows; i++)
 		row_free(g->rows[i]);
 	free(g->rows);
-	free(g->row_hash);
-	free(g->srv_hash);
 	free(g->changed);
-	free(g->tags);
-	free(g->by_caller);
-	free(g->by_server);
+	hmap_release(&g->row_map);
+	hmap_release(&g->srv_map);
+	hmap_release(&g->tags);
+	hmap_release(&g->early);
+	hmap_release(&g->by_caller);
+	hmap_release(&g->by_server);
 	free(g->dead);
 	int64_t stuck = g->stuck_us;
 	gc_done_fn done = g->done;

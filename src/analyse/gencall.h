@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "hmap.h"
 #include "sbuf.h"
 
 /* latency histogram: log-linear, GC_SUB buckets per power of two of
@@ -111,10 +112,10 @@ struct gc_call {
 	/* in flight: its places in the indexes (gencall.c) */
 	uint64_t caller_key;       /* (node, caller) hashed */
 	uint64_t server_key;       /* (node, server pid) hashed; 0: a name */
-	struct gc_call *next_tag;  /* the same tag bucket */
+	struct gc_call *next_tag;  /* the same tag (a chain in an hmap) */
 	struct gc_link all;        /* every call, oldest first */
 	struct gc_link in_row;     /* its row's, oldest first */
-	struct gc_link by_caller, by_server; /* the same bucket */
+	struct gc_link by_caller, by_server; /* the same key */
 	struct gc_link gone;       /* its caller died: in order of deaths */
 };
 
@@ -156,8 +157,9 @@ struct gc_row {
 	struct gc_row *other_row;
 	uint64_t q_count;          /* quantiles cached at this hist.count */
 	int64_t q[3];
-	struct gc_row *next_hash;  /* (server, kind) */
-	struct gc_row *next_srv;   /* heads: by server */
+	/* the other rows of the same hash (chains in gencalls' hmaps) */
+	struct gc_row *next_hash;  /* of (server, kind) */
+	struct gc_row *next_srv;   /* heads: of the server */
 };
 
 typedef void (*gc_done_fn)(void *arg, const struct gc_row *row,
@@ -166,27 +168,25 @@ typedef void (*gc_done_fn)(void *arg, const struct gc_row *row,
 struct gencalls {
 	struct gc_row **rows;      /* creation order */
 	size_t nrows, rows_cap;
-	struct gc_row **row_hash;  /* by (server, kind), folds left out */
-	struct gc_row **srv_hash;  /* heads, by server */
-	size_t row_hash_n;         /* a power of two, both */
+	/* hash of (server, kind) -> rows (folds left out); hash of a
+	 * server -> its head rows: chains of struct gc_row * */
+	struct hmap row_map, srv_map;
 	struct gc_row *other_servers; /* calls past GC_ROWS_MAX, or NULL */
 	size_t nfolded;            /* servers with an other row of kinds */
 	/* rows changed since gencall_changed() last took them */
 	struct gc_row **changed;
 	size_t nchanged, changed_cap;
 	unsigned long generation;  /* bumped by every change */
-	/* calls in flight by tag, caller and server: ntags slots each */
-	struct gc_call **tags;
-	struct gc_list *by_caller, *by_server;
-	size_t ntags;              /* a power of two */
+	/* calls in flight: tag -> a chain of struct gc_call *; caller
+	 * and server keys -> a struct gc_list, in the order they came */
+	struct hmap tags, by_caller, by_server;
 	struct gc_list all;        /* in flight, in the order they came */
 	struct gc_call *unstuck;   /* the first of them not yet seen stuck */
 	struct gc_list gone;       /* in flight, their caller dead */
 	size_t inflight;
 	/* replies that came before their call: by tag, and oldest first
 	 * (gc_call records with no row, linked by all) */
-	struct gc_call **early;
-	size_t nearly_slots;       /* a power of two */
+	struct hmap early;         /* tag -> a chain of struct gc_call * */
 	struct gc_list early_list;
 	size_t nearly;
 	size_t gone_n;             /* calls in flight whose caller died */

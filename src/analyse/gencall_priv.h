@@ -8,7 +8,7 @@
 
 #include "gencall.h"
 
-/* The rows hashed anew into n slots (their keys changed). */
-void row_hash_build(struct gencalls *g, size_t n);
+/* The rows hashed anew (their keys changed). */
+void row_hash_build(struct gencalls *g);
 
 #endif

@@ -10,8 +10,8 @@
 enum { PEND_SEND, PEND_RECV };
 
 struct pend {
-	struct pend *chain;         /* same bucket */
-	struct pend *prev, *next;   /* arrival order, all buckets */
+	struct pend *chain;         /* the same hash, arrival order */
+	struct pend *prev, *next;   /* arrival order, all of them */
 	uint64_t h;
 	int kind;
 	int dest_node;              /* the receiving process ... */
@@ -59,8 +59,7 @@ void merge_init(struct merge *m, size_t max_items, node_of_fn node_of,
 {
 	memset(m, 0, sizeof(*m));
 	m->max_items = max_items ? max_items : 1;
-	m->nbuckets = 1 << 14;
-	m->buckets = xcalloc(m->nbuckets, sizeof(*m->buckets));
+	hmap_init(&m->waiting, sizeof(uint64_t), sizeof(struct pend *), NULL);
 	m->send_ttl_us = 10 * 1000000LL;
 	m->node_of = node_of;
 	m->node_of_arg = arg;
@@ -74,10 +73,12 @@ static void item_free(struct mitem *it)
 
 static void pend_unlink(struct merge *m, struct pend *p)
 {
-	struct pend **pp = &m->buckets[p->h & (m->nbuckets - 1)];
+	struct pend **head = hmap_get(&m->waiting, &p->h), **pp = head;
 	while (*pp != p)
 		pp = &(*pp)->chain;
 	*pp = p->chain;
+	if (!*head)
+		hmap_del(&m->waiting, &p->h);
 	if (p->prev)
 		p->prev->next = p->next;
 	else
@@ -99,7 +100,7 @@ void merge_release(struct merge *m)
 	for (size_t i = 0; i < m->n; i++)
 		item_free(m->heap[i]);
 	free(m->heap);
-	free(m->buckets);
+	hmap_release(&m->waiting);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -233,7 +234,7 @@ static struct pend *pend_add(struct merge *m, int kind, uint64_t h, int node,
 	p->dest_node = node;
 	p->num = num;
 	p->serial = serial;
-	struct pend **pp = &m->buckets[h & (m->nbuckets - 1)];
+	struct pend **pp = hmap_put(&m->waiting, &h, NULL);
 	while (*pp)
 		pp = &(*pp)->chain;
 	*pp = p;
@@ -250,7 +251,8 @@ static struct pend *pend_add(struct merge *m, int kind, uint64_t h, int node,
 static struct pend *pend_find(struct merge *m, int kind, uint64_t h, int node,
 			      uint32_t num, uint32_t serial, const char *payload)
 {
-	for (struct pend *p = m->buckets[h & (m->nbuckets - 1)]; p; p = p->chain)
+	struct pend **head = hmap_get(&m->waiting, &h);
+	for (struct pend *p = head ? *head : NULL; p; p = p->chain)
 		if (p->kind == kind && same_key(p, h, node, num, serial, payload))
 			return p;
 	return NULL;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "hmap.h"
 
 /* One event held for ordering; strings live in the same allocation.  A
  * paired receive gets ev.from and ev.latency_us. */
@@ -51,9 +52,9 @@ struct merge {
 	size_t n, cap;
 	size_t max_items;          /* past this, the oldest go out early */
 	uint64_t seq;
-	/* waiting sends and receives, by hash of (process, message) */
-	struct pend **buckets;
-	size_t nbuckets;
+	/* waiting sends and receives: hash of (process, message) -> a
+	 * chain of struct pend *, in arrival order */
+	struct hmap waiting;
 	struct pend *oldest, *newest; /* every waiting entry, arrival order */
 	size_t npend;
 	int64_t send_ttl_us;       /* a send waits this long past release */

@@ -10,15 +10,11 @@
 #define STRUCTS_ASK_MAX 256
 
 struct structs_slot {
-	char *mod;        /* NULL: empty */
+	char *mod;
 	size_t len;
 	struct struct_def def;
+	struct structs_slot *next;   /* the same hash */
 };
-
-void structs_init(struct structs *t)
-{
-	memset(t, 0, sizeof(*t));
-}
 
 static void def_free(struct struct_def *d)
 {
@@ -29,39 +25,56 @@ static void def_free(struct struct_def *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* the map's drop: a chain of slots freed */
+static void chain_free(void *val)
+{
+	struct structs_slot *s = *(struct structs_slot **)val, *next;
+	for (; s; s = next) {
+		next = s->next;
+		free(s->mod);
+		def_free(&s->def);
+		free(s);
+	}
+}
+
+void structs_init(struct structs *t)
+{
+	memset(t, 0, sizeof(*t));
+	hmap_init(&t->map, sizeof(uint64_t), sizeof(struct structs_slot *),
+		  chain_free);
+}
+
 void structs_release(struct structs *t)
 {
-	for (size_t i = 0; i < t->cap; i++) {
-		free(t->slots[i].mod);
-		def_free(&t->slots[i].def);
-	}
-	free(t->slots);
+	if (t->map.key_size)
+		hmap_release(&t->map);
 	for (int i = 0; i < t->nask; i++)
 		free(t->ask[i]);
 	free(t->ask);
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t hash(const char *s, size_t n)
+static uint64_t hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ULL;
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 1099511628211ULL;
 	}
-	return (size_t)(h ^ (h >> 29));
+	return h;
 }
 
 static struct structs_slot *find(const struct structs *t, const char *mod,
 				 size_t len)
 {
-	if (!t->cap)
+	if (!t->map.key_size)
 		return NULL;
-	for (size_t i = hash(mod, len) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		struct structs_slot *s = &t->slots[i];
-		if (!s->mod || (s->len == len && !memcmp(s->mod, mod, len)))
+	uint64_t h = hash(mod, len);
+	struct structs_slot **chain = hmap_get(&t->map, &h), *s;
+	for (s = chain ? *chain : NULL; s; s = s->next)
+		if (s->len == len && !memcmp(s->mod, mod, len))
 			return s;
-	}
+	return NULL;
 }
 
 /* The slot for mod, made if need be; NULL when the table is full. */
@@ -69,25 +82,20 @@ static struct structs_slot *slot_for(struct structs *t, const char *mod,
 				     size_t len)
 {
 	struct structs_slot *s = find(t, mod, len);
-	if (s && s->mod)
+	if (s)
 		return s;
 	if (t->used >= STRUCTS_MAX)
 		return NULL;
-	if ((t->used + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct structs_slot *old = t->slots;
-		size_t ocap = t->cap;
-		t->slots = xcalloc(cap, sizeof(*t->slots));
-		t->cap = cap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].mod)
-				*find(t, old[i].mod, old[i].len) = old[i];
-		free(old);
-	}
-	s = find(t, mod, len);
+	if (!t->map.key_size)   /* zeroed, never made: made now */
+		structs_init(t);
+	uint64_t h = hash(mod, len);
+	struct structs_slot **chain = hmap_put(&t->map, &h, NULL);
+	s = xcalloc(1, sizeof(*s));
 	s->mod = xstrndup(mod, len);
 	s->len = len;
 	s->def.kind = STRUCT_UNKNOWN;
+	s->next = *chain;
+	*chain = s;
 	t->used++;
 	return s;
 }
@@ -120,13 +128,13 @@ const struct struct_def *structs_get(const struct structs *t, const char *mod,
 				     size_t len)
 {
 	struct structs_slot *s = find(t, mod, len);
-	return s && s->mod ? &s->def : NULL;
+	return s ? &s->def : NULL;
 }
 
 void structs_met(struct structs *t, const char *mod, size_t len)
 {
 	struct structs_slot *s = find(t, mod, len);
-	if ((s && s->mod) || t->nask >= STRUCTS_ASK_MAX)
+	if (s || t->nask >= STRUCTS_ASK_MAX)
 		return;
 	if (!slot_for(t, mod, len))
 		return;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hmap.h"
+
 #define STRUCTS_MAX 8192
 #define STRUCTS_FIELDS_MAX 512
 
@@ -31,8 +33,9 @@ struct struct_def {
 };
 
 struct structs {
-	struct structs_slot *slots;
-	size_t cap;       /* power of two, or 0 */
+	/* hash of a module's name -> a chain of struct structs_slot *
+	 * (made at the first use; owned) */
+	struct hmap map;
 	size_t used;
 	/* modules met that the target was not asked about yet */
 	char **ask;
