@@ -132,23 +132,35 @@ static inline bool key_eq(const unsigned char *a, const unsigned char *b,
 }
 
 /* The slot of key, or (find_free) the slot a new key would take: the
- * first removed one on its way, else the empty one that ends it. */
-static unsigned char *find(const struct hmap *m, const void *key,
-			   bool find_free)
+ * first removed one on its way, else the empty one that ends it.  n is
+ * m->key_size and outside whether m keeps its keys outside, given apart
+ * so that a caller that knows them has a copy of its own made, the hash
+ * and the compare unrolled for its size. */
+static inline __attribute__((always_inline)) unsigned char *
+find_as(const struct hmap *m, const void *key, bool find_free, size_t n,
+	bool outside)
 {
 	if (!m->cap)
 		return NULL;
 	unsigned char *gone = NULL;
 	size_t mask = m->cap - 1;
-	for (size_t i = hash(key, m->key_size) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash(key, n) & mask;; i = (i + 1) & mask) {
 		unsigned char *s = slot(m, i);
 		if (*s == EMPTY)
 			return find_free ? (gone ? gone : s) : NULL;
-		if (*s == LIVE && key_eq(slot_key(m, s), key, m->key_size))
+		if (*s == LIVE &&
+		    key_eq(outside ? m->key_of(m->ctx, s + m->val_off) : s + 1,
+			   key, n))
 			return s;
 		if (*s == GONE && !gone)
 			gone = s;
 	}
+}
+
+static unsigned char *find(const struct hmap *m, const void *key,
+			   bool find_free)
+{
+	return find_as(m, key, find_free, m->key_size, m->key_of != NULL);
 }
 
 static void grow(struct hmap *m)
@@ -173,7 +185,15 @@ static void grow(struct hmap *m)
 
 void *hmap_get(const struct hmap *m, const void *key)
 {
-	unsigned char *s = find(m, key, false);
+	unsigned char *s;
+	/* the lookups made on every event: names and labels (8-byte keys
+	 * in the slots), the store's pids (12 bytes, outside) */
+	if (m->key_size == 8 && !m->key_of)
+		s = find_as(m, key, false, 8, false);
+	else if (m->key_size == 12 && m->key_of)
+		s = find_as(m, key, false, 12, true);
+	else
+		s = find(m, key, false);
 	return s ? s + m->val_off : NULL;
 }
 

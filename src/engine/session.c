@@ -83,15 +83,19 @@ const char *session_proc_label(const struct session *s, struct bs_pid pid)
 }
 
 /* A live process of node n was met: the agent is asked what it is, once
- * (the tick sends the questions).  pid is local (node 0). */
-void node_meet(struct snode *n, struct bs_pid pid)
+ * (the tick sends the questions).  pid is local (node 0).  Its label as
+ * known, or NULL: none yet, or none to show (""). */
+const char *node_meet(struct snode *n, struct bs_pid pid)
 {
 	/* a registered name wins: nothing to ask (asking costs the process
 	 * a turn on a scheduler, process_info being a signal it handles) */
-	if (names_get(&n->labels, pid) || names_get(&n->agent.names, pid))
-		return;
+	const char *label = names_get(&n->labels, pid);
+	if (label)
+		return *label ? label : NULL;
+	if (names_get(&n->agent.names, pid))
+		return NULL;
 	if (n->nask == SESSION_ASK_MAX)
-		return;   /* met again later, asked then */
+		return NULL;   /* met again later, asked then */
 	if (names_count(&n->labels) >= SESSION_LABELS_MAX) {
 		names_release(&n->labels);
 		n->nask = 0;
@@ -100,6 +104,7 @@ void node_meet(struct snode *n, struct bs_pid pid)
 		n->ask = xmalloc(SESSION_ASK_MAX * sizeof(*n->ask));
 	names_set(&n->labels, pid, "");
 	n->ask[n->nask++] = pid;
+	return NULL;
 }
 
 /* The questions gathered since the last tick, a request at a time. */

@@ -199,7 +199,7 @@ void node_ask_structs(struct snode *n);
 bool node_busy(const struct snode *n);
 void stream_from_merge(void *arg, const struct mitem *it);
 bool node_has_agent(const struct snode *n);
-void node_meet(struct snode *n, struct bs_pid pid);
+const char *node_meet(struct snode *n, struct bs_pid pid);
 void node_agent_left(struct snode *n);
 bool node_connect_done(struct snode *n, bool wait);
 void node_lost(struct snode *n);

@@ -124,7 +124,8 @@ static void meet_text(struct session *s, int node, const char *pid_text)
 	struct bs_pid pid;
 	if (!text_pid(s, node, pid_text, &pid))
 		return;
-	node_meet(&s->nodes[pid.node], (struct bs_pid){ pid.num, pid.serial, 0 });
+	(void)node_meet(&s->nodes[pid.node],
+			(struct bs_pid){ pid.num, pid.serial, 0 });
 }
 
 /* An event leaves the engine: to the analysers and the sinks. */
@@ -161,14 +162,12 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 {
 	struct trace_stats *st = n->stats_ready ? &n->st : NULL;
 	if (live) {
-		node_meet(n, e->pid);
 		/* the child, and a server called (the servers view and the
 		 * gen call lines say what it is) */
 		if (e->type == EV_SPAWN || e->type == EV_GEN_CALL)
 			meet_text(s, n->idx, e->peer);
-		e->label = names_get(&n->labels, e->pid);
-		if (e->label && !*e->label)
-			e->label = NULL;
+		/* after: meeting another may empty the table of labels */
+		e->label = node_meet(n, e->pid);
 	}
 	e->pid.node = (uint32_t)n->idx;
 	if (live && s->multi) {
@@ -263,7 +262,7 @@ static void count_one(void *arg, struct bs_pid pid, const char *pid_text,
 {
 	struct snode *n = arg;
 	struct session *s = n->s;
-	node_meet(n, pid);
+	(void)node_meet(n, pid);
 	pid.node = (uint32_t)n->idx;
 	s->counted += sends + receives;
 	/* counted events are events: they count towards the limit (the
@@ -290,7 +289,7 @@ static void info_one(void *arg, struct bs_pid pid, const char *pid_text,
 		     const char *name, const char *current, long mqlen)
 {
 	struct snode *n = arg;
-	node_meet(n, pid);
+	(void)node_meet(n, pid);
 	pid.node = (uint32_t)n->idx;
 	SINKS(n->s, info, n->idx, pid, pid_text, name,
 				current, mqlen);

@@ -111,6 +111,27 @@ void redact_add(const char *s)
 	sbuf_release(&b);
 }
 
+/* f (m bytes) somewhere in t (n bytes).  Most texts are short, and
+ * memmem's set-up (a table of shifts) cost more than the search: 18% of
+ * a batch run's time with a cookie known.  A short text is scanned by
+ * its first byte; a long one goes to memmem, linear whatever it holds. */
+static bool has(const char *t, size_t n, const char *f, size_t m)
+{
+	if (n > 256)
+		return memmem(t, n, f, m) != NULL;
+	if (!m)
+		return true;
+	if (m > n)
+		return false;
+	const char *p = t, *last = t + (n - m);
+	while (p <= last && (p = memchr(p, f[0], (size_t)(last - p) + 1))) {
+		if (!memcmp(p + 1, f + 1, m - 1))
+			return true;
+		p++;
+	}
+	return false;
+}
+
 static bool holds(const char *text, size_t n, bool cut, unsigned in,
 		  bool at_end)
 {
@@ -119,7 +140,7 @@ static bool holds(const char *text, size_t n, bool cut, unsigned in,
 		if (!(form_in[i] & in))
 			continue;
 		size_t want = cut ? form_pre[i] : form_len[i];
-		if (memmem(text, n, forms[i], want))
+		if (has(text, n, forms[i], want))
 			return true;
 		if (!at_end || !(form_in[i] & AT_END))
 			continue;
