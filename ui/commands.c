@@ -9,12 +9,18 @@
 #include "app.h"
 #include "callpat.h"
 #include "cmd.h"
+#include "commands.h"
+#include "control.h"
 #include "event.h"
 #include "export.h"
+#include "header.h"
 #include "pidsel.h"
 #include "pidtext.h"
 #include "rerender.h"
 #include "retext.h"
+#include "syntax.h"
+#include "top.h"
+#include "view_chart.h"
 #include "xalloc.h"
 
 typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);

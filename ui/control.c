@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
 #include "esc.h"
 #include "exitcode.h"
 #include "keys.h"
@@ -22,6 +23,8 @@
 #include "sig.h"
 #include "spark.h"
 #include "ui.h"
+#include "view_chart.h"
+#include "view_procs.h"
 #include "xalloc.h"
 
 void app_msg(struct app *a, bool error, const char *fmt, ...)

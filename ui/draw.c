@@ -17,6 +17,7 @@
 #include <wchar.h>
 
 #include "app.h"
+#include "draw.h"
 #include "esc.h"
 #include "utf8.h"
 

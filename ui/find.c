@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "commands.h"
+#include "control.h"
 #include "pidtext.h"
 #include "retext.h"
 #include "xalloc.h"

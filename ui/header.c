@@ -23,6 +23,9 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
+#include "header.h"
 #include "nodestat.h"
 #include "sbuf.h"
 #include "spark.h"

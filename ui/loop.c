@@ -16,12 +16,16 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
 #include "esc.h"
 #include "exitcode.h"
+#include "header.h"
 #include "keys.h"
 #include "prompt.h"
 #include "sig.h"
 #include "spark.h"
+#include "syntax.h"
 #include "ui.h"
 #include "xalloc.h"
 
@@ -143,7 +147,7 @@ static long long turn_wait(void *arg)
 		if (d < wait)
 			wait = d;
 	}
-	if (wait < 0 || a->rr)   /* :syntax has more to do */
+	if (wait < 0 || app_rerender_busy(a))   /* :syntax has more to do */
 		wait = 0;
 	return wait;
 }

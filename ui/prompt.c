@@ -15,8 +15,11 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "commands.h"
+#include "draw.h"
 #include "prompt.h"
 #include "statedir.h"
+#include "view_proc.h"
 
 static struct app *app;
 static int pending = EOF;

@@ -13,12 +13,14 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
 #include "esc.h"
 #include "exitcode.h"
 #include "keys.h"
 #include "prompt.h"
 #include "sig.h"
 #include "spark.h"
+#include "syntax.h"
 #include "ui.h"
 #include "xalloc.h"
 

@@ -8,6 +8,8 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
 #include "event.h"
 
 /* A recording: its file, time span and nodes. */

@@ -4,6 +4,7 @@
  * by sends or receives the counts rank the processes seen.
  */
 #include "app.h"
+#include "top.h"
 
 int app_top(struct app *a, int col, int n)
 {

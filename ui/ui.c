@@ -27,12 +27,15 @@
 #include "app.h"
 #include "attach.h"
 #include "clock.h"
+#include "draw.h"
 #include "esc.h"
 #include "exitcode.h"
 #include "keys.h"
 #include "prompt.h"
 #include "sig.h"
 #include "spark.h"
+#include "syntax.h"
+#include "top.h"
 #include "ui.h"
 #include "xalloc.h"
 
@@ -189,7 +192,7 @@ static void app_free(struct app *a)
 	session_free(a->s);
 	store_release(&a->store);
 	views_release(a);
-	free(a->rr);
+	app_rerender_release(a);
 	free(a);
 }
 

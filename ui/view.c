@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "app.h"
+#include "commands.h"
+#include "control.h"
+#include "header.h"
 #include "prompt.h"
 
 static const struct view_ops *const views[VIEW__COUNT] = {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "draw.h"
 
 static int cmp_funcs(const void *pa, const void *pb)
 {

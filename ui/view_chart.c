@@ -26,8 +26,13 @@
 #include "app.h"
 #include "chart.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
 #include "outfile.h"
 #include "sbuf.h"
+#include "view_chart.h"
+#include "view_event.h"
+#include "view_procs.h"
 #include "xalloc.h"
 
 #define TIME_W 13         /* "HH:MM:SS.mmm " */

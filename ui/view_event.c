@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "app.h"
+#include "draw.h"
 #include "pretty.h"
+#include "view_event.h"
+#include "view_proc.h"
 #include "xalloc.h"
 
 /* the event opened from the log: its text, kept when the event leaves

@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "draw.h"
 #include "keys.h"
 
 /* What a cell of the process table may hold beside a number. */

@@ -15,8 +15,15 @@
 
 #include "app.h"
 #include "clock.h"
+#include "commands.h"
+#include "control.h"
+#include "draw.h"
 #include "pidtext.h"
 #include "term.h"
+#include "view_chart.h"
+#include "view_event.h"
+#include "view_proc.h"
+#include "view_procs.h"
 #include "xalloc.h"
 
 /* where the log's cursor is, and what was searched for */
@@ -26,6 +33,7 @@ static struct {
 	uint64_t cursor;   /* the seq of the cursor's line at the last
 			    * draw; 0: none */
 	char search[256];  /* the last text searched for in a log */
+	bool hide_timeouts; /* the log leaves out receive timeouts */
 } lg;
 
 static void line_text(const struct sevent *e, char *out, size_t n)
@@ -123,11 +131,10 @@ static int role_of(const struct sevent *e)
 }
 
 /* Is e a line of the log of pid, as the log is shown? */
-static bool log_has(const struct app *a, const struct sevent *e,
-		    struct bs_pid pid)
+static bool log_has(const struct sevent *e, struct bs_pid pid)
 {
 	return e && bs_pid_eq(e->pid, pid) &&
-		!(a->hide_timeouts && e->type == EV_TIMEOUT);
+		!(lg.hide_timeouts && e->type == EV_TIMEOUT);
 }
 
 /* The lines of process pid before seq end, newest first: how many there
@@ -141,7 +148,7 @@ static int log_count(const struct app *a, struct bs_pid pid, uint64_t end,
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = end; s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!log_has(a, e, pid))
+		if (!log_has(e, pid))
 			continue;
 		total++;
 		if (newer_than && s > newer_than)
@@ -159,7 +166,7 @@ static int log_lines(const struct app *a, struct bs_pid pid, uint64_t end,
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = end; s-- > oldest && got < n;) {
 		const struct sevent *e = store_event(st, s);
-		if (!log_has(a, e, pid))
+		if (!log_has(e, pid))
 			continue;
 		if (seen++ >= skip)
 			seqs[got++] = s;
@@ -271,7 +278,7 @@ static void proc_draw(struct app *a, int y, int h)
 	size_t xl = 0;
 	if (p && p->timeouts)
 		xl = (size_t)snprintf(extra, sizeof(extra), "  timeouts %lu%s",
-				      p->timeouts, a->hide_timeouts ?
+				      p->timeouts, lg.hide_timeouts ?
 				      " (hidden)" : "");
 	if (p && (p->run_us || p->gcs))
 		snprintf(extra + xl, sizeof(extra) - xl,
@@ -413,7 +420,7 @@ int log_search(struct app *a, const char *text, bool older,
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = log_end(a); s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!log_has(a, e, a->focus))
+		if (!log_has(e, a->focus))
 			continue;
 		bool ahead = older ? idx > l->sel || (from_cursor && idx == l->sel) :
 			idx < l->sel || (from_cursor && idx == l->sel);
@@ -468,9 +475,9 @@ static int proc_request(struct app *a, enum request req)
 	case REQ_SEARCH_PREV:
 		return log_search(a, NULL, req == REQ_SEARCH_NEXT, false);
 	case REQ_TIMEOUTS:
-		a->hide_timeouts = !a->hide_timeouts;
+		lg.hide_timeouts = !lg.hide_timeouts;
 		lg.anchor = 0;
-		app_msg(a, false, a->hide_timeouts ? "receive timeouts hidden; "
+		app_msg(a, false, lg.hide_timeouts ? "receive timeouts hidden; "
 			"T shows them" : "receive timeouts shown; T hides them");
 		return ACT_REDRAW;
 	default:

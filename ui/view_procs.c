@@ -35,10 +35,15 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
 #include "rerender.h"
 #include "sbuf.h"
 #include "spark.h"
+#include "top.h"
 #include "ui.h"
+#include "view_chart.h"
+#include "view_procs.h"
 #include "xalloc.h"
 
 /* The process table as last drawn: filtered and sorted.  The rows are
@@ -71,6 +76,7 @@ static struct procs_table {
 	struct proc *frozen;
 	size_t nfrozen;
 	bool is_frozen;
+	bool show_exited;       /* exited processes stay in the table */
 } tbl;
 
 const struct col_info proc_cols[COL__COUNT] = {
@@ -116,7 +122,7 @@ static long long table_ms(void)
 
 static bool exited_hidden(const struct app *a, const struct proc *p)
 {
-	return p->exited && !a->show_exited &&
+	return p->exited && !tbl.show_exited &&
 		table_ticks(a) - p->exit_tick >= EXITED_GRACE;
 }
 
@@ -234,7 +240,7 @@ static bool procs_current(const struct app *a)
 		table_ticks(a) < t->hide_at && t->built_sort == a->sort_col &&
 		t->built_top == a->top_col && t->built_top_n == a->top_n &&
 		t->built_asc == a->sort_asc && t->built_node == a->node_filter &&
-		t->built_exited == a->show_exited &&
+		t->built_exited == tbl.show_exited &&
 		!strcmp(t->built_filter, a->filter);
 }
 
@@ -294,7 +300,7 @@ static void procs_rebuild(struct app *a)
 			t->nhidden++;
 			continue;
 		}
-		if (p->exited && !a->show_exited &&
+		if (p->exited && !tbl.show_exited &&
 		    p->exit_tick + EXITED_GRACE < t->hide_at)
 			t->hide_at = p->exit_tick + EXITED_GRACE;
 		t->rows[t->nrows++] = p;
@@ -304,7 +310,7 @@ static void procs_rebuild(struct app *a)
 	t->built_sort = a->sort_col;
 	t->built_asc = a->sort_asc;
 	t->built_node = a->node_filter;
-	t->built_exited = a->show_exited;
+	t->built_exited = tbl.show_exited;
 	t->built_top = a->top_col;
 	t->built_top_n = a->top_n;
 	snprintf(t->built_filter, sizeof(t->built_filter), "%s", a->filter);
@@ -615,8 +621,8 @@ static int procs_request(struct app *a, enum request req)
 	case REQ_TOP:
 		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
 	case REQ_EXITED:
-		a->show_exited = !a->show_exited;
-		app_msg(a, false, a->show_exited ? "exited processes stay in the "
+		tbl.show_exited = !tbl.show_exited;
+		app_msg(a, false, tbl.show_exited ? "exited processes stay in the "
 			"table; x hides them" : "exited processes leave the table "
 			"%d seconds after they exit; x shows them", EXITED_GRACE);
 		return ACT_REDRAW;

@@ -31,6 +31,8 @@
 
 #include "app.h"
 #include "clock.h"
+#include "control.h"
+#include "draw.h"
 #include "pidtext.h"
 #include "retext.h"
 #include "xalloc.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "draw.h"
 #include "xalloc.h"
 
 /* deeper than this, a branch is not shown (a cycle of reused pids ends) */
