@@ -105,12 +105,6 @@ struct app {
 	int top_n;
 	char filter[256];
 
-	/* the processes tagged for the chart (Space): in focus on their
-	 * nodes while tagged */
-	struct bs_pid tags[CHART_LINES];
-	char tag_text[CHART_LINES][48];
-	uint64_t tag_seq[CHART_LINES];  /* the store's next seq when tagged */
-	int ntags;
 
 	/* the process in focus: its log is open */
 	struct bs_pid focus;

@@ -122,7 +122,7 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	node_focus(a, pid, true);
 	/* tagged, it is in focus since it was tagged */
 	int tag = app_tagged(a, pid);
-	a->focus_seq = tag >= 0 ? a->tag_seq[tag] : a->store.next_seq;
+	a->focus_seq = tag >= 0 ? chart_tag_seq(a, tag) : a->store.next_seq;
 	a->focus = pid;
 	a->have_rel = false;
 	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);

@@ -21,6 +21,7 @@
 #include "sig.h"
 #include "spark.h"
 #include "syntax.h"
+#include "view_chart.h"
 #include "ui.h"
 #include "xalloc.h"
 
@@ -148,9 +149,9 @@ static void on_node_state(void *arg, int node)
 		a->refocused[node] = true;
 		if (app_focus_open(a) && (int)a->focus.node == node)
 			node_focus(a, a->focus, true);
-		for (int i = 0; i < a->ntags; i++)
-			if ((int)a->tags[i].node == node)
-				node_focus(a, a->tags[i], true);
+		for (int i = 0; i < chart_ntags(a); i++)
+			if ((int)chart_tag(a, i).node == node)
+				node_focus(a, chart_tag(a, i), true);
 	} else if (n->state != SN_TRACING) {
 		a->refocused[node] = false;
 	}

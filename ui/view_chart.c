@@ -57,10 +57,38 @@ static struct chart_view {
 	long long look_until;     /* ms, clock_mono_ms */
 } cv;
 
+/* the processes tagged for the chart (Space): in focus on their nodes
+ * while tagged; kept whatever the view does */
+static struct {
+	struct bs_pid pid[CHART_LINES];
+	char text[CHART_LINES][48];
+	uint64_t seq[CHART_LINES];  /* the store's next seq when tagged */
+	int n;
+} tg;
+
+int chart_ntags(const struct app *a)
+{
+	(void)a;
+	return tg.n;
+}
+
+struct bs_pid chart_tag(const struct app *a, int i)
+{
+	(void)a;
+	return tg.pid[i];
+}
+
+uint64_t chart_tag_seq(const struct app *a, int i)
+{
+	(void)a;
+	return tg.seq[i];
+}
+
 int app_tagged(const struct app *a, struct bs_pid pid)
 {
-	for (int i = 0; i < a->ntags; i++)
-		if (bs_pid_eq(a->tags[i], pid))
+	(void)a;
+	for (int i = 0; i < tg.n; i++)
+		if (bs_pid_eq(tg.pid[i], pid))
 			return i;
 	return -1;
 }
@@ -89,26 +117,26 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 	for (int v = 0; v < a->depth; v++)
 		log_open |= a->stack[v] == VIEW_PROC;
 	if (i >= 0) {
-		memmove(&a->tags[i], &a->tags[i + 1],
-			(size_t)(a->ntags - i - 1) * sizeof(a->tags[0]));
-		memmove(&a->tag_text[i], &a->tag_text[i + 1],
-			(size_t)(a->ntags - i - 1) * sizeof(a->tag_text[0]));
-		memmove(&a->tag_seq[i], &a->tag_seq[i + 1],
-			(size_t)(a->ntags - i - 1) * sizeof(a->tag_seq[0]));
-		a->ntags--;
+		memmove(&tg.pid[i], &tg.pid[i + 1],
+			(size_t)(tg.n - i - 1) * sizeof(tg.pid[0]));
+		memmove(&tg.text[i], &tg.text[i + 1],
+			(size_t)(tg.n - i - 1) * sizeof(tg.text[0]));
+		memmove(&tg.seq[i], &tg.seq[i + 1],
+			(size_t)(tg.n - i - 1) * sizeof(tg.seq[0]));
+		tg.n--;
 		if (!(log_open && bs_pid_eq(a->focus, pid)))
 			node_focus(a, pid, false);
 		return ACT_REDRAW;
 	}
-	if (a->ntags == CHART_LINES) {
+	if (tg.n == CHART_LINES) {
 		app_msg(a, true, "%d processes are tagged already, the most a "
 			"chart shows; Space on a tagged one untags it", CHART_LINES);
 		return ACT_REDRAW;
 	}
-	a->tags[a->ntags] = pid;
-	snprintf(a->tag_text[a->ntags], sizeof(a->tag_text[0]), "%s", text);
-	a->tag_seq[a->ntags] = shipped_since(a, pid, log_open);
-	a->ntags++;
+	tg.pid[tg.n] = pid;
+	snprintf(tg.text[tg.n], sizeof(tg.text[0]), "%s", text);
+	tg.seq[tg.n] = shipped_since(a, pid, log_open);
+	tg.n++;
 	node_focus(a, pid, true);
 	return ACT_REDRAW;
 }
@@ -116,9 +144,9 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 void chart_lines(struct app *a, struct chart *c)
 {
 	chart_init(c);
-	for (int i = 0; i < a->ntags; i++)
-		chart_add_line(c, a->tags[i], a->tag_text[i], NULL,
-			       a->tag_seq[i]);
+	for (int i = 0; i < tg.n; i++)
+		chart_add_line(c, tg.pid[i], tg.text[i], NULL,
+			       tg.seq[i]);
 	chart_label(c, &a->store);
 }
 
@@ -219,7 +247,7 @@ static void tag_selected(struct app *a)
 	}
 	app_msg(a, false, "charting %s and %d of its peers; Space in the "
 		"process table tags the processes to chart", self_text,
-		a->ntags - 1);
+		tg.n - 1);
 }
 
 /* The look for the peers of the process charted alone: over once it has
@@ -228,7 +256,7 @@ static void look_step(struct app *a)
 {
 	if (!cv.look)
 		return;
-	if (app_tagged(a, cv.look_pid) < 0 || a->ntags != 1) {
+	if (app_tagged(a, cv.look_pid) < 0 || tg.n != 1) {
 		cv.look = false;   /* tagged or untagged by hand meanwhile */
 		return;
 	}
@@ -255,7 +283,7 @@ static void chart_enter(struct app *a)
 	list_reset(&a->pos[VIEW_CHART]);
 	cv.anchor = cv.cursor = 0;
 	cv.look = false;
-	if (!a->ntags)
+	if (!tg.n)
 		tag_selected(a);
 }
 

@@ -651,8 +651,8 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 	const struct procs_table *t = &tbl;
 	struct sbuf sb = SBUF_INIT;
 	sbuf_addf(&sb, "%d/%zu", t->nrows ? l->sel + 1 : 0, t->nrows);
-	if (a->ntags)
-		sbuf_addf(&sb, "  %d tagged", a->ntags);
+	if (chart_ntags(a))
+		sbuf_addf(&sb, "  %d tagged", chart_ntags(a));
 	if (t->nhidden)
 		sbuf_addf(&sb, "  %zu exited hidden (x)", t->nhidden);
 	if (a->top_col >= 0)
@@ -756,14 +756,15 @@ void app_keep_shown(struct app *a)
 {
 	struct procs_table *t = &tbl;
 	size_t n = t->nshown;
-	if (t->shown_cap < n + 1 + (size_t)a->ntags) {
-		t->shown_cap = n + 1 + (size_t)a->ntags;
+	int ntags = chart_ntags(a);
+	if (t->shown_cap < n + 1 + (size_t)ntags) {
+		t->shown_cap = n + 1 + (size_t)ntags;
 		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
 	}
 	if (app_focus_open(a))   /* after the rows, outside nshown */
 		t->shown[n++] = a->focus;
-	for (int i = 0; i < a->ntags; i++)   /* the chart's lifelines */
-		t->shown[n++] = a->tags[i];
+	for (int i = 0; i < ntags; i++)   /* the chart's lifelines */
+		t->shown[n++] = chart_tag(a, i);
 	store_keep(&a->store, t->shown, n);
 	sample_shown(a, t->shown, n);
 }
