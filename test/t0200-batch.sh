@@ -39,7 +39,7 @@ test_expect_success 'every line is JSON with type, ts, node and pid; summary las
 		(.ts | type) == \"number\" and .ts > 1600000000000000 and
 		.node == \$n and (.pid | test(\"^<0[.][0-9]+[.][0-9]+>$\")))" &&
 	jqs -e ".[-1].type == \"summary\" and .[-1].ended == \"interrupted\"" &&
-	test "$(jq -c . "$TRASH/bs.json" | grep -c "\"type\":\"summary\"")" = 1
+	expect "$(jq -c . "$TRASH/bs.json" | grep -c "\"type\":\"summary\"")" = 1
 '
 
 test_expect_success 'summary counts agree with the lines, nothing dropped' '

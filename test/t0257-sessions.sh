@@ -42,13 +42,13 @@ tool_gone() {
 # both N: beamscope's run saw bs_echo's N receives and N sends
 both() {
 	r=$(n_of "$ECHO" receive) s=$(n_of "$ECHO" send)
-	test "$r $s" = "$1 $1" || { echo "beamscope saw bs_echo: $r receives, $s sends; want $1 each"; false; }
+	expect "$r $s" = "$1 $1" || { echo "beamscope saw bs_echo: $r receives, $s sends; want $1 each"; false; }
 }
 
 # tool_counts S R: what the tool got since it was last asked
 tool_counts() {
 	got=$(node_eval "bs_tool:counts()." | tr -d " ")
-	test "$got" = "{$1,$2}" || { echo "the tool got $got, want {$1,$2}"; false; }
+	expect "$got" = "{$1,$2}" || { echo "the tool got $got, want {$1,$2}"; false; }
 }
 
 test_expect_success 'the attached line says how the node is traced; the session is listed while it traces' '
@@ -57,11 +57,11 @@ test_expect_success 'the attached line says how the node is traced; the session 
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	if sessions; then
 		grep -q "attached to .*(OTP $REL, [0-9]* workers, session)" "$TRASH/bs.err" &&
-		test "$sessions_now" = "[beamscope,legacy]" &&
+		expect "$sessions_now" = "[beamscope,legacy]" &&
 		jqs -e ".[-1].tracing == \"session\""
 	else
 		grep -q "attached to .*(OTP $REL, [0-9]* workers, legacy)" "$TRASH/bs.err" &&
-		test "$sessions_now" = none && jqs -e ".[-1].tracing == \"legacy\""
+		expect "$sessions_now" = none && jqs -e ".[-1].tracing == \"legacy\""
 	fi &&
 	target_clean 2
 '
@@ -72,7 +72,7 @@ test_expect_success 'beside a legacy tracer with its send pattern: both see thei
 	bs_start --duration 0 && bs_wait_attached &&
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
-	tool_counts $N $N && test "$(tool_state)" = "$before" &&
+	tool_counts $N $N && expect "$(tool_state)" = "$before" &&
 	if sessions; then
 		both $N && jqs -e ".[-1].skipped == [] and .[-1].complete" &&
 		! grep -q "another tracer\|another tool" "$TRASH/bs.err"
@@ -90,10 +90,10 @@ test_expect_success '--match beside the other tool'"'"'s send pattern: works whe
 	{ "$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 2 \
 		--match "{pong, I} when I > $((N - 10))" -o "$TRASH/bs.json" 2>err & } &&
 	bs=$! && sleep 1 && node_eval "bs_tool:run(bs_echo, $N)." && rc=0 &&
-	{ wait $bs || rc=$?; } && cat err && test "$(tool_state)" = "$before" &&
+	{ wait $bs || rc=$?; } && cat err && expect "$(tool_state)" = "$before" &&
 	if sessions; then
 		expect "$rc" -eq 0 && r=$(n_of "$ECHO" send) &&
-		test "$r" = 10 || { echo "bs_echo sends shipped: $r, want 10"; false; }
+		expect "$r" = 10 || { echo "bs_echo sends shipped: $r, want 10"; false; }
 	else
 		expect "$rc" -eq 6 && grep -q "the send trace pattern on .* is set by another tool .*--take-over" err
 	fi &&
@@ -152,7 +152,7 @@ test_expect_success 'beside tprof (OTP 27+): its call counts and beamscope'"'"'s
 	node_eval "bs_tool:run(bs_echo, $N)." && sleep 0.3 &&
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && both $N &&
 	calls=$(node_eval "#{all := {call_count, _, L}} = tprof:inspect(tprof:collect()), hd([C || {bs_tool, {echo_loop, 0}, C, _, _, _} <- L] ++ [none])." | tr -d " ") &&
-	node_eval "tprof:stop()." && test "$calls" = $N || { echo "tprof counted $calls calls, want $N"; false; }
+	node_eval "tprof:stop()." && expect "$calls" = $N || { echo "tprof counted $calls calls, want $N"; false; }
 	target_clean 2
 '
 
@@ -161,7 +161,7 @@ test_expect_success 'kill -9 of beamscope: no session of beamscope left, the tar
 	bs_start --duration 0 && bs_wait_attached &&
 	kill -KILL "$BS_PID" && bs_wait &&
 	SEND_PATTERN=$TOOL_MS_SHOWN FLAGGED=1 target_clean 3 &&
-	test "$(tool_state)" = "$before" && tool_gone && target_clean 2
+	expect "$(tool_state)" = "$before" && tool_gone && target_clean 2
 '
 
 test_expect_success 'the agent killed: no session of beamscope left, the target clean' '
@@ -178,7 +178,7 @@ test_expect_success 'garbage collections another session traces are not traced (
 	ours=$(node_eval "bs_tool:our_flags(bs_echo)." | tr -d " ") &&
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && cat "$TRASH/bs.err" &&
 	echo "our flags on bs_echo: $ours" &&
-	test "$ours" = "[procs,receive,send]" &&
+	expect "$ours" = "[procs,receive,send]" &&
 	grep -q "garbage collections not traced on 1 process of .*OTP issue 11624" "$TRASH/bs.err" &&
 	expect "$(grep -c "garbage collections not traced" "$TRASH/bs.err")" -eq 1 &&
 	node_eval "bs_tool:session_stop()." && target_clean 2
@@ -194,7 +194,7 @@ test_expect_success '--take-over (legacy): the process is traced, and given back
 	grep -q "attached to .*legacy)" "$TRASH/bs.err" &&
 	grep -q "took 1 process from another tracer (--take-over); given back at the end" "$TRASH/bs.err" &&
 	both $N && jqs -e ".[-1].skipped == []" &&
-	test "$(tool_state)" = "$before" &&
+	expect "$(tool_state)" = "$before" &&
 	node_eval "bs_tool:run(bs_echo, 10)." && tool_counts 10 10 &&
 	tool_gone && target_clean 2
 '

@@ -18,7 +18,7 @@ say "Shop.Order in Erlang: $ORDER_ERL"
 # meets one and shows the next ones in that order, read from the module's
 # object file, loading nothing and making no atom there
 test_expect_success 'a struct whose module is not loaded: asked once, then its fields in order' '
-	[ "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false ] &&
+	expect "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false &&
 	node_eval "'"'"'Elixir.Shop'"'"':run(1)." >/dev/null &&
 	bs_start --events spawn --duration 0.3 && bs_wait && expect "$BS_RC" -eq 0 &&
 	a0=$(node_eval "erlang:system_info(atom_count).") &&
@@ -28,8 +28,8 @@ test_expect_success 'a struct whose module is not loaded: asked once, then its f
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | uniq -c &&
 	last=$(grep -o "Shop[.]Order{[^}]*}" "$TRASH/bs.json" | tail -n 1) &&
-	test "$last" = "Shop.Order{id: 1, items: [\\\"book\\\", \\\"pen\\\"], status: :new, total: 300.0}" &&
-	[ "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false ] &&
+	expect "$last" = "Shop.Order{id: 1, items: [\\\"book\\\", \\\"pen\\\"], status: :new, total: 300.0}" &&
+	expect "$(node_eval "erlang:module_loaded('"'"'Elixir.Shop.Order'"'"')." )" = false &&
 	a1=$(node_eval "erlang:system_info(atom_count).") &&
 	echo "atoms before $a0, after $a1" &&
 	# one of the eight names of the C node may be new (t0368)

@@ -148,8 +148,8 @@ test_expect_success 'no atom is made from the text: unknown names are named, not
 	grep -q "column 32: the atom :$cafe does not exist on the node" err &&
 	bad "Shop.Probe.total(%Shop.Ordr{})" &&
 	grep -q "no struct Shop.Ordr on the node" err &&
-	[ "$(node_eval "[catch list_to_existing_atom(A) || A <- [\"bs_fresh_var_q7\", \"bs_fresh_atom_q7\", \"Elixir.Shop.Ordr\", \"Ordr\"]]." |
-		grep -o badarg | wc -l)" -eq 4 ] &&
+	expect "$(node_eval "[catch list_to_existing_atom(A) || A <- [\"bs_fresh_var_q7\", \"bs_fresh_atom_q7\", \"Elixir.Shop.Ordr\", \"Ordr\"]]." |
+		grep -o badarg | wc -l)" -eq 4 &&
 	target_clean 3
 '
 
@@ -177,7 +177,7 @@ test_expect_success 'the match spec set is the one the head says; gone when beam
 	bs_start --duration 0 --call "Shop.Probe.tag(kind) when kind in [:new, :paid] -> return" &&
 	bs_wait_attached &&
 	our_info "{'"'"'Elixir.Shop.Probe'"'"', tag, 1}" match_spec | tr -d " \n" >ms &&
-	cat ms && [ "$(cat ms)" = "{match_spec,[{['"'"'\$1'"'"'],[{orelse,{'"'"'=:='"'"','"'"'\$1'"'"',{const,new}},{'"'"'=:='"'"','"'"'\$1'"'"',{const,paid}}}],[{exception_trace}]}]}" ] &&
+	cat ms && expect "$(cat ms)" = "{match_spec,[{['"'"'\$1'"'"'],[{orelse,{'"'"'=:='"'"','"'"'\$1'"'"',{const,new}},{'"'"'=:='"'"','"'"'\$1'"'"',{const,paid}}}],[{exception_trace}]}]}" &&
 	kill -KILL "$BS_PID" && bs_wait && target_clean 3
 '
 

@@ -46,7 +46,7 @@ test_expect_success 'under forged calls, -d ends the run, memory bounded' '
 		.[0].ended == \"duration\"" &&
 	rss=$(awk "/Maximum resident set size/ { print \$NF }" "$TRASH/time.txt") &&
 	echo "peak RSS $rss kB" &&
-	test "$rss" -lt "$RSS_MAX_KB" &&
+	expect "$rss" -lt "$RSS_MAX_KB" &&
 	cp "$TRASH/bs.json" "$TRASH/d.json" && cp "$TRASH/bs.err" "$TRASH/d.err"
 '
 
@@ -68,7 +68,7 @@ test_expect_success 'calls in flight past the limit are given up, counted' '
 	given=$(jq .given_up totals) &&
 	rows=$(jq -s "[.[] | select(.type == \"gen_call_stats\")] | group_by([.server, .kind]) |
 		map(last.given_up) | add" "$TRASH/d.json") &&
-	test "$rows" -eq "$given" || { echo "want $given given up in the rows, got $rows"; false; }
+	expect "$rows" -eq "$given" || { echo "want $given given up in the rows, got $rows"; false; }
 '
 
 test_expect_success 'under forged calls, SIGINT ends the run at once, summary written' '
@@ -78,15 +78,15 @@ test_expect_success 'under forged calls, SIGINT ends the run at once, summary wr
 	hwm=0 && for _ in $(seq 1 30); do
 		h=$(awk "/VmHWM/ { print \$2 }" /proc/$BS_PID/status 2>/dev/null) &&
 		hwm=${h:-$hwm}; sleep 0.1; done &&
-	echo "peak RSS so far $hwm kB" && test "$hwm" -lt "$RSS_MAX_KB" &&
+	echo "peak RSS so far $hwm kB" && expect "$hwm" -lt "$RSS_MAX_KB" &&
 	t0=$(date +%s%N) && kill -INT "$BS_PID" && wait_gone "$BS_PID" 30 &&
 	ms=$(( ($(date +%s%N) - t0) / 1000000 )) && echo "ended $ms ms after SIGINT" &&
-	bs_wait && test "$BS_RC" -eq 0 &&
+	bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -e "[.[] | select(.type == \"summary\")] | length == 1 and
 		.[0].ended == \"interrupted\"" &&
 	jqs -e "[.[] | select(.type == \"gen_call_totals\")] | length > 0" &&
 	grep -q "slowest servers" "$TRASH/bs.err" &&
-	test "$ms" -lt 10000
+	expect "$ms" -lt 10000
 '
 
 test_expect_success 'a reply stamped before its call is out of order, not a 0 us call' '
@@ -95,7 +95,7 @@ test_expect_success 'a reply stamped before its call is out of order, not a 0 us
 	node_eval "S = spawn(fun() -> receive stop -> ok end end),
 		[begin R = make_ref(), S ! {R, early}, S ! {'"'"'\$gen_call'"'"', {self(), R}, ooo} end
 		 || _ <- lists:seq(1, 5)], S ! stop, ok." >/dev/null &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && test "$BS_RC" -eq 0 &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
 	jqs -c "[.[] | select(.type == \"gen_call_stats\" and .kind == \"ooo\")] | last" | tee row &&
 	jq -e ".calls == 0 and .out_of_order == 5 and .in_flight == 0 and .max_us == 0" row &&
 	jqs -e "[.[] | select(.type == \"gen_call_totals\")] | last.out_of_order == 5" &&

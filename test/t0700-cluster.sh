@@ -75,8 +75,8 @@ test_expect_success 'three nodes: one run, each attached with a clock estimate' 
 	play_ring &&
 	kill -INT $BS_PID && bs_wait && test $BS_RC = 0 &&
 	cat "$TRASH/bs.err" &&
-	test "$(jqs "[.[] | select(.type == \"node_summary\")] | length")" = 3 &&
-	test "$(jqs -r "[.[] | select(.type == \"summary\") | .nodes[]] | sort | join(\" \")")" = \
+	expect "$(jqs "[.[] | select(.type == \"node_summary\")] | length")" = 3 &&
+	expect "$(jqs -r "[.[] | select(.type == \"summary\") | .nodes[]] | sort | join(\" \")")" = \
 	     "$(printf "%s\n" $AF $BF $CF | sort | tr "\n" " " | sed "s/ $//")" &&
 	jqs -e "[.[] | select(.type == \"node_summary\") |
 		.clock_error_us > 0 and .clock_error_us < 100000 and
@@ -95,10 +95,10 @@ test_expect_success 'cross-node ping-pong: exact counts on each node' '
 		eval "me=\${$i}"
 		j=$(( i % 3 + 1 )); eval "peer=\${$j}"
 		echo "ping_$i on $me, pong_$j on $peer" &&
-		test "$(count send ping_$i $me)" = $N &&
+		expect "$(count send ping_$i $me)" = $N &&
 		test "$(count receive ping_$i $me)" = $((N + 1)) &&
-		test "$(count receive pong_$j $peer)" = $N &&
-		test "$(count send pong_$j $peer)" = $N || return 1
+		expect "$(count receive pong_$j $peer)" = $N &&
+		expect "$(count send pong_$j $peer)" = $N || return 1
 	done
 '
 
@@ -112,7 +112,7 @@ test_expect_success 'each receive of another node'"'"'s message names its send' 
 		# the ponger got N pings, each paired with ping_i on its node
 		test "$(jq -s "[.[] | select(.type == \"receive\" and .name == \"pong_$j\" and .from == \"$ping\" and .from_node == \"$me\" and (.latency_us | type) == \"number\")] | length" "$TRASH/ring.json")" = $N &&
 		# and the pinger got N pongs, paired back
-		test "$(jq -s "[.[] | select(.type == \"receive\" and .name == \"ping_$i\" and .from == \"$pong\" and .from_node == \"$peer\")] | length" "$TRASH/ring.json")" = $N || return 1
+		expect "$(jq -s "[.[] | select(.type == \"receive\" and .name == \"ping_$i\" and .from == \"$pong\" and .from_node == \"$peer\")] | length" "$TRASH/ring.json")" = $N || return 1
 	done &&
 	jq -se "[.[] | select(.type == \"summary\")][0].pairs.paired >= $((6 * N))" "$TRASH/ring.json" &&
 	jq -se "[.[] | select(.type == \"summary\")][0].pairs.ambiguous == 0" "$TRASH/ring.json"
@@ -137,16 +137,16 @@ test_expect_success 'a node killed mid-trace: the other two go on, the summary n
 	grep "lost node \"$CF\"" "$TRASH/bs.err" &&
 	# the ring through A and B still plays; pong_1 on A answers ping_3 no more
 	on_node $A "bs_cluster:go(ping_1, $N)." &&
-	test "$(on_node $A "bs_cluster:wait_done(ping_1, 20000).")" = done &&
+	expect "$(on_node $A "bs_cluster:wait_done(ping_1, 20000).")" = done &&
 	sleep 0.5 &&
 	kill -INT $BS_PID && bs_wait && test $BS_RC = 5 &&
 	cat "$TRASH/bs.err" &&
 	grep "lost the connection to \"$CF\"" "$TRASH/bs.err" &&
-	test "$(jqs -r "[.[] | select(.type == \"summary\")][0].lost | join(\" \")")" = "$CF" &&
-	test "$(jqs -r "[.[] | select(.type == \"node_summary\" and .node == \"$CF\")][0].ended")" = target_lost &&
-	test "$(jqs -r "[.[] | select(.type == \"node_summary\" and .node == \"$AF\")][0].ended")" = interrupted &&
-	test "$(jqs "[.[] | select(.type == \"send\" and .name == \"ping_1\")] | length")" = $N &&
-	test "$(jqs "[.[] | select(.type == \"receive\" and .name == \"pong_2\" and .from_node == \"$AF\")] | length")" = $N &&
+	expect "$(jqs -r "[.[] | select(.type == \"summary\")][0].lost | join(\" \")")" = "$CF" &&
+	expect "$(jqs -r "[.[] | select(.type == \"node_summary\" and .node == \"$CF\")][0].ended")" = target_lost &&
+	expect "$(jqs -r "[.[] | select(.type == \"node_summary\" and .node == \"$AF\")][0].ended")" = interrupted &&
+	expect "$(jqs "[.[] | select(.type == \"send\" and .name == \"ping_1\")] | length")" = $N &&
+	expect "$(jqs "[.[] | select(.type == \"receive\" and .name == \"pong_2\" and .from_node == \"$AF\")] | length")" = $N &&
 	( NODE=$A; target_clean 3 ) && ( NODE=$B; target_clean 3 )
 '
 
@@ -158,8 +158,8 @@ set -- $CNODES_FULL; AF=$1 BF=$2 CF=$3
 test_expect_success '--cluster: one node given, its visible peers found' '
 	cluster_start --cluster $A -d 1 &&
 	bs_wait && test $BS_RC = 0 &&
-	test "$(jqs "[.[] | select(.type == \"summary\")][0].nodes | length")" = 3 &&
-	test "$(grep -c "attached to" "$TRASH/bs.err")" = 3 &&
+	expect "$(jqs "[.[] | select(.type == \"summary\")][0].nodes | length")" = 3 &&
+	expect "$(grep -c "attached to" "$TRASH/bs.err")" = 3 &&
 	all_clean 3
 '
 
@@ -185,8 +185,8 @@ test_expect_success 'a name registered on one node only: that node traces it' '
 	wait_attached 2 &&
 	on_node $B "only_on_b ! hello, ok." &&
 	bs_wait && test $BS_RC = 0 &&
-	test "$(jqs -r "[.[] | select(.type == \"receive\" and .name == \"only_on_b\")][0].payload")" = hello &&
-	test "$(jqs -r "[.[] | select(.type == \"receive\")][0].node")" = "$BF" &&
+	expect "$(jqs -r "[.[] | select(.type == \"receive\" and .name == \"only_on_b\")][0].payload")" = hello &&
+	expect "$(jqs -r "[.[] | select(.type == \"receive\")][0].node")" = "$BF" &&
 	all_clean 1
 '
 

@@ -1,10 +1,14 @@
 /*
- * app: the state of one interactive session, shared by the views.
+ * app: what the views of one interactive session share: the engine and
+ * the store, the stack of open views, the message line, the pause.  A
+ * view's own state is in its file (view_*.c), and what it offers the
+ * others in its header (view_*.h); so for drawing (draw.h), engine
+ * control (control.h), commands, top mode, the header and :syntax.
  *
- * Views read the store and this struct; they never talk to the network
- * (closing the process log asks ui.c to take its process out of focus).
- * Keys become requests (keys.h); request and command handlers return
- * ACT_* flags, and the loop in ui.c acts on them (redraw, quit, ...).
+ * Views read the store; they never talk to the network (closing the
+ * process log asks control.c to take its process out of focus).  Keys
+ * become requests (keys.h); request and command handlers return ACT_*
+ * flags, and the loop (loop.c) acts on them (redraw, quit, ...).
  * Drawing happens only in the loop, at most REDRAW_HZ times a second.
  */
 #ifndef BS_APP_H
@@ -96,26 +100,6 @@ struct app {
 	bool view_due;          /* paused: a key asked for the view */
 	uint64_t pause_seq;     /* paused: the logs end before this event */
 
-	/* process table: what it shows, and its rows (view_procs.c) */
-	int sort_col;
-	bool sort_asc;
-	/* top mode: the table holds the top_n processes by top_col, of the
-	 * whole node (the agents look for them); -1: off */
-	int top_col;
-	int top_n;
-	char filter[256];
-
-
-	/* the process in focus: its log is open */
-	struct bs_pid focus;
-	char focus_text[48];
-	uint64_t focus_seq;     /* the store's next seq when it was focused */
-	/* its links, monitors and ancestors as its agent said them last;
-	 * have_rel: said since the log opened */
-	struct relations rel;
-	bool have_rel;
-	long long rel_ms;       /* when rel was said */
-
 	/* status */
 	long long start_ms;
 	unsigned long rate;     /* events/s over the last second */
@@ -144,5 +128,7 @@ enum view_id app_view(const struct app *a);
 void app_msg(struct app *a, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int app_focus(struct app *a, struct bs_pid pid, const char *text);
+/* Is a process's log open (its process in focus)? */
+bool app_focus_open(const struct app *a);
 
 #endif

@@ -21,6 +21,7 @@
 #include "syntax.h"
 #include "top.h"
 #include "view_chart.h"
+#include "view_procs.h"
 #include "xalloc.h"
 
 typedef int (*cmd_fn)(struct app *a, const struct cmd_line *cl);
@@ -186,12 +187,13 @@ static int c_clear(struct app *a, const struct cmd_line *cl)
 
 static int c_filter(struct app *a, const struct cmd_line *cl)
 {
-	a->filter[0] = '\0';
+	char filter[256] = "";
 	for (int i = 0; i < cl->argc; i++) {
-		size_t n = strlen(a->filter);
-		snprintf(a->filter + n, sizeof(a->filter) - n, "%s%s", i ? " " : "",
+		size_t n = strlen(filter);
+		snprintf(filter + n, sizeof(filter) - n, "%s%s", i ? " " : "",
 			 cl->argv[i]);
 	}
+	procs_set_filter(a, filter);
 	return ACT_REDRAW;
 }
 
@@ -224,8 +226,7 @@ static int c_sort(struct app *a, const struct cmd_line *cl)
 			"nodes; this view is on one node");
 		return ACT_REDRAW;
 	}
-	a->sort_col = i;
-	a->sort_asc = i <= COL_CURRENT;
+	procs_set_sort(a, i, i <= COL_CURRENT);
 	return ACT_REDRAW;
 }
 
@@ -234,11 +235,11 @@ static int c_top(struct app *a, const struct cmd_line *cl)
 	if (need_args(a, cl, 0, 2) < 0)
 		return ACT_REDRAW;
 	if (!cl->argc)
-		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
+		return app_top(a, top_col(a) >= 0 ? -1 : procs_sort_col(a), top_n(a));
 	if (!strcmp(cl->argv[0], "off") && cl->argc == 1)
-		return app_top(a, -1, a->top_n);
+		return app_top(a, -1, top_n(a));
 	int col = column_named(cl->argv[0]);
-	int n = a->top_n;
+	int n = top_n(a);
 	if (cl->argc == 2) {
 		char *end;
 		long v = strtol(cl->argv[1], &end, 10);

@@ -24,6 +24,7 @@
 #include "spark.h"
 #include "ui.h"
 #include "view_chart.h"
+#include "view_proc.h"
 #include "view_procs.h"
 #include "xalloc.h"
 
@@ -122,10 +123,8 @@ int app_focus(struct app *a, struct bs_pid pid, const char *text)
 	node_focus(a, pid, true);
 	/* tagged, it is in focus since it was tagged */
 	int tag = app_tagged(a, pid);
-	a->focus_seq = tag >= 0 ? chart_tag_seq(a, tag) : a->store.next_seq;
-	a->focus = pid;
-	a->have_rel = false;
-	snprintf(a->focus_text, sizeof(a->focus_text), "%s", text);
+	log_set_focus(a, pid, text,
+		      tag >= 0 ? chart_tag_seq(a, tag) : a->store.next_seq);
 	if (app_view(a) != VIEW_PROC)
 		app_push(a, VIEW_PROC);
 	app_keep_shown(a);

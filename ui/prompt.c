@@ -20,6 +20,7 @@
 #include "prompt.h"
 #include "statedir.h"
 #include "view_proc.h"
+#include "view_procs.h"
 
 static struct app *app;
 static int pending = EOF;
@@ -88,11 +89,11 @@ static void on_line(char *line)
 	result |= ACT_REDRAW;
 	if (!line) {
 		if (kind == '/')
-			snprintf(app->filter, sizeof(app->filter), "%s", saved_filter);
+			procs_set_filter(app, saved_filter);
 		return;
 	}
 	if (kind == '/') {
-		snprintf(app->filter, sizeof(app->filter), "%s", line);
+		procs_set_filter(app, line);
 	} else if (kind == 's') {
 		/* an empty line searches for the last text again */
 		result |= log_search(app, line, true, true);
@@ -331,7 +332,7 @@ void prompt_open(struct app *a, char kind)
 	a->prompt_active = true;
 	a->prompt_kind = kind;
 	if (kind == '/')
-		snprintf(saved_filter, sizeof(saved_filter), "%s", a->filter);
+		snprintf(saved_filter, sizeof(saved_filter), "%s", procs_filter(a));
 	/* the target's modules, for :call's Tab, asked for once ahead */
 	if (kind == ':' && !session_is_recording(a->s))
 		session_modules(a->s);
@@ -362,7 +363,7 @@ int prompt_key(struct app *a, int ch)
 	case 3:           /* Ctrl-C */
 		close_prompt();
 		if (kind == '/')
-			snprintf(a->filter, sizeof(a->filter), "%s", saved_filter);
+			procs_set_filter(a, saved_filter);
 		return ACT_REDRAW;
 	case KEY_LEFT: feed_str("\033[D"); break;
 	case KEY_RIGHT: feed_str("\033[C"); break;
@@ -375,7 +376,7 @@ int prompt_key(struct app *a, int ch)
 		if (rl_end == 0) {          /* backspace on nothing: leave */
 			close_prompt();
 			if (kind == '/')
-				a->filter[0] = '\0';
+				procs_set_filter(a, "");
 			return ACT_REDRAW;
 		}
 		feed(127);
@@ -388,7 +389,7 @@ int prompt_key(struct app *a, int ch)
 	}
 	/* the filter follows the typing */
 	if (a->prompt_active && kind == '/')
-		snprintf(a->filter, sizeof(a->filter), "%s", rl_line_buffer);
+		procs_set_filter(a, rl_line_buffer);
 	return result;
 }
 

@@ -23,6 +23,7 @@
 #include "syntax.h"
 #include "view_chart.h"
 #include "ui.h"
+#include "view_proc.h"
 #include "xalloc.h"
 
 /* ---- the store sink: what the session reports ---- */
@@ -115,15 +116,8 @@ static void on_proc(void *arg, int node, const struct recording_proc *rp)
  * just left) are not shown anywhere. */
 static void on_relations(void *arg, int node, const struct relations *r)
 {
-	struct app *a = arg;
 	(void)node;
-	if (!app_focus_open(a) || !bs_pid_eq(r->pid, a->focus))
-		return;
-	a->rel = *r;
-	a->have_rel = true;
-	a->rel_ms = clock_mono_ms();
-	if (!a->paused)
-		a->dirty = true;
+	log_relations(arg, r);
 }
 
 static void on_node_sample(void *arg, int node)
@@ -147,8 +141,8 @@ static void on_node_state(void *arg, int node)
 	 * focus there is in focus again */
 	if (n->state == SN_TRACING && !a->refocused[node]) {
 		a->refocused[node] = true;
-		if (app_focus_open(a) && (int)a->focus.node == node)
-			node_focus(a, a->focus, true);
+		if (app_focus_open(a) && (int)log_focus(a).node == node)
+			node_focus(a, log_focus(a), true);
 		for (int i = 0; i < chart_ntags(a); i++)
 			if ((int)chart_tag(a, i).node == node)
 				node_focus(a, chart_tag(a, i), true);

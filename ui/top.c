@@ -5,6 +5,25 @@
  */
 #include "app.h"
 #include "top.h"
+#include "view_procs.h"
+
+/* top mode: the table holds the n processes first by col, of the whole
+ * node (the agents look for them); col -1: off */
+static struct {
+	int col, n;
+} tm = { -1, TOP_DEFAULT };
+
+int top_col(const struct app *a)
+{
+	(void)a;
+	return tm.col;
+}
+
+int top_n(const struct app *a)
+{
+	(void)a;
+	return tm.n;
+}
 
 int app_top(struct app *a, int col, int n)
 {
@@ -15,9 +34,9 @@ int app_top(struct app *a, int col, int n)
 		      { COL_MQ, "message_queue_len" }, { COL_SPS, NULL },
 		      { COL_RPS, NULL } };
 	if (col < 0) {
-		if (a->top_col >= 0)
+		if (tm.col >= 0)
 			app_msg(a, false, "top mode off");
-		a->top_col = -1;
+		tm.col = -1;
 		session_top(a->s, NULL, 0);
 		return ACT_REDRAW;
 	}
@@ -43,10 +62,9 @@ int app_top(struct app *a, int col, int n)
 				proc_cols[col].title, proc_cols[col].key);
 			return ACT_REDRAW;
 		}
-		a->top_col = col;
-		a->top_n = n;
-		a->sort_col = col;
-		a->sort_asc = false;
+		tm.col = col;
+		tm.n = n;
+		procs_set_sort(a, col, false);
 		session_top(a->s, ranks[i].metric, n);
 		app_msg(a, false, "top %d by %s%s; O or :top off leaves it", n,
 			proc_cols[col].title, ranks[i].metric ?
@@ -70,11 +88,11 @@ bool top_sampled(int col)
  * has come (summed over the nodes; the slowest pass) */
 void top_where(const struct app *a, struct sbuf *sb)
 {
-	sbuf_addf(sb, "  top %d by %s", a->top_n, proc_cols[a->top_col].title);
-	if (a->sort_col != a->top_col)
-		sbuf_addf(sb, ", sort %s %s", proc_cols[a->sort_col].title,
-			  a->sort_asc ? "asc" : "desc");
-	if (!top_sampled(a->top_col)) {
+	sbuf_addf(sb, "  top %d by %s", tm.n, proc_cols[tm.col].title);
+	if (procs_sort_col(a) != tm.col)
+		sbuf_addf(sb, ", sort %s %s", proc_cols[procs_sort_col(a)].title,
+			  procs_sort_asc(a) ? "asc" : "desc");
+	if (!top_sampled(tm.col)) {
 		sbuf_addf(sb, " (of the processes counted)");
 		return;
 	}

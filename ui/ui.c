@@ -91,9 +91,6 @@ static struct app *app_new(const struct config *cfg)
 	/* :record and --record: written while open, silent while closed */
 	json_sink_hooks(&a->rec, &sink);
 	session_add_sink(a->s, &sink);
-	a->sort_col = COL_RPS;
-	a->top_col = -1;
-	a->top_n = TOP_DEFAULT;
 	a->stack[0] = VIEW_PROCS;
 	a->depth = 1;
 	a->start_ms = clock_mono_ms();

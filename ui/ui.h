@@ -20,8 +20,6 @@ void ui_say_started(struct app *a);
 /* The run loop until the view quits or a signal ends it: EXIT_*. */
 int ui_loop(struct app *a);
 void ui_draw(struct app *a);
-/* Is a process's log open (its process in focus)? */
-bool app_focus_open(const struct app *a);
 /* Sample the processes on screen, and the one in focus, every second. */
 void app_keep_shown(struct app *a);
 

@@ -32,6 +32,7 @@
 #include "sbuf.h"
 #include "view_chart.h"
 #include "view_event.h"
+#include "view_proc.h"
 #include "view_procs.h"
 #include "xalloc.h"
 
@@ -105,8 +106,8 @@ static uint64_t shipped_since(const struct app *a, struct bs_pid pid,
 	if ((int)pid.node < session_nnodes(a->s) && session_node(a->s, pid.node)->present &&
 	    !session_node(a->s, pid.node)->counted)
 		return 0;
-	if (log_open && bs_pid_eq(a->focus, pid))
-		return a->focus_seq;
+	if (log_open && bs_pid_eq(log_focus(a), pid))
+		return log_focus_seq(a);
 	return a->store.next_seq;
 }
 
@@ -124,7 +125,7 @@ int app_tag(struct app *a, struct bs_pid pid, const char *text)
 		memmove(&tg.seq[i], &tg.seq[i + 1],
 			(size_t)(tg.n - i - 1) * sizeof(tg.seq[0]));
 		tg.n--;
-		if (!(log_open && bs_pid_eq(a->focus, pid)))
+		if (!(log_open && bs_pid_eq(log_focus(a), pid)))
 			node_focus(a, pid, false);
 		return ACT_REDRAW;
 	}

@@ -34,7 +34,49 @@ static struct {
 			    * draw; 0: none */
 	char search[256];  /* the last text searched for in a log */
 	bool hide_timeouts; /* the log leaves out receive timeouts */
+	/* the process in focus, whose log is open (or was last) */
+	struct bs_pid focus;
+	char focus_text[48];
+	uint64_t focus_seq; /* the store's next seq when it was focused */
+	/* its links, monitors and ancestors as its agent said them last;
+	 * have_rel: said since the log opened */
+	struct relations rel;
+	bool have_rel;
+	long long rel_ms;   /* when rel was said */
 } lg;
+
+void log_set_focus(struct app *a, struct bs_pid pid, const char *text,
+		   uint64_t seq)
+{
+	(void)a;
+	lg.focus = pid;
+	lg.focus_seq = seq;
+	lg.have_rel = false;
+	snprintf(lg.focus_text, sizeof(lg.focus_text), "%s", text);
+}
+
+struct bs_pid log_focus(const struct app *a)
+{
+	(void)a;
+	return lg.focus;
+}
+
+uint64_t log_focus_seq(const struct app *a)
+{
+	(void)a;
+	return lg.focus_seq;
+}
+
+void log_relations(struct app *a, const struct relations *r)
+{
+	if (!app_focus_open(a) || !bs_pid_eq(r->pid, lg.focus))
+		return;
+	lg.rel = *r;
+	lg.have_rel = true;
+	lg.rel_ms = clock_mono_ms();
+	if (!a->paused)
+		a->dirty = true;
+}
 
 static void line_text(const struct sevent *e, char *out, size_t n)
 {
@@ -222,14 +264,14 @@ static void proc_sizes(const struct proc *p, char *out, size_t n)
  * with how long ago.
  */
 #define REL_COUNTS 4
-static void proc_relations(const struct app *a, const struct proc *p,
-			   int detail, struct sbuf *out)
+static void proc_relations(const struct proc *p, int detail,
+			   struct sbuf *out)
 {
-	const struct relations *r = &a->rel;
+	const struct relations *r = &lg.rel;
 	sbuf_reset(out);
-	if (!a->have_rel || !bs_pid_eq(r->pid, a->focus) || (p && p->exited))
+	if (!lg.have_rel || !bs_pid_eq(r->pid, lg.focus) || (p && p->exited))
 		return;
-	long long age = clock_mono_ms() - a->rel_ms;
+	long long age = clock_mono_ms() - lg.rel_ms;
 	if (age > STORE_STALE_MS)
 		sbuf_addf(out, "(%lld s ago) ", age / 1000);
 	sbuf_addf(out, "links %ld", r->links);
@@ -255,11 +297,11 @@ static void proc_relations(const struct app *a, const struct proc *p,
 
 /* The most of the relations that fits in cols columns, into out;
  * whether it fits. */
-static bool proc_relations_fit(const struct app *a, const struct proc *p,
-			       int cols, struct sbuf *out)
+static bool proc_relations_fit(const struct proc *p, int cols,
+			       struct sbuf *out)
 {
 	for (int d = 0; d <= REL_COUNTS; d++) {
-		proc_relations(a, p, d, out);
+		proc_relations(p, d, out);
 		if (draw_width(sbuf_str(out)) <= cols)
 			return true;
 	}
@@ -270,7 +312,7 @@ static void proc_draw(struct app *a, int y, int h)
 {
 	struct store *st = &a->store;
 	struct list *l = &a->pos[VIEW_PROC];
-	struct proc *p = store_proc(st, a->focus);
+	struct proc *p = store_proc(st, lg.focus);
 	char title[1024];
 	struct sbuf rel = SBUF_INIT;
 
@@ -293,20 +335,20 @@ static void proc_draw(struct app *a, int y, int h)
 	char sizes[256];
 	proc_sizes(p, sizes, sizeof(sizes));
 	snprintf(title, sizeof(title), " %s %s  sent %lu  received %lu  spawned %lu%s%s%s",
-		 a->focus_text, what,
+		 lg.focus_text, what,
 		 p ? p->sends : 0, p ? p->receives : 0, p ? p->spawns : 0,
 		 extra, p && p->exited ? "  (exited)" : "", sizes);
 	/* the relations after the rest when they fit whole, else on a line
 	 * of their own (as much of them as fits) while the log keeps a few
 	 * lines, else their counts, cut short */
-	proc_relations(a, p, 0, &rel);
+	proc_relations(p, 0, &rel);
 	bool second = false;
 	if (rel.len && draw_width(title) + 2 + draw_width(sbuf_str(&rel)) > COLS) {
 		second = h >= 6;
 		if (second)
-			proc_relations_fit(a, p, COLS - 1, &rel);
+			proc_relations_fit(p, COLS - 1, &rel);
 		else
-			proc_relations(a, p, REL_COUNTS, &rel);
+			proc_relations(p, REL_COUNTS, &rel);
 	}
 	if (rel.len && !second) {
 		size_t tl = strlen(title);
@@ -335,14 +377,14 @@ static void proc_draw(struct app *a, int y, int h)
 	uint64_t end = log_end(a);
 	uint64_t *seqs = xmalloc(sizeof(*seqs) * (size_t)h);
 	int newer;
-	int total = log_count(a, a->focus, end, l->sel ? lg.anchor : 0,
+	int total = log_count(a, lg.focus, end, l->sel ? lg.anchor : 0,
 			      &newer);
 	if (l->sel && lg.anchor) {
 		l->top += newer - l->sel;
 		l->sel = newer;
 	}
 	list_fit(l, LIST_LOG, total, h);
-	int got = log_lines(a, a->focus, end, l->top, seqs, h);
+	int got = log_lines(a, lg.focus, end, l->top, seqs, h);
 	int cur = l->sel - l->top;   /* the cursor, in seqs */
 	lg.cursor = cur >= 0 && cur < got ? seqs[cur] : 0;
 	lg.anchor = l->sel ? lg.cursor : 0;
@@ -420,7 +462,7 @@ int log_search(struct app *a, const char *text, bool older,
 	uint64_t oldest = store_oldest_seq(st);
 	for (uint64_t s = log_end(a); s-- > oldest;) {
 		const struct sevent *e = store_event(st, s);
-		if (!log_has(e, a->focus))
+		if (!log_has(e, lg.focus))
 			continue;
 		bool ahead = older ? idx > l->sel || (from_cursor && idx == l->sel) :
 			idx < l->sel || (from_cursor && idx == l->sel);
@@ -499,10 +541,10 @@ static void proc_enter(struct app *a)
 
 static void proc_leave(struct app *a)
 {
-	a->have_rel = false;
-	procs_select(a, a->focus);
-	if (app_tagged(a, a->focus) < 0)   /* a tagged one stays in focus */
-		node_focus(a, a->focus, false);
+	lg.have_rel = false;
+	procs_select(a, lg.focus);
+	if (app_tagged(a, lg.focus) < 0)   /* a tagged one stays in focus */
+		node_focus(a, lg.focus, false);
 }
 
 const struct view_ops proc_view_ops = {

@@ -18,4 +18,13 @@ int log_search(struct app *a, const char *text, bool older,
 /* Open the log of the process a line names (PID or NAME); ACT_* flags. */
 int app_jump(struct app *a, const char *what);
 
+/* The process in focus (its log open, or last open), its text, and the
+ * store's next seq when it came into focus (its log starts there); what
+ * its agent said of its relations, kept while its log is open. */
+void log_set_focus(struct app *a, struct bs_pid pid, const char *text,
+		   uint64_t seq);
+struct bs_pid log_focus(const struct app *a);
+uint64_t log_focus_seq(const struct app *a);
+void log_relations(struct app *a, const struct relations *r);
+
 #endif

@@ -43,6 +43,7 @@
 #include "top.h"
 #include "ui.h"
 #include "view_chart.h"
+#include "view_proc.h"
 #include "view_procs.h"
 #include "xalloc.h"
 
@@ -77,7 +78,41 @@ static struct procs_table {
 	size_t nfrozen;
 	bool is_frozen;
 	bool show_exited;       /* exited processes stay in the table */
-} tbl;
+	int sort_col;           /* COL_*, the order of the rows */
+	bool sort_asc;
+	char filter[256];       /* only the rows that match it (matches) */
+} tbl = { .sort_col = COL_RPS };
+
+int procs_sort_col(const struct app *a)
+{
+	(void)a;
+	return tbl.sort_col;
+}
+
+bool procs_sort_asc(const struct app *a)
+{
+	(void)a;
+	return tbl.sort_asc;
+}
+
+void procs_set_sort(struct app *a, int col, bool asc)
+{
+	(void)a;
+	tbl.sort_col = col;
+	tbl.sort_asc = asc;
+}
+
+const char *procs_filter(const struct app *a)
+{
+	(void)a;
+	return tbl.filter;
+}
+
+void procs_set_filter(struct app *a, const char *text)
+{
+	(void)a;
+	snprintf(tbl.filter, sizeof(tbl.filter), "%s", text);
+}
 
 const struct col_info proc_cols[COL__COUNT] = {
 #define X(id, key, title) [COL_##id] = { key, title },
@@ -237,11 +272,11 @@ static bool procs_current(const struct app *a)
 {
 	const struct procs_table *t = &tbl;
 	return t->built && t->built_gen == a->store.generation &&
-		table_ticks(a) < t->hide_at && t->built_sort == a->sort_col &&
-		t->built_top == a->top_col && t->built_top_n == a->top_n &&
-		t->built_asc == a->sort_asc && t->built_node == a->node_filter &&
+		table_ticks(a) < t->hide_at && t->built_sort == tbl.sort_col &&
+		t->built_top == top_col(a) && t->built_top_n == top_n(a) &&
+		t->built_asc == tbl.sort_asc && t->built_node == a->node_filter &&
 		t->built_exited == tbl.show_exited &&
-		!strcmp(t->built_filter, a->filter);
+		!strcmp(t->built_filter, tbl.filter);
 }
 
 /* Top mode: of the rows, the top_n that lead by top_col; for a sampled
@@ -249,7 +284,7 @@ static bool procs_current(const struct app *a)
 static void top_rows(struct app *a)
 {
 	struct procs_table *t = &tbl;
-	if (top_sampled(a->top_col)) {
+	if (top_sampled(top_col(a))) {
 		int64_t newest = 0;
 		for (size_t i = 0; i < t->nrows; i++)
 			if (t->rows[i]->reds_ms > newest)
@@ -259,18 +294,18 @@ static void top_rows(struct app *a)
 			const struct proc *p = t->rows[i];
 			bool fresh = p->reds >= 0 && !p->exited &&
 				p->reds_ms >= newest - TOP_STALE_MS &&
-				(a->top_col != COL_REDSPS || p->rreds >= 0);
+				(top_col(a) != COL_REDSPS || p->rreds >= 0);
 			if (fresh)
 				t->rows[k++] = t->rows[i];
 		}
 		t->nrows = k;
 	}
-	sort_col = a->top_col;
+	sort_col = top_col(a);
 	sort_asc = false;
 	if (t->nrows > 1)
 		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
-	if (t->nrows > (size_t)a->top_n)
-		t->nrows = (size_t)a->top_n;
+	if (t->nrows > (size_t)top_n(a))
+		t->nrows = (size_t)top_n(a);
 }
 
 /* Rebuild the rows: filtered and sorted, the selection on its process.
@@ -294,7 +329,7 @@ static void procs_rebuild(struct app *a)
 	t->hide_at = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
 		struct proc *p = t->is_frozen ? &t->frozen[i] : st->procs[i];
-		if (!matches(a, p, a->filter))
+		if (!matches(a, p, tbl.filter))
 			continue;
 		if (exited_hidden(a, p)) {
 			t->nhidden++;
@@ -307,17 +342,17 @@ static void procs_rebuild(struct app *a)
 	}
 	t->built = true;
 	t->built_gen = st->generation;
-	t->built_sort = a->sort_col;
-	t->built_asc = a->sort_asc;
+	t->built_sort = tbl.sort_col;
+	t->built_asc = tbl.sort_asc;
 	t->built_node = a->node_filter;
 	t->built_exited = tbl.show_exited;
-	t->built_top = a->top_col;
-	t->built_top_n = a->top_n;
-	snprintf(t->built_filter, sizeof(t->built_filter), "%s", a->filter);
-	if (a->top_col >= 0)
+	t->built_top = top_col(a);
+	t->built_top_n = top_n(a);
+	snprintf(t->built_filter, sizeof(t->built_filter), "%s", tbl.filter);
+	if (top_col(a) >= 0)
 		top_rows(a);
-	sort_col = a->sort_col;
-	sort_asc = a->sort_asc;
+	sort_col = tbl.sort_col;
+	sort_asc = tbl.sort_asc;
 	if (t->nrows > 1)
 		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
 
@@ -456,9 +491,9 @@ static void widths(const struct app *a, int w[COL__COUNT])
 			   { COL_NAME, NAME_MIN }, { COL_MEM, 0 },
 			   { COL_REDSPS, 0 }, { COL_CURRENT, CURRENT_MIN },
 			   { COL_NODE, NAME_MIN } };
-	const struct give *give = a->sort_col == COL_CURRENT ? by_current :
+	const struct give *give = tbl.sort_col == COL_CURRENT ? by_current :
 		by_default;
-	size_t ngive = a->sort_col == COL_CURRENT ?
+	size_t ngive = tbl.sort_col == COL_CURRENT ?
 		sizeof(by_current) / sizeof(by_current[0]) :
 		sizeof(by_default) / sizeof(by_default[0]);
 	for (size_t g = 0; g < ngive; g++) {
@@ -467,7 +502,7 @@ static void widths(const struct app *a, int w[COL__COUNT])
 			break;
 		if (w[c] < 0)
 			continue;
-		if (!give[g].min && c != a->sort_col) {
+		if (!give[g].min && c != tbl.sort_col) {
 			total -= w[c] + 1;
 			w[c] = -1;
 			continue;
@@ -524,7 +559,7 @@ static void procs_draw(struct app *a, int y, int h)
 	for (int i = 0; i < COL__COUNT; i++) {
 		bool right = i >= COL_SENDS && !is_spark(i);
 		/* the sort column is marked by its attribute, not its text */
-		cell(y, &x, w[i], proc_cols[i].title, right, i == a->sort_col ?
+		cell(y, &x, w[i], proc_cols[i].title, right, i == tbl.sort_col ?
 		     (int)(hdr | A_UNDERLINE | A_BOLD) : hdr);
 	}
 	if (x < COLS)
@@ -547,7 +582,7 @@ static void procs_draw(struct app *a, int y, int h)
 		clrtoeol();
 		if (i >= (int)t->nrows) {
 			if (i == 0 && r == 0)
-				draw_text(y, 0, COLS, *a->filter ?
+				draw_text(y, 0, COLS, *tbl.filter ?
 					  "  no process matches the filter (/ to change it)" :
 					  t->nhidden ? "  every process seen has exited (x shows them)" :
 					  "  no activity yet", draw_attr(a, ROLE_DIM));
@@ -588,8 +623,8 @@ static const struct {
 static void sort_step(struct app *a, int step)
 {
 	do
-		a->sort_col = (a->sort_col + COL__COUNT + step) % COL__COUNT;
-	while (a->sort_col == COL_NODE && !a->multi);
+		tbl.sort_col = (tbl.sort_col + COL__COUNT + step) % COL__COUNT;
+	while (tbl.sort_col == COL_NODE && !a->multi);
 }
 
 static int procs_request(struct app *a, enum request req)
@@ -604,8 +639,8 @@ static int procs_request(struct app *a, enum request req)
 	}
 	for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
 		if (sort_keys[i].req == req) {
-			a->sort_col = sort_keys[i].col;
-			a->sort_asc = sort_keys[i].asc;
+			tbl.sort_col = sort_keys[i].col;
+			tbl.sort_asc = sort_keys[i].asc;
 			return ACT_REDRAW;
 		}
 	switch (req) {
@@ -616,10 +651,10 @@ static int procs_request(struct app *a, enum request req)
 		sort_step(a, 1);
 		return ACT_REDRAW;
 	case REQ_SORT_INVERT:
-		a->sort_asc = !a->sort_asc;
+		tbl.sort_asc = !tbl.sort_asc;
 		return ACT_REDRAW;
 	case REQ_TOP:
-		return app_top(a, a->top_col >= 0 ? -1 : a->sort_col, a->top_n);
+		return app_top(a, top_col(a) >= 0 ? -1 : tbl.sort_col, top_n(a));
 	case REQ_EXITED:
 		tbl.show_exited = !tbl.show_exited;
 		app_msg(a, false, tbl.show_exited ? "exited processes stay in the "
@@ -655,13 +690,13 @@ static void procs_where(struct app *a, char *out, size_t outsz)
 		sbuf_addf(&sb, "  %d tagged", chart_ntags(a));
 	if (t->nhidden)
 		sbuf_addf(&sb, "  %zu exited hidden (x)", t->nhidden);
-	if (a->top_col >= 0)
+	if (top_col(a) >= 0)
 		top_where(a, &sb);
 	else
-		sbuf_addf(&sb, "  sort %s %s", proc_cols[a->sort_col].title,
-			  a->sort_asc ? "asc" : "desc");
-	if (a->filter[0])
-		sbuf_addf(&sb, "  filter \"%s\"", a->filter);
+		sbuf_addf(&sb, "  sort %s %s", proc_cols[tbl.sort_col].title,
+			  tbl.sort_asc ? "asc" : "desc");
+	if (tbl.filter[0])
+		sbuf_addf(&sb, "  filter \"%s\"", tbl.filter);
 	snprintf(out, outsz, "%s", sbuf_str(&sb));
 	sbuf_release(&sb);
 }
@@ -762,7 +797,7 @@ void app_keep_shown(struct app *a)
 		t->shown = xrealloc(t->shown, t->shown_cap * sizeof(*t->shown));
 	}
 	if (app_focus_open(a))   /* after the rows, outside nshown */
-		t->shown[n++] = a->focus;
+		t->shown[n++] = log_focus(a);
 	for (int i = 0; i < ntags; i++)   /* the chart's lifelines */
 		t->shown[n++] = chart_tag(a, i);
 	store_keep(&a->store, t->shown, n);

@@ -22,4 +22,12 @@ void procs_rerender(struct app *a, const struct rerender_node *rn, int nn);
 bool procs_selected(const struct app *a, struct bs_pid *pid);
 void procs_select(struct app *a, struct bs_pid pid);
 
+/* What the table shows: its order (a COL_* column, ascending or not) and
+ * its filter (text a row must match; "": every row). */
+int procs_sort_col(const struct app *a);
+bool procs_sort_asc(const struct app *a);
+void procs_set_sort(struct app *a, int col, bool asc);
+const char *procs_filter(const struct app *a);
+void procs_set_filter(struct app *a, const char *text);
+
 #endif
