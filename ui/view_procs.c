@@ -161,62 +161,6 @@ static bool exited_hidden(const struct app *a, const struct proc *p)
 		table_ticks(a) - p->exit_tick >= EXITED_GRACE;
 }
 
-static int sort_col, sort_asc;
-
-static int cmp_ul(unsigned long x, unsigned long y)
-{
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_l(long x, long y)
-{
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_rows(const void *pa, const void *pb)
-{
-	const struct proc *x = *(struct proc *const *)pa, *y = *(struct proc *const *)pb;
-	int c = 0;
-	switch ((enum proc_col)sort_col) {
-	case COL_PID:
-		c = cmp_ul(x->pid.num, y->pid.num);
-		break;
-	case COL_NODE:
-		c = cmp_ul(x->pid.node, y->pid.node);
-		break;
-	case COL_NAME:
-		c = strcmp(label(x), label(y));
-		break;
-	case COL_CURRENT:
-		c = strcmp(x->current ? x->current : "", y->current ? y->current : "");
-		break;
-	case COL_SENDS: c = cmp_ul(x->sends, y->sends); break;
-	case COL_SPS: c = cmp_ul(x->rsends, y->rsends); break;
-	case COL_RECEIVES: c = cmp_ul(x->receives, y->receives); break;
-	case COL_RPS: c = cmp_ul(x->rreceives, y->rreceives); break;
-	case COL_SPAWNS: c = cmp_ul(x->spawns, y->spawns); break;
-	case COL_MQ: c = x->mqlen < y->mqlen ? -1 : x->mqlen > y->mqlen; break;
-	case COL_MEM: c = cmp_l(x->memory.bytes, y->memory.bytes); break;
-	case COL_REDS: c = cmp_l(x->reds, y->reds); break;
-	case COL_REDSPS: c = cmp_l(x->rreds, y->rreds); break;
-	case COL_HEAP: c = cmp_l(x->heap.bytes, y->heap.bytes); break;
-	case COL_SENT30:
-		c = cmp_ul(x->hist ? x->hist->sum_sends : 0,
-			   y->hist ? y->hist->sum_sends : 0);
-		break;
-	case COL_RECV30:
-		c = cmp_ul(x->hist ? x->hist->sum_receives : 0,
-			   y->hist ? y->hist->sum_receives : 0);
-		break;
-	case COL__COUNT: break;
-	}
-	if (!sort_asc)
-		c = -c;
-	if (!c)   /* a stable order for equal keys: by pid */
-		c = cmp_ul(x->pid.num, y->pid.num);
-	return c;
-}
-
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -300,10 +244,7 @@ static void top_rows(struct app *a)
 		}
 		t->nrows = k;
 	}
-	sort_col = top_col(a);
-	sort_asc = false;
-	if (t->nrows > 1)
-		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
+	procs_sort_rows(t->rows, t->nrows, top_col(a), false);
 	if (t->nrows > (size_t)top_n(a))
 		t->nrows = (size_t)top_n(a);
 }
@@ -351,10 +292,7 @@ static void procs_rebuild(struct app *a)
 	snprintf(t->built_filter, sizeof(t->built_filter), "%s", tbl.filter);
 	if (top_col(a) >= 0)
 		top_rows(a);
-	sort_col = tbl.sort_col;
-	sort_asc = tbl.sort_asc;
-	if (t->nrows > 1)
-		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_rows);
+	procs_sort_rows(t->rows, t->nrows, tbl.sort_col, tbl.sort_asc);
 
 	if (t->have_sel) {
 		for (size_t i = 0; i < t->nrows; i++)

@@ -30,4 +30,8 @@ void procs_set_sort(struct app *a, int col, bool asc);
 const char *procs_filter(const struct app *a);
 void procs_set_filter(struct app *a, const char *text);
 
+/* rows (n of them) in the order of column col (COL_*), ascending or
+ * not; equal keys by pid (procs_sort.c) */
+void procs_sort_rows(struct proc **rows, size_t n, int col, bool asc);
+
 #endif

@@ -20,16 +20,6 @@ static void drop(void *val)
 	dropped++;
 }
 
-/* a small random generator of its own: the same run every time */
-static uint64_t rnd_state = 88172645463325252ULL;
-static uint32_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return (uint32_t)rnd_state;
-}
-
 #define KEYS 5000
 
 /* keys kept outside: records whose address is the value */

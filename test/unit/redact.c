@@ -9,15 +9,6 @@
 
 #define COOKIE "Secr3tC00kie"
 
-static uint64_t rnd_state = 0x2545f4914f6cdd1dULL;
-static uint32_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return (uint32_t)rnd_state;
-}
-
 /* the plain search the fast ones must agree with */
 static int contains(const char *t, size_t n, const char *f, size_t m)
 {

@@ -5,11 +5,23 @@
 #ifndef BS_TAP_H
 #define BS_TAP_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed, tap_planned;
+
+/* a small random generator of its own (xorshift): the same run every
+ * time, on every machine */
+static uint64_t rnd_state = 88172645463325252ULL;
+static __attribute__((unused)) uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (uint32_t)rnd_state;
+}
 
 static __attribute__((unused)) void plan(int n)
 {
