@@ -33,6 +33,7 @@
 #include "jsonsink.h"
 #include "storefeed.h"
 #include "outfile.h"
+#include "profile.h"
 #include "recording.h"
 #include "session.h"
 #include "sig.h"
@@ -45,6 +46,8 @@ struct run {
 	struct gensum gs;
 	struct store st;        /* --chart: the events charted */
 	struct outfile chart_out; /* --chart: where it goes, opened first */
+	struct profile *prof;   /* --profile-out: every stack sampled */
+	struct outfile prof_out; /* and where they go, opened first */
 	/* the run loop's: why it ended (NULL: it goes on); a live run's
 	 * deadline (0: none) */
 	const char *ended;
@@ -61,6 +64,72 @@ static void on_node_sample(void *arg, int node)
 	json_node_stats(json_sink_buf(&r->js), session_node_name(r->s, node),
 			clock_wall_us(), &n->nstats->last);
 	json_sink_flush(&r->js);
+}
+
+/* --profile: a profile_sample line a stack, a profile_stats line a second */
+static void on_profile_sample(void *arg, int node, const struct prof_sample *p)
+{
+	struct run *r = arg;
+	if (r->prof)
+		profile_add_sample(r->prof, p, clock_mono_ms());
+	if (!json_sink_is_open(&r->js) || r->js.write_errno)
+		return;
+	json_profile_sample(json_sink_buf(&r->js), session_node_name(r->s, node),
+			    p);
+}
+
+static void on_profile_second(void *arg, int node, const struct prof_stats *st)
+{
+	struct run *r = arg;
+	if (!json_sink_is_open(&r->js) || r->js.write_errno)
+		return;
+	json_profile_stats(json_sink_buf(&r->js), session_node_name(r->s, node),
+			   clock_wall_us(), st);
+	json_sink_flush(&r->js);
+}
+
+/* --profile-out: opened before anything is read, so that a bad name is
+ * said at once; 0, or an exit status. */
+static int open_profile(struct run *r)
+{
+	struct sbuf err = SBUF_INIT;
+	int rc = EXIT_OK;
+	if (outfile_open(&r->prof_out, r->cfg->profile_out, OUTFILE_REPLACE,
+			 session_recording_fd(r->s), &err) < 0) {
+		esc_print(stderr, "beamscope: %s; choose another --profile-out "
+			  "FILE", err.buf);
+		rc = EXIT_FAIL;
+	}
+	sbuf_release(&err);
+	return rc;
+}
+
+/* --profile-out: the collapsed stacks of every sample; an exit status. */
+static int write_profile(struct run *r)
+{
+	struct sbuf text = SBUF_INIT, err = SBUF_INIT;
+	const struct profile_node *root = profile_tree(r->prof);
+	profile_collapsed(root, &text);
+	char *name = xstrdup(outfile_name(&r->prof_out));
+	FILE *f = outfile_file(&r->prof_out);
+	int bad = 0;
+	if (!f || fwrite(text.buf, 1, text.len, f) != text.len) {
+		sbuf_addf(&err, "cannot write \"%s\": %s", name, strerror(errno));
+		outfile_abort(&r->prof_out);
+		bad = 1;
+	} else if (outfile_commit(&r->prof_out, &err) < 0) {
+		bad = 1;
+	}
+	if (bad)
+		esc_print(stderr, "beamscope: %s; nothing was written there; "
+			  "choose another --profile-out FILE", err.buf);
+	else if (!r->cfg->quiet)
+		esc_print(stderr, "beamscope: %lu stacks sampled written to %s as "
+			  "collapsed stacks", root->total, name);
+	sbuf_release(&text);
+	sbuf_release(&err);
+	free(name);
+	return bad ? EXIT_FAIL : EXIT_OK;
 }
 
 static void on_notice(void *arg, enum session_level level, const char *text)
@@ -389,11 +458,19 @@ static void run_setup(struct run *r, const struct config *cfg)
 	memset(r, 0, sizeof(*r));
 	r->cfg = cfg;
 	r->chart_out.fd = -1;
+	r->prof_out.fd = -1;
 	session_spec_from_config(&spec, cfg, SESSION_BATCH);
 	struct session_sink sink = {
-		.notice = on_notice, .node_sample = on_node_sample, .arg = r,
+		.notice = on_notice, .node_sample = on_node_sample,
+		.profile_sample = on_profile_sample,
+		.profile_second = on_profile_second, .arg = r,
 	};
 	r->s = session_new(cfg, &spec, &sink);
+	if (cfg->profile && !cfg->open)
+		session_profile(r->s, -1, &cfg->pids, cfg->profile_rate,
+				cfg->profile_budget * 10000L);
+	if (cfg->profile_out)
+		r->prof = profile_new();
 	/* asked of each agent as it comes up; a recording has no node */
 	if (cfg->node_stats && !cfg->open)
 		session_node_stats(r->s, true);
@@ -530,6 +607,18 @@ static int run_finish(struct run *r, int rc)
 		}
 		store_release(&r->st);
 	}
+	if (r->prof) {
+		bool ok = rc == EXIT_OK || rc == EXIT_LOST ||
+			rc == EXIT_INCOMPLETE;
+		if (r->prof_out.fd >= 0 && ok) {
+			int prc = write_profile(r);
+			if (prc != EXIT_OK)
+				rc = prc;
+		} else if (r->prof_out.fd >= 0) {
+			outfile_abort(&r->prof_out);
+		}
+		profile_free(r->prof);
+	}
 	gensum_release(&r->gs);
 	json_sink_release(&r->js);   /* it names nodes through the session */
 	session_free(r->s);
@@ -549,6 +638,8 @@ int batch_run(const struct config *cfg)
 		esc_print(stderr, "beamscope: %s", err.buf);
 		rc = sig_count() ? EXIT_OK : EXIT_USAGE;
 	} else if (cfg->chart && (rc = open_chart(&r)) != EXIT_OK) {
+		/* said */
+	} else if (cfg->profile_out && (rc = open_profile(&r)) != EXIT_OK) {
 		/* said */
 	} else if (json_sink_open(&r.js, cfg->chart ? "/dev/null" : cfg->output,
 				  /* a capture is read as it grows; a replay's

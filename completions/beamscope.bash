@@ -8,7 +8,8 @@
 
 _beamscope_options='--batch --output --open --record --events --pids --call --match --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
-	--interval --gen-calls --slower-than --stuck --chart --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
+	--interval --gen-calls --slower-than --stuck --chart --profile --profile-out
+	--profile-rate --profile-budget --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --take-over --legacy --exact --quiet --no-config --help --version'
 
@@ -18,7 +19,7 @@ _beamscope_takes_arg()
 	case $1 in
 	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--match|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--syntax|--interval|\
-	--slower-than|--stuck|--chart|\
+	--slower-than|--stuck|--chart|--profile-out|--profile-rate|--profile-budget|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
 	esac
@@ -86,7 +87,7 @@ _beamscope()
 			COMPREPLY=($(compgen -P "$pre" -W 'plantuml mermaid' -- "$cur")) ;;
 		--pids|-p)
 			COMPREPLY=($(compgen -P "$pre" -W 'all new existing' -- "$cur")) ;;
-		--output|-o|--open|--record|--cookie-file)
+		--output|-o|--open|--record|--cookie-file|--profile-out)
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur")) ;;
 		esac

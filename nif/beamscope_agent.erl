@@ -8,7 +8,7 @@
 %% helper modules (?HELPERS): beamscope_printer (this node's printers),
 %% beamscope_info (counts, samples, top-N, node samples, describing,
 %% relations), beamscope_pattern (call, receive and --match patterns),
-%% beamscope_scan (reading a pattern without making atoms) and
+%% beamscope_prof (the sampling profiler), beamscope_scan (reading a pattern without making atoms) and
 %% beamscope_trace (setting and clearing the trace, limits, checks).
 %%
 %% Invariants:
@@ -60,7 +60,7 @@
 -define(NAME, beamscope_agent).
 %% the helper modules, which the Owner sends in start/4's options
 -define(HELPERS, [beamscope_printer, beamscope_info, beamscope_pattern,
-                  beamscope_scan, beamscope_trace]).
+                  beamscope_prof, beamscope_scan, beamscope_trace]).
 %% the bootstrap lock's name (PROTOCOL.md)
 -define(LOCK, beamscope_bootstrap).
 -define(START_TIMEOUT, 10000).
@@ -375,6 +375,8 @@ loop(St0) ->
             loop(beamscope_trace:check(St));
         {timeout, TRef, '$beamscope_node'} when TRef =:= St#st.node ->
             loop(beamscope_info:node_sample(St));
+        {timeout, TRef, '$beamscope_prof'} when element(1, St#st.prof) =:= TRef ->
+            loop(St#st{prof = beamscope_prof:tick(St#st.dest, St#st.prof)});
         '$beamscope_relations' ->
             erase(?REL_ARMED),
             loop(beamscope_info:relations(St));
@@ -471,6 +473,12 @@ handle({top, Metric, N}, Ref, St)
         Metric =:= message_queue_len), is_integer(N), N > 0 ->
     reply_owner(St, Ref, ok),
     loop(St#st{top = beamscope_info:top_new(Metric, min(N, ?TOP_MAX))});
+handle({profile, _} = Req, Ref, St) ->
+    %% off, or {Who, Hz, BudgetUs}
+    Ours = [self() | [W || {_, W, _} <- St#st.workers]],
+    {Reply, Prof} = beamscope_prof:ask(Req, Ours, St#st.prof),
+    reply_owner(St, Ref, Reply),
+    loop(St#st{prof = Prof});
 handle({Op, Pids}, _Ref, St)
   when (Op =:= describe orelse Op =:= describe_again), is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and

@@ -72,4 +72,7 @@
              swt = [] :: [{pos_integer(), integer(), integer()}],
              %% top-N (the view's top mode): the scan for candidates, a
              %% #top{} of beamscope_info
-             top = none :: none | tuple()}).
+             top = none :: none | tuple(),
+             %% the sampling profiler (beamscope_prof): its timer and
+             %% state while it runs
+             prof = none :: none | {reference(), tuple()}}).

@@ -58,7 +58,7 @@ static struct proc *pid_not_seen(struct app *a, const char *what,
 
 /* The process a name or pid stands for; NULL, with *refused set when a
  * message says why already. */
-static struct proc *find_proc(struct app *a, const char *what, bool *refused)
+struct proc *app_find_proc(struct app *a, const char *what, bool *refused)
 {
 	/* a name in either syntax: Shop.Cache, Elixir.Shop.Cache, :my_server,
 	 * 'my server'; compared with the names as each node shows them */
@@ -115,7 +115,7 @@ static struct proc *find_proc(struct app *a, const char *what, bool *refused)
 int app_focus_text(struct app *a, const char *what)
 {
 	bool refused = false;
-	struct proc *p = find_proc(a, what, &refused);
+	struct proc *p = app_find_proc(a, what, &refused);
 	if (!p) {
 		if (!refused)
 			app_msg(a, true, "no process \"%s\" seen yet; Tab "

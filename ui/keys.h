@@ -49,6 +49,8 @@
 	X(TOP,         "O",               "",        "top mode: the processes of the whole node that lead by the sort column (MEM, REDS/s, MQ, S/s, R/s); again leaves it") \
 	X(TAG,         "Space",           "",        "in the process table, tag or untag the selected process for the chart") \
 	X(CHART,       "s",               "chart",   "sequence chart of the tagged processes (or the selected one and its busiest peers); again closes it") \
+	X(PROFILE,     "f, F9",           "profile", "profile: sample the stacks of the selected process (the tagged ones, if any; in a process log, its process): where it spends its time; again closes it and stops sampling") \
+	X(FLAME,       "F",               "",        "in the profile, the flame graph or the table of functions") \
 	X(TIMES,       "d",               "",        "in the chart, times as wall clock or as deltas between rows") \
 	X(EXITED,      "x",               "",        "show exited processes in the process table, or hide them after a few seconds") \
 	X(TIMEOUTS,    "T",               "",        "in a process log, hide or show receive timeouts") \

@@ -21,6 +21,7 @@
 #include "statedir.h"
 #include "view_proc.h"
 #include "view_procs.h"
+#include "view_profile.h"
 
 static struct app *app;
 static int pending = EOF;
@@ -94,6 +95,8 @@ static void on_line(char *line)
 	}
 	if (kind == '/') {
 		procs_set_filter(app, line);
+	} else if (kind == 'h') {
+		profile_highlight(app, line);
 	} else if (kind == 's') {
 		/* an empty line searches for the last text again */
 		result |= log_search(app, line, true, true);

@@ -17,6 +17,7 @@
 #include "esc.h"
 #include "exitcode.h"
 #include "keys.h"
+#include "view_profile.h"
 #include "prompt.h"
 #include "sig.h"
 #include "spark.h"
@@ -210,6 +211,15 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 			traced, procs, app_node_name(a, 0), paired, also);
 }
 
+static void on_profile_sample(void *arg, int node, const struct prof_sample *p)
+{
+	profile_sample(arg, node, p);
+}
+
+static void on_profile_second(void *arg, int node, const struct prof_stats *st)
+{
+	profile_second(arg, node, st);
+}
 
 void ui_sink(struct app *a, struct session_sink *sink)
 {
@@ -219,7 +229,8 @@ void ui_sink(struct app *a, struct session_sink *sink)
 		.label = on_label, .proc = on_proc, .node_state = on_node_state,
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .relations = on_relations,
-		.arg = a,
+		.profile_sample = on_profile_sample,
+		.profile_second = on_profile_second, .arg = a,
 	};
 }
 

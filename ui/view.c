@@ -15,6 +15,7 @@
 #include "control.h"
 #include "header.h"
 #include "prompt.h"
+#include "view_profile.h"
 
 static const struct view_ops *const views[VIEW__COUNT] = {
 	[VIEW_PROCS] = &procs_view_ops,
@@ -26,6 +27,7 @@ static const struct view_ops *const views[VIEW__COUNT] = {
 	[VIEW_SERVERS] = &servers_view_ops,
 	[VIEW_SRV_CALLS] = &srv_calls_view_ops,
 	[VIEW_CHART] = &chart_view_ops,
+	[VIEW_PROFILE] = &profile_view_ops,
 };
 
 void app_push(struct app *a, enum view_id v)
@@ -72,6 +74,9 @@ static int req_close(struct app *a)
 
 static int req_back(struct app *a)
 {
+	const struct view_ops *v = views[app_view(a)];
+	if (v->back && v->back(a))
+		return ACT_REDRAW;
 	return app_pop(a);
 }
 
@@ -116,6 +121,10 @@ static int req_filter(struct app *a)
 		prompt_open(a, 's');
 		return ACT_REDRAW;
 	}
+	if (app_view(a) == VIEW_PROFILE) {
+		prompt_open(a, 'h');
+		return ACT_REDRAW;
+	}
 	app_home(a);
 	prompt_open(a, '/');
 	return ACT_REDRAW;
@@ -125,6 +134,11 @@ static int req_prompt(struct app *a)
 {
 	prompt_open(a, ':');
 	return ACT_REDRAW;
+}
+
+static int req_profile(struct app *a)
+{
+	return profile_toggle(a);
 }
 
 static int req_pause(struct app *a)
@@ -149,7 +163,7 @@ static int (*const shared[REQ__COUNT])(struct app *a) = {
 	[REQ_SERVERS] = req_servers, [REQ_CHART] = req_chart,
 	[REQ_FILTER] = req_filter, [REQ_PROMPT] = req_prompt,
 	[REQ_PAUSE] = req_pause, [REQ_REDRAW] = req_redraw,
-	[REQ_HEADER] = req_header,
+	[REQ_HEADER] = req_header, [REQ_PROFILE] = req_profile,
 };
 
 int view_request(struct app *a, enum request req)

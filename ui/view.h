@@ -10,6 +10,7 @@
 #ifndef BS_VIEW_H
 #define BS_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "keys.h"
@@ -18,7 +19,8 @@
 struct app;
 
 enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS,
-	       VIEW_EVENT, VIEW_SERVERS, VIEW_SRV_CALLS, VIEW_CHART, VIEW__COUNT };
+	       VIEW_EVENT, VIEW_SERVERS, VIEW_SRV_CALLS, VIEW_CHART, VIEW_PROFILE,
+	       VIEW__COUNT };
 
 struct view_ops {
 	/* Draw rows y .. y+h-1 of the screen. */
@@ -35,11 +37,14 @@ struct view_ops {
 	 * At the end: free what the view keeps.  Either may be NULL. */
 	void (*clear)(struct app *a);
 	void (*release)(struct app *a);
+	/* Esc (REQ_BACK) within the view, e.g. out of a zoom: true if it
+	 * did something; false (or NULL) closes the view. */
+	bool (*back)(struct app *a);
 };
 
 extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
-	srv_calls_view_ops, chart_view_ops;
+	srv_calls_view_ops, chart_view_ops, profile_view_ops;
 
 
 /* What the view on top says of where it is; "" if nothing. */

@@ -456,6 +456,7 @@ static void node_attached(struct snode *n)
 	n->nstats_on = false;   /* a new agent knows nothing of it */
 	n->top_asked[0] = '\0';
 	n->top.have = false;
+	n->prof_asked = 0;
 	n->last_rx_ms = clock_mono_ms();
 	n->last_ts = clock_wall_us();
 	if (s->multi) {

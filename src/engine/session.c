@@ -348,6 +348,7 @@ void session_release(struct session *s)
 	callstacks_release(&s->calls);
 	session_spec_release(&s->spec);
 	session_replay_release(s);
+	pidsel_release(&s->prof_sel);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -678,6 +679,38 @@ void node_top_reconcile(struct snode *n)
 		n->top_asked_n = s->top_n;
 		n->top.have = false;
 	}
+}
+
+void session_profile(struct session *s, int node, const struct pidsel *who,
+		     int hz, long budget_us)
+{
+	pidsel_release(&s->prof_sel);
+	s->prof_on = who != NULL;
+	if (who)
+		pidsel_copy(&s->prof_sel, who);
+	s->prof_node = node;
+	s->prof_hz = hz;
+	s->prof_budget_us = budget_us;
+	s->prof_gen++;
+}
+
+/* The profiler as the session wants it, asked of each agent once it is up
+ * (a new agent knows nothing of it: prof_asked 0); a node it is not
+ * wanted on is told off once it was asked. */
+void node_profile_reconcile(struct snode *n)
+{
+	struct session *s = n->s;
+	if (!node_has_agent(n) || n->agent.gone || !n->present ||
+	    n->prof_asked == s->prof_gen)
+		return;
+	bool here = s->prof_on && (s->prof_node < 0 || s->prof_node == n->idx);
+	if (!here && n->prof_asked == 0) {
+		n->prof_asked = s->prof_gen;
+		return;
+	}
+	if (agent_profile(&n->agent, here ? &s->prof_sel : NULL, s->prof_hz,
+			  s->prof_budget_us) == 0)
+		n->prof_asked = s->prof_gen;
 }
 
 /* Each agent asked as the session wants, once: a node attached later,

@@ -176,6 +176,10 @@ struct session_sink {
 	/* the links, monitors and ancestors of a process in focus, about
 	 * once a second while it is (r->pid.node is the node's index) */
 	void (*relations)(void *arg, int node, const struct relations *r);
+	/* the sampling profiler's stacks, one call each, then what its
+	 * second cost and reached */
+	void (*profile_sample)(void *arg, int node, const struct prof_sample *p);
+	void (*profile_second)(void *arg, int node, const struct prof_stats *st);
 	void *arg;
 };
 
@@ -310,6 +314,15 @@ int session_check_pid(const struct session *s, struct bs_pid pid,
  * second (sink.node_sample), or stop them: what it turned on to measure
  * is turned off again. */
 void session_node_stats(struct session *s, bool on);
+/*
+ * The sampling profiler (nif/beamscope_prof.erl): the processes of who (a
+ * list of pids and names) on node (an index; -1: every node) sampled hz
+ * times a second in all, spending at most budget_us of each target's time
+ * a second; who NULL: off.  Asked of each agent as it comes up; what
+ * they take comes to the sinks' profile hooks.
+ */
+void session_profile(struct session *s, int node, const struct pidsel *who,
+		     int hz, long budget_us);
 /* Top mode: every agent, now and as they come, looks for the n processes
  * of its node that lead by metric (memory, reductions,
  * message_queue_len) and samples them every second; NULL: off. */

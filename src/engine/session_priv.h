@@ -108,6 +108,8 @@ struct snode {
 	 * said of its scan */
 	char top_asked[24];
 	int top_asked_n;
+	unsigned prof_asked;    /* the profiler as asked of its agent: the
+				 * session's prof_gen then; 0 never */
 	struct {
 		bool have;
 		long scanned, total;   /* this pass: looked at, in it */
@@ -165,6 +167,14 @@ struct session {
 	bool node_stats;        /* the agents send their node's samples */
 	char top_metric[24];    /* top mode: the agents' metric; "" off */
 	int top_n;
+	/* the sampling profiler as wanted: whom (on prof_node, -1 every
+	 * node; none when !prof_on), how often, within what budget; each
+	 * change a new prof_gen */
+	bool prof_on;
+	struct pidsel prof_sel;
+	int prof_node, prof_hz;
+	long prof_budget_us;
+	unsigned prof_gen;
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
 	char **modules;         /* loaded on a target, NULL-ended; NULL
@@ -214,6 +224,7 @@ void node_on_labels(void *arg, const char *buf, const struct msg *m);
 void node_on_relations(void *arg, const char *buf, const struct msg *m);
 void goal_reconcile(struct session *s);
 void node_top_reconcile(struct snode *n);
+void node_profile_reconcile(struct snode *n);
 void node_set_state(struct snode *n, enum snode_state st);
 void goal_start_failed(struct session *s, int rc, const char *why);
 struct snode *node_add(struct session *s, const char *name, bool required);

@@ -394,13 +394,35 @@ static void on_top(void *arg, const struct msg *m)
 	n->top.pass_ms = m->taken;
 }
 
+static void prof_one(void *arg, const struct prof_sample *p)
+{
+	struct snode *n = arg;
+	SINKS(n->s, profile_sample, n->idx, p);
+}
+
+static void on_profile(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	struct prof_stats st;
+	int idx = m->body;
+	if (!n->s->prof_on) {
+		return;    /* what was asked before it was turned off */
+	}
+	if (decode_profile(&n->dec, buf, &idx, &st, prof_one, n) < 0) {
+		n->agent.unknown++;
+		return;
+	}
+	SINKS(n->s, profile_second, n->idx, &st);
+}
+
 void node_agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
 		.batch = on_batch, .eos = on_eos, .counts = on_counts,
 		.relations = node_on_relations,
 		.info = on_info, .labels = node_on_labels, .limit = on_limit,
-		.node = on_node, .top = on_top, .cleared = on_cleared, .arg = n,
+		.node = on_node, .top = on_top, .cleared = on_cleared,
+		.profile = on_profile, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "gencall.h"
 #include "nodestat.h"
 #include "pidtext.h"
@@ -560,4 +561,36 @@ void json_slow_call(struct sbuf *out, const char *node,
 	sbuf_addf(out, ",\"outcome\":\"%s\",\"latency_us\":%" PRId64
 		  ",\"sent_ts\":%" PRId64 ",\"replied_ts\":%" PRId64 "}\n",
 		  outcome_name(c->outcome), gc_latency(c), c->ts, c->end_ts);
+}
+
+void json_profile_sample(struct sbuf *out, const char *node,
+			 const struct prof_sample *p)
+{
+	sbuf_addf(out, "{\"type\":\"profile_sample\",\"ts\":%" PRId64
+		  ",\"node\":", p->ts_us);
+	json_string(out, node);
+	sbuf_addstr(out, ",\"pid\":");
+	json_string(out, p->pid_text);
+	sbuf_addstr(out, ",\"status\":");
+	json_string(out, p->status);
+	sbuf_addf(out, ",\"whole\":%s,\"stack\":[", p->whole ? "true" :
+		  "false");
+	for (int i = 0; i < p->nframes; i++) {
+		if (i)
+			sbuf_addch(out, ',');
+		json_string(out, p->frames[i]);
+	}
+	sbuf_addstr(out, "]}\n");
+}
+
+void json_profile_stats(struct sbuf *out, const char *node, int64_t ts,
+			const struct prof_stats *st)
+{
+	sbuf_addf(out, "{\"type\":\"profile_stats\",\"ts\":%" PRId64
+		  ",\"node\":", ts);
+	json_string(out, node);
+	sbuf_addf(out, ",\"samples\":%ld,\"processes\":%ld,\"skipped\":%ld,"
+		  "\"used_us\":%ld,\"ms\":%ld,\"cut_processes\":%ld,"
+		  "\"gone\":%ld}\n", st->samples, st->procs, st->skipped,
+		  st->used_us, st->ms, st->cut, st->gone);
 }

@@ -33,6 +33,15 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 		 unsigned long sends, unsigned long receives,
 		 unsigned long spawns);
 
+struct prof_sample;
+struct prof_stats;
+/* A profile_sample line: one stack the profiler took, root first. */
+void json_profile_sample(struct sbuf *out, const char *node,
+			 const struct prof_sample *p);
+/* A profile_stats line: what a second of sampling cost and reached. */
+void json_profile_stats(struct sbuf *out, const char *node, int64_t ts,
+			const struct prof_stats *st);
+
 struct gc_row;
 struct gc_call;
 struct gencalls;

@@ -98,6 +98,7 @@ static bool *flag_of(struct config *cfg, enum opt_id id)
 	case OPT_QUIET: return &cfg->quiet;
 	case OPT_ASCII: return &cfg->ascii;
 	case OPT_NODE_STATS: return &cfg->node_stats;
+	case OPT_PROFILE: return &cfg->profile;
 	case OPT_NO_CONFIG: return &cfg->no_config;
 	case OPT_HELP: return &cfg->help;
 	case OPT_VERSION: return &cfg->version;
@@ -179,6 +180,39 @@ static int opt_apply_what(struct config *cfg, enum opt_id id, const char *arg,
 	return 0;
 }
 
+/* Apply an option of the profiler: 0, -1 with err, or 1 if id is not one
+ * of them. */
+static int opt_apply_profile(struct config *cfg, enum opt_id id,
+			     const char *arg, struct sbuf *err)
+{
+	const char *name = opt_table[id].name;
+	unsigned long v;
+	switch (id) {
+	case OPT_PROFILE_OUT:
+		cfg->profile_out = arg;
+		cfg->profile = true;
+		return 0;
+	case OPT_PROFILE_RATE:
+		if (parse_ulong(name, arg, 1000, &v, err) < 0 || v == 0) {
+			if (!err->len)
+				sbuf_addstr(err, "--profile-rate must be at least 1");
+			return -1;
+		}
+		cfg->profile_rate = (int)v;
+		return 0;
+	case OPT_PROFILE_BUDGET:
+		if (parse_ulong(name, arg, 50, &v, err) < 0 || v == 0) {
+			if (!err->len)
+				sbuf_addstr(err, "--profile-budget must be at least 1");
+			return -1;
+		}
+		cfg->profile_budget = (int)v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* Apply one option with its argument (NULL for a flag). */
 static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 		     struct sbuf *err)
@@ -186,6 +220,9 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 	const char *name = opt_table[id].name;
 	unsigned long v;
 	int what = opt_apply_what(cfg, id, arg, err);
+	if (what <= 0)
+		return what;
+	what = opt_apply_profile(cfg, id, arg, err);
 	if (what <= 0)
 		return what;
 
@@ -457,6 +494,8 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	cfg->syntax = -1;
 	cfg->slower_than_ms = -1;
 	cfg->stuck = 5;
+	cfg->profile_rate = 100;
+	cfg->profile_budget = 1;
 
 	/* "-qqq" is three options in one argument: at most one a byte */
 	size_t most = 1;
@@ -510,6 +549,17 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 			    "charts and :chart-export writes");
 		goto out;
 	}
+	if (cfg->profile && (!cfg->batch || cfg->open ||
+			     cfg->pids.mode != SEL_LIST)) {
+		sbuf_addstr(err, !cfg->batch ? "--profile is for batch mode; in "
+			    "the view, :profile samples the selected process" :
+			    cfg->open ? "--profile needs a live node; --open "
+			    "replays a file" : "--profile samples the processes "
+			    "named: --pids a,b or --follow PID|NAME");
+		goto out;
+	}
+	if (cfg->profile && !cfg->events_set && !cfg->chart)
+		cfg->counts = true;   /* the processes' counts, cheaply */
 	if (cfg->cluster && !cfg->nnodes) {
 		sbuf_addstr(err, "--cluster needs a node to start from, e.g. "
 			    "beamscope --cluster myapp@host --batch");

@@ -46,6 +46,10 @@
 	X(SLOWER_THAN, "slower-than",        0,   "MS",      0, "batch: a slow_call line for every gen call slower than MS milliseconds") \
 	X(STUCK,       "stuck",              0,   "SECONDS", 1, "a gen call in flight longer than SECONDS is stuck (default: 5)") \
 	X(CHART,       "chart",              0,   "FORMAT",  0, "batch: a sequence chart of the --pids or --follow processes (plantuml, mermaid) instead of JSON lines") \
+	X(PROFILE,     "profile",            0,   NULL,      0, "batch: sample the stacks of the --pids or --follow processes (profile_sample lines); a --counts run of them unless --events is given") \
+	X(PROFILE_OUT, "profile-out",        0,   "FILE",    0, "batch --profile: at the end, write the stacks sampled to FILE as collapsed stacks (flamegraph.pl, speedscope)") \
+	X(PROFILE_RATE, "profile-rate",      0,   "N",       1, "--profile, :profile: N samples a second in all, spread over the processes (default: 100; at most 1000)") \
+	X(PROFILE_BUDGET, "profile-budget", 0,   "PERCENT", 1, "--profile, :profile: the sampler's time on the target, waits included, at most PERCENT of one scheduler (default: 1; at most 50)") \
 	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
 	X(NODE_STATS,  "node-stats",         0,   NULL,      1, "sample each node once a second (memory, processes, run queues, schedulers): the view starts with its header shown, batch writes node_stats lines") \
 	X(ASCII,       "ascii",              0,   NULL,      1, "the view: draw rates and lines with ASCII characters only (default: Unicode where the locale is UTF-8)") \
@@ -98,6 +102,10 @@ struct config {
 	double slower_than_ms;    /* --slower-than; < 0: none */
 	double stuck;             /* --stuck, seconds */
 	bool summary;             /* --summary */
+	bool profile;             /* --profile: sample stacks */
+	const char *profile_out;  /* --profile-out FILE; NULL: none */
+	int profile_rate;         /* --profile-rate, samples a second */
+	int profile_budget;       /* --profile-budget, percent of a scheduler */
 	bool ascii;               /* --ascii: no Unicode drawing characters */
 	bool node_stats;          /* --node-stats: the nodes sampled a second */
 	double interval;          /* --counts period, seconds */

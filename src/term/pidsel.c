@@ -190,6 +190,16 @@ int pidsel_check_otp(const struct pidsel *sel, int otp, const char *what,
 	return 0;
 }
 
+void pidsel_copy(struct pidsel *dst, const struct pidsel *src)
+{
+	*dst = *src;
+	dst->items = NULL;
+	if (src->n > 0) {
+		dst->items = xcalloc((size_t)src->n, sizeof(*dst->items));
+		memcpy(dst->items, src->items, (size_t)src->n * sizeof(*dst->items));
+	}
+}
+
 void pidsel_release(struct pidsel *sel)
 {
 	free(sel->items);

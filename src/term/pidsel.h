@@ -42,6 +42,8 @@ void pidsel_why_not(struct sbuf *err, const char *what, int otp, unsigned num,
 int pidsel_check_otp(const struct pidsel *sel, int otp, const char *what,
 		     struct sbuf *err);
 void pidsel_release(struct pidsel *sel);
+/* dst, a copy of src of its own (release it too) */
+void pidsel_copy(struct pidsel *dst, const struct pidsel *src);
 
 struct names;
 /*

@@ -222,6 +222,12 @@ static void on_CLEARED(struct agent *a, const char *buf, const struct msg *m)
 		a->stream.cleared(a->stream.arg, buf, m);
 }
 
+static void on_PROFILE(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.profile)
+		a->stream.profile(a->stream.arg, buf, m);
+}
+
 static void on_EXIT(struct agent *a, const char *buf, const struct msg *m)
 {
 	a->gone = true;

@@ -51,6 +51,7 @@ struct agent_stream {
 	void (*node)(void *arg, const char *buf, const struct msg *m);   /* may be NULL */
 	void (*top)(void *arg, const struct msg *m);                     /* may be NULL */
 	void (*cleared)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*profile)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void *arg;
 };
 
@@ -198,6 +199,13 @@ int agent_node_stats(struct agent *a, bool on);
  * metric (memory, reductions a second, message_queue_len) and samples
  * them with the rows on screen; NULL: off.  No reply is awaited. */
 int agent_top(struct agent *a, const char *metric, int n);
+/* The sampling profiler: the processes of who (a list: pids of the target,
+ * registered names) sampled hz times a second in all, spending at most
+ * budget_us of the target's time a second; who NULL: off.  The samples
+ * come on the stream (profile), a second at a time.  No reply is
+ * awaited. */
+int agent_profile(struct agent *a, const struct pidsel *who, int hz,
+		  long budget_us);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

@@ -345,6 +345,7 @@ static const struct helper {
 	{ "beamscope_printer", bs_printer_beam, bs_printer_beam_end },
 	{ "beamscope_info", bs_info_beam, bs_info_beam_end },
 	{ "beamscope_pattern", bs_pattern_beam, bs_pattern_beam_end },
+	{ "beamscope_prof", bs_prof_beam, bs_prof_beam_end },
 	{ "beamscope_scan", bs_scan_beam, bs_scan_beam_end },
 	{ "beamscope_trace", bs_trace_beam, bs_trace_beam_end },
 };

@@ -136,6 +136,27 @@ int agent_top(struct agent *a, const char *metric, int n)
 	return r;
 }
 
+int agent_profile(struct agent *a, const struct pidsel *who, int hz,
+		  long budget_us)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "profile");
+	if (who) {
+		ei_x_encode_tuple_header(&x, 3);
+		encode_pidsel(a, &x, who);
+		ei_x_encode_long(&x, hz);
+		ei_x_encode_long(&x, budget_us);
+	} else {
+		ei_x_encode_atom(&x, "off");
+	}
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
 int agent_unfollow(struct agent *a)
 {
 	ei_x_buff x;

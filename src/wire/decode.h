@@ -19,6 +19,8 @@
  *   {beamscope_top, Metric, Scanned, Total, PassMs}  the top-N scan's pass
  *   {beamscope_structs, [{Module, Fields}]}       Elixir struct modules
  *                                                 asked about
+ *   {beamscope_profile, {Stats, Samples}}         a second of the sampling
+ *                                                 profiler's stacks
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -66,7 +68,8 @@ enum wire_sender {
 	X(NODE,      "beamscope_node",      2, 2, WIRE_FROM_AGENT,           "b") \
 	X(TOP,       "beamscope_top",       5, 5, WIRE_FROM_AGENT,           "Lsdt") \
 	X(CLEARED,   "beamscope_cleared",   2, 2, WIRE_FROM_AGENT,           "b") \
-	X(STRUCTS,   "beamscope_structs",   2, 2, WIRE_FROM_AGENT,           "b")
+	X(STRUCTS,   "beamscope_structs",   2, 2, WIRE_FROM_AGENT,           "b") \
+	X(PROFILE,   "beamscope_profile",   2, 2, WIRE_FROM_AGENT,           "b")
 
 enum wire_kind {
 	WIRE_UNKNOWN,
@@ -214,5 +217,32 @@ typedef void (*relations_fn)(void *arg, const struct relations *r);
 /* The list of a WIRE_RELATIONS at buf[*idx]; entries or -1. */
 long decode_relations(struct decoder *d, const char *buf, int *idx,
 		      relations_fn fn, void *arg);
+
+/*
+ * The sampling profiler's second (nif/beamscope_prof.erl): what it cost
+ * and reached, and each stack it took.  Frames are functions as the
+ * decoder's syntax writes them (m:f/N, M.f/N), root first; a stack the
+ * agent read the cut way has "..." for its root, one it bounded "..."
+ * in its middle.
+ */
+#define PROF_FRAMES_MAX 256
+struct prof_stats {
+	long samples, used_us, skipped, gone, procs, cut, ms;
+};
+struct prof_sample {
+	struct bs_pid pid;
+	const char *pid_text;
+	int64_t ts_us;             /* the target's clock */
+	char status[24];           /* running, runnable, waiting, ... */
+	bool whole;                /* read from the VM's dump of the stack */
+	int nframes;
+	const char *frames[PROF_FRAMES_MAX];
+};
+typedef void (*prof_fn)(void *arg, const struct prof_sample *s);
+
+/* The body of a WIRE_PROFILE at buf[*idx]: its stats into *st, each
+ * sample to fn; samples or -1. */
+long decode_profile(struct decoder *d, const char *buf, int *idx,
+		    struct prof_stats *st, prof_fn fn, void *arg);
 
 #endif

@@ -7,10 +7,12 @@
 #include "decode.h"
 #include "decode_priv.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "etf.h"
+#include "retext.h"
 #include "term.h"
 #include "wire.h"
 
@@ -358,4 +360,119 @@ long decode_relations(struct decoder *d, const char *buf, int *idx,
 {
 	struct relations_ctx c = { fn, arg };
 	return each_entry(d, buf, idx, one_relations, &c);
+}
+
+/* ---- the sampling profiler's second ---- */
+
+static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
+{
+	static const struct { const char *key; size_t off; } keys[] = {
+		{ "samples", offsetof(struct prof_stats, samples) },
+		{ "used_us", offsetof(struct prof_stats, used_us) },
+		{ "skipped", offsetof(struct prof_stats, skipped) },
+		{ "gone", offsetof(struct prof_stats, gone) },
+		{ "procs", offsetof(struct prof_stats, procs) },
+		{ "cut", offsetof(struct prof_stats, cut) },
+		{ "ms", offsetof(struct prof_stats, ms) },
+	};
+	int n;
+	memset(st, 0, sizeof(*st));
+	if (ei_decode_map_header(buf, idx, &n) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char key[MAXATOMLEN];
+		long v;
+		if (ei_decode_atom(buf, idx, key) < 0)
+			return -1;
+		if (ei_decode_long(buf, idx, &v) < 0) {
+			if (ei_skip_term(buf, idx) < 0)
+				return -1;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strcmp(key, keys[k].key))
+				*(long *)((char *)st + keys[k].off) = v;
+	}
+	return 0;
+}
+
+/* one frame's text, as the decoder's syntax writes it, into scratch */
+static int prof_frame(struct decoder *d, const char *buf, int *idx)
+{
+	int type, size;
+	char text[1100];
+	if (ei_get_type(buf, idx, &type, &size) < 0 ||
+	    type != ERL_BINARY_EXT || size <= 0 || size >= (int)sizeof(text))
+		return -1;
+	long len;
+	if (ei_decode_binary(buf, idx, text, &len) < 0)
+		return -1;
+	text[len] = '\0';
+	for (long i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			text[i] = '?';
+	if (d->syn != TERM_ERLANG &&
+	    retext_mfa(&d->scratch, TERM_ERLANG, d->syn, text))
+		return 0;
+	sbuf_add(&d->scratch, text, (size_t)len);
+	return 0;
+}
+
+struct prof_ctx {
+	prof_fn fn;
+	void *arg;
+};
+
+static int one_sample(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct prof_ctx *c = ctx;
+	struct prof_sample s;
+	size_t at[PROF_FRAMES_MAX];
+	int arity, n, whole;
+	long long ts;
+	memset(&s, 0, sizeof(s));
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 5 ||
+	    ei_decode_longlong(buf, idx, &ts) < 0 ||
+	    get_pid(d, buf, idx, &s.pid, &s.pid_text) < 0 ||
+	    decode_atom(buf, idx, s.status, sizeof(s.status)) < 0 ||
+	    ei_decode_list_header(buf, idx, &n) < 0)
+		return -1;
+	sbuf_addch(&d->scratch, '\0');
+	/* leaf first on the wire; past the limit (the agent keeps fewer),
+	 * the frames nearest the leaf go */
+	int keep = n < PROF_FRAMES_MAX ? n : PROF_FRAMES_MAX;
+	for (int i = 0; i < n; i++) {
+		if (i < n - keep) {
+			if (ei_skip_term(buf, idx) < 0)
+				return -1;
+			continue;
+		}
+		at[n - 1 - i] = d->scratch.len;
+		if (prof_frame(d, buf, idx) < 0)
+			return -1;
+		sbuf_addch(&d->scratch, '\0');
+	}
+	if (n > 0 && ei_skip_term(buf, idx) < 0)   /* the list's tail */
+		return -1;
+	if (ei_decode_boolean(buf, idx, &whole) < 0)
+		return -1;
+	s.ts_us = ts;
+	s.whole = whole;
+	s.nframes = keep;
+	s.pid_text = d->scratch.buf;
+	for (int i = 0; i < keep; i++)
+		s.frames[i] = d->scratch.buf + at[i];
+	c->fn(c->arg, &s);
+	return 0;
+}
+
+long decode_profile(struct decoder *d, const char *buf, int *idx,
+		    struct prof_stats *st, prof_fn fn, void *arg)
+{
+	struct prof_ctx c = { fn, arg };
+	int arity;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2 ||
+	    prof_stats_read(buf, idx, st) < 0)
+		return -1;
+	return each_entry(d, buf, idx, one_sample, &c);
 }

@@ -28,6 +28,12 @@ bs_pattern_beam:
 bs_pattern_beam_end:
 
 	.balign 16
+	.global bs_prof_beam, bs_prof_beam_end
+bs_prof_beam:
+	.incbin BS_PROF_BEAM
+bs_prof_beam_end:
+
+	.balign 16
 	.global bs_scan_beam, bs_scan_beam_end
 bs_scan_beam:
 	.incbin BS_SCAN_BEAM

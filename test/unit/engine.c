@@ -130,6 +130,20 @@ static bool all_events(struct run *r)
 	return r->seen.events >= want_events;
 }
 
+static int want_profiles;
+
+static bool profiled(struct run *r)
+{
+	(void)r;
+	return fake_seen("one@fake").profiles >= want_profiles;
+}
+
+static bool never(struct run *r)
+{
+	(void)r;
+	return false;
+}
+
 static bool settled(struct run *r)
 {
 	return session_settled(r->s);
@@ -163,6 +177,22 @@ static void test_one_node(void)
 	is_num(r.seen.out_of_order, 0, "one node: in time order");
 	is_num((long)session_delivered(r.s), want_events,
 	       "one node: delivered counts them all");
+
+	/* the profiler: asked of the agent once, then off once */
+	struct pidsel_item it = { .is_pid = true, .num = 85, .serial = 0 };
+	struct pidsel who = { .mode = SEL_LIST, .n = 1, .items = &it };
+	session_profile(r.s, -1, &who, 100, 10000);
+	want_profiles = 1;
+	ok(run_until(&r, profiled, 2000), "profile: asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").profiles, 1, "profile: asked once");
+	is_num(fake_seen("one@fake").profile_procs, 1, "profile: of the one process");
+	session_profile(r.s, -1, NULL, 0, 0);
+	want_profiles = 2;
+	ok(run_until(&r, profiled, 2000), "profile: off asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").profiles, 2, "profile: off, asked once more");
+	is_num(fake_seen("one@fake").profile_procs, -1, "profile: off");
 
 	/* stop and drain: the reply, every worker's last word, then gone */
 	session_stop(r.s, "test");

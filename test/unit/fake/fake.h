@@ -33,6 +33,8 @@ struct fake_node {
 /* What a fake node saw and did. */
 struct fake_seen {
 	int connects, attaches, traces, stops, gones;
+	int profiles;           /* profiler requests: on, or off */
+	int profile_procs;      /* what the last one named; -1: off */
 	long shipped;           /* events in the batches sent */
 	long long last_ts_us;   /* the newest event's time */
 };

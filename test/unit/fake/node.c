@@ -463,6 +463,18 @@ int agent_top(struct agent *a, const char *metric, int n)
 	return of(a) ? 0 : -1;
 }
 
+int agent_profile(struct agent *a, const struct pidsel *who, int hz,
+		  long budget_us)
+{
+	struct fake *k = of(a);
+	(void)hz, (void)budget_us;
+	if (!k)
+		return -1;
+	k->seen.profiles++;
+	k->seen.profile_procs = who ? who->n : -1;
+	return 0;
+}
+
 int agent_unfollow(struct agent *a)
 {
 	return of(a) ? 0 : -1;

@@ -1,0 +1,252 @@
+%% beamscope_prof: the sampling profiler.  The stacks of a few processes,
+%% one process a tick, taken in turn, within a time budget a second; what a
+%% second took is sent to the Owner at its end.  A helper of
+%% beamscope_agent, run only in the agent's process.
+%%
+%% A stack is whole: process_info(P, current_stacktrace) is cut at the
+%% node's backtrace_depth (8 by default), a flag of the whole node that is
+%% not ours to change, so the stack is read from process_info(P,
+%% backtrace), the VM's dump of it: a "Program counter" line for where the
+%% process is, a "Return addr" line a frame below it, and the stack's
+%% slots between them.  The dump prints the terms the slots hold, which
+%% costs with their size (the VM stops a term's print after about 600 KB):
+%% a process whose heap is over ?HEAP_MAX words is read the cut way from
+%% the start, and one whose dump came to more than ?DUMP_MAX bytes, or took
+%% more than ?DEAR_US ?STRIKES times in a row, is read the cut way from
+%% then on (time alone is noisy: the agent waits for a running process to
+%% reach its next yield, and the machine may be busy).  The cut way,
+%% process_info(P, current_stacktrace), has at most backtrace_depth
+%% frames and folds recursion: a cut stack's root frame is "...".  Stacks are at most ?FRAMES_MAX frames: the leaf's
+%% half and the root's half, "..." between.
+%%
+%% Cost: a sample is one process_info of the process's status and heap
+%% size, and one of its dump (or its cut stack); the time they take is
+%% counted against the budget (budget_us a second), and a second whose
+%% budget is spent takes no more samples (counted as skipped).  A process
+%% that is running is sampled when it next handles signals: where it is
+%% then, which is where it spends its reductions.
+-module(beamscope_prof).
+
+-export([ask/3, tick/2, frames/1]).
+
+-define(HEAP_MAX, 1000000).
+-define(DEAR_US, 5000).
+-define(STRIKES, 3).
+-define(DUMP_MAX, 131072).
+-define(FRAMES_MAX, 200).
+-define(HZ_MAX, 1000).
+%% processes profiled at once, at most
+-define(PROCS_MAX, 1000).
+
+-record(prof, {pids = [] :: [pid()],      % sampled, in turn
+               todo = [] :: [pid()],      % the rest of this turn
+               ms :: pos_integer(),       % between two ticks
+               budget_us :: non_neg_integer(),
+               cut = #{} :: map(),        % read the cut way from now on
+               small = #{} :: map(),      % heap seen small, when (ms)
+               strikes = #{} :: map(),    % dear looks in a row
+               since :: integer(),        % this second began, ms
+               used = 0 :: non_neg_integer(),   % us spent in it
+               skipped = 0 :: non_neg_integer(),
+               gone = 0 :: non_neg_integer(),
+               samples = [] :: list()}).
+
+%% A request of the Owner's: {profile, off} or {profile, {Who, Hz,
+%% BudgetUs}}; Prof the agent's (none, or {TimerRef, State}).  {Reply,
+%% Prof} with the timer armed.
+ask(Req, Ours, Prof) ->
+    _ = Prof =:= none orelse erlang:cancel_timer(element(1, Prof)),
+    case Req of
+        {profile, {Who, Hz, BudgetUs}}
+          when is_list(Who), is_integer(Hz), Hz > 0, is_integer(BudgetUs),
+               BudgetUs >= 0 ->
+            {Reply, P} = new(Who, Ours, Hz, BudgetUs),
+            {Reply, {erlang:start_timer(0, self(), '$beamscope_prof'), P}};
+        {profile, off} ->
+            {ok, none};
+        _ ->
+            {{error, {bad_request, Req}}, none}
+    end.
+
+%% A profiler of Who (pids of this node and registered names; never one of
+%% Ours) at Hz samples a second in all, spending at most BudgetUs a second:
+%% {Reply, State}.  The first tick is the caller's to arm: tick/2 returns
+%% the time to the next.
+new(Who, Ours, Hz, BudgetUs) ->
+    Found = [{X, profiled(X)} || X <- lists:sublist(Who, ?PROCS_MAX)],
+    Pids = lists:usort([P || {_, P} <- Found, is_pid(P)]) -- Ours,
+    Missing = [X || {X, none} <- Found],
+    {{ok, #{procs => length(Pids), missing => Missing}},
+     #prof{pids = Pids, todo = Pids,
+           ms = max(1, 1000 div max(1, min(Hz, ?HZ_MAX))),
+           budget_us = BudgetUs, since = now_ms()}}.
+
+%% a process to profile: a live pid of this node, or a registered name
+profiled(P) when is_pid(P), node(P) =:= node() ->
+    case erlang:is_process_alive(P) of
+        true -> P;
+        false -> none
+    end;
+profiled(Name) when is_atom(Name) ->
+    case whereis(Name) of
+        P when is_pid(P) -> P;
+        _ -> none
+    end;
+profiled(_) ->
+    none.
+
+%% One tick: a sample of the next process, unless this second's budget is
+%% spent; at the end of a second, what it took goes to Dest.  The agent's
+%% {TimerRef, State}, the next tick armed.
+tick(Dest, {_, P0}) ->
+    {Ms, P} = tick1(Dest, P0),
+    {erlang:start_timer(Ms, self(), '$beamscope_prof'), P}.
+
+tick1(Dest, #prof{} = P0) ->
+    Now = now_ms(),
+    P1 = case Now - P0#prof.since >= 1000 of
+             true -> flush(Dest, P0, Now);
+             false -> P0
+         end,
+    P2 = case P1#prof.used >= P1#prof.budget_us of
+             true -> P1#prof{skipped = P1#prof.skipped + 1};
+             false -> sample_next(P1)
+         end,
+    {P2#prof.ms, P2}.
+
+flush(Dest, #prof{} = P, Now) ->
+    Stats = #{samples => length(P#prof.samples), used_us => P#prof.used,
+              skipped => P#prof.skipped, gone => P#prof.gone,
+              procs => length(P#prof.pids), cut => map_size(P#prof.cut),
+              ms => Now - P#prof.since},
+    _ = erlang:send(Dest, {beamscope_profile,
+                           {Stats, lists:reverse(P#prof.samples)}},
+                    [noconnect]),
+    P#prof{since = Now, used = 0, skipped = 0, gone = 0, samples = []}.
+
+sample_next(#prof{pids = []} = P) ->
+    P;
+sample_next(#prof{todo = []} = P) ->
+    sample_next(P#prof{todo = P#prof.pids});
+sample_next(#prof{todo = [Pid | Todo]} = P) ->
+    T0 = erlang:monotonic_time(microsecond),
+    Way = case maps:is_key(Pid, P#prof.cut) of
+              true -> cut;
+              false -> case maps:get(Pid, P#prof.small, none) of
+                           Ms when is_integer(Ms), T0 div 1000 - Ms < 1000 ->
+                               whole;
+                           _ -> check
+                       end
+          end,
+    Got = sample(Pid, Way),
+    Us = erlang:monotonic_time(microsecond) - T0,
+    P1 = P#prof{todo = Todo, used = P#prof.used + Us},
+    case Got of
+        gone ->
+            P1#prof{pids = lists:delete(Pid, P1#prof.pids),
+                    gone = P1#prof.gone + 1,
+                    small = maps:remove(Pid, P1#prof.small),
+                    strikes = maps:remove(Pid, P1#prof.strikes)};
+        {Status, Frames, Whole, Bytes} ->
+            Strikes = case Whole andalso Us > ?DEAR_US of
+                          true -> maps:get(Pid, P1#prof.strikes, 0) + 1;
+                          false -> 0
+                      end,
+            Dear = Whole andalso (Strikes >= ?STRIKES orelse
+                                  Bytes > ?DUMP_MAX),
+            S = {erlang:system_time(microsecond), Pid, Status, Frames,
+                 Whole},
+            P2 = P1#prof{samples = [S | P1#prof.samples],
+                         strikes = maps:put(Pid, Strikes, P1#prof.strikes)},
+            if
+                Dear -> P2#prof{cut = maps:put(Pid, true, P2#prof.cut)};
+                Way =:= check, Whole ->
+                    P2#prof{small = maps:put(Pid, T0 div 1000, P2#prof.small)};
+                true -> P2
+            end
+    end.
+
+%% {Status, Frames leaf first, Whole, DumpBytes}, or gone.  Way: whole
+%% (the heap was seen small within the second: one look), check (look at
+%% the heap first), cut.
+sample(Pid, whole) ->
+    case erlang:process_info(Pid, [status, backtrace]) of
+        [{status, Status}, {backtrace, Dump}] ->
+            {Status, frames(Dump), true, byte_size(Dump)};
+        undefined ->
+            gone
+    end;
+sample(Pid, check) ->
+    case erlang:process_info(Pid, total_heap_size) of
+        {total_heap_size, Heap} when Heap =< ?HEAP_MAX -> sample(Pid, whole);
+        {total_heap_size, _} -> sample(Pid, cut);
+        undefined -> gone
+    end;
+sample(Pid, cut) ->
+    case erlang:process_info(Pid, [status, current_stacktrace]) of
+        [{status, Status}, {current_stacktrace, Stack}] ->
+            {Status, cut_frames(Stack), false, 0};
+        undefined ->
+            gone
+    end.
+
+%% The functions of a dump, leaf first, as the VM prints them (m:f/N),
+%% each a binary of its own.  The leaf is the "Program counter" line's; a
+%% frame is a line that begins with an address and " Return addr ": a
+%% slot's printed term never begins a line (the VM escapes the line ends
+%% a string holds).  What is not a function ("<terminate process
+%% normally>") is left out.
+frames(Dump) ->
+    Leaf = case binary:match(Dump, <<"Program counter: ">>) of
+               {Pos, Len} -> name_at(Dump, Pos + Len);
+               nomatch -> none
+           end,
+    Rets = [name_at(Dump, Pos + Len)
+            || {Pos, Len} <- binary:matches(Dump, <<" Return addr 0x">>),
+               line_start(Dump, Pos)],
+    bound([F || F <- [Leaf | Rets], F =/= none]).
+
+line_start(Dump, Pos) ->
+    %% "0x" and 16 hex digits begin the line
+    Pos >= 19 andalso binary:at(Dump, Pos - 19) =:= $\n andalso
+        binary:part(Dump, Pos - 18, 2) =:= <<"0x">>.
+
+%% the function in "0x... (m:f/N + 76)" after Pos, or none
+name_at(Dump, Pos) ->
+    Size = byte_size(Dump),
+    case binary:match(Dump, <<"(">>, [{scope, {Pos, min(40, Size - Pos)}}]) of
+        {Open, 1} ->
+            From = Open + 1,
+            Scope = {From, min(1100, Size - From)},
+            case binary:match(Dump, [<<" + ">>, <<")\n">>],
+                              [{scope, Scope}]) of
+                {End, _} when End > From ->
+                    case binary:at(Dump, From) of
+                        $< -> none;
+                        _ -> binary:copy(binary:part(Dump, From, End - From))
+                    end;
+                _ ->
+                    none
+            end;
+        _ ->
+            none
+    end.
+
+%% current_stacktrace's, leaf first, and "..." for what it lacks or folded
+cut_frames(Stack) ->
+    bound([iolist_to_binary(io_lib:format("~tw:~tw/~b",
+                                          [M, F, arity(A)]))
+           || {M, F, A, _} <- Stack] ++ [<<"...">>]).
+
+arity(A) when is_list(A) -> length(A);
+arity(A) -> A.
+
+bound(Frames) when length(Frames) =< ?FRAMES_MAX ->
+    Frames;
+bound(Frames) ->
+    Half = ?FRAMES_MAX div 2,
+    lists:sublist(Frames, Half) ++ [<<"...">>] ++
+        lists:nthtail(length(Frames) - Half + 1, Frames).
+
+now_ms() ->
+    erlang:monotonic_time(millisecond).
