@@ -19,18 +19,29 @@
 %% frames and folds recursion: a cut stack's root frame is "...".  Stacks are at most ?FRAMES_MAX frames: the leaf's
 %% half and the root's half, "..." between.
 %%
-%% Cost: a sample is one process_info of the process's status and heap
-%% size, and one of its dump (or its cut stack); the time they take is
-%% counted against the budget (budget_us a second), and a second whose
-%% budget is spent takes no more samples (counted as skipped).  A process
-%% that is running is sampled when it next handles signals: where it is
-%% then, which is where it spends its reductions.
+%% Cost: a sample is one process_info of the process's status and its dump
+%% (or its cut stack), and once a second one of its heap size.  What that
+%% costs the node, the looks, the dump's printing (by its size) and our
+%% reading of it (measured), is counted against the budget (budget_us a
+%% second); a second whose budget is spent takes no more samples (counted
+%% as skipped).  A process that is running is sampled when it next handles
+%% signals, one that is runnable when it is next scheduled: where it is
+%% then, which is where it spends its reductions.  The agent waits for
+%% that, which costs the node nothing, but is bounded too: at most
+%% ?WAIT_MAX_US a second.
 -module(beamscope_prof).
 
 -export([ask/3, tick/2, frames/1]).
 
 -define(HEAP_MAX, 1000000).
 -define(DEAR_US, 5000).
+%% a look (a process_info signal and its answer), the dump's printing a
+%% byte (about 10 ns for lists and tuples, up to 80 for maps, on the
+%% machine the bench runs on: 20 is what is counted), and the most the
+%% agent may wait for the processes it samples, a second
+-define(LOOK_US, 10).
+-define(PRINT_NS, 20).
+-define(WAIT_MAX_US, 500000).
 -define(STRIKES, 3).
 -define(DUMP_MAX, 131072).
 -define(FRAMES_MAX, 200).
@@ -46,10 +57,17 @@
                small = #{} :: map(),      % heap seen small, when (ms)
                strikes = #{} :: map(),    % dear looks in a row
                since :: integer(),        % this second began, ms
-               used = 0 :: non_neg_integer(),   % us spent in it
+               used = 0 :: non_neg_integer(),   % us it cost the node
+               waited = 0 :: non_neg_integer(), % us the agent waited
                skipped = 0 :: non_neg_integer(),
                gone = 0 :: non_neg_integer(),
-               samples = [] :: list()}).
+               samples = [] :: list(),
+               %% {top, N}: the N processes leading by reductions a second,
+               %% found by top mode's scan (beamscope_info), picked again
+               %% every second; none: Who as asked
+               top = none :: none | {pos_integer(), tuple(), [pid()]}}).
+%% the scan's time a second, as top mode's
+-define(TOP_US, 10000).
 
 %% A request of the Owner's: {profile, off} or {profile, {Who, Hz,
 %% BudgetUs}}; Prof the agent's (none, or {TimerRef, State}).  {Reply,
@@ -62,6 +80,14 @@ ask(Req, Ours, Prof) ->
                BudgetUs >= 0 ->
             {Reply, P} = new(Who, Ours, Hz, BudgetUs),
             {Reply, {erlang:start_timer(0, self(), '$beamscope_prof'), P}};
+        {profile, {{top, N}, Hz, BudgetUs}}
+          when is_integer(N), N > 0, is_integer(Hz), Hz > 0,
+               is_integer(BudgetUs), BudgetUs >= 0 ->
+            {_, P} = new([], Ours, Hz, BudgetUs),
+            Top = beamscope_info:top_new(reductions, min(N, ?PROCS_MAX)),
+            {{ok, #{procs => 0, missing => []}},
+             {erlang:start_timer(0, self(), '$beamscope_prof'),
+              P#prof{top = {N, Top, Ours}}}};
         {profile, off} ->
             {ok, none};
         _ ->
@@ -108,21 +134,43 @@ tick1(Dest, #prof{} = P0) ->
              true -> flush(Dest, P0, Now);
              false -> P0
          end,
-    P2 = case P1#prof.used >= P1#prof.budget_us of
+    P2 = case P1#prof.used >= P1#prof.budget_us orelse
+             P1#prof.waited >= ?WAIT_MAX_US of
              true -> P1#prof{skipped = P1#prof.skipped + 1};
              false -> sample_next(P1)
          end,
     {P2#prof.ms, P2}.
 
-flush(Dest, #prof{} = P, Now) ->
+%% {top, N}: a second of the scan, and the leaders of its last whole pass
+%% sampled from now on
+top_pick(#prof{top = none} = P) ->
+    P;
+top_pick(#prof{top = {N, T0, Ours}} = P) ->
+    T = beamscope_info:top_step(T0, ?TOP_US, Ours),
+    P1 = P#prof{top = {N, T, Ours}},
+    case beamscope_info:top_passed(T) of
+        {0, _} ->
+            P1;
+        {_, Last} ->
+            Pids = lists:sublist([Pid || {_, Pid} <- Last], N),
+            case Pids =:= P1#prof.pids of
+                true -> P1;
+                false -> P1#prof{pids = Pids, todo = Pids}
+            end
+    end.
+
+flush(Dest, #prof{} = P0, Now) ->
+    P = top_pick(P0),
     Stats = #{samples => length(P#prof.samples), used_us => P#prof.used,
+              waited_us => P#prof.waited,
               skipped => P#prof.skipped, gone => P#prof.gone,
               procs => length(P#prof.pids), cut => map_size(P#prof.cut),
               ms => Now - P#prof.since},
     _ = erlang:send(Dest, {beamscope_profile,
                            {Stats, lists:reverse(P#prof.samples)}},
                     [noconnect]),
-    P#prof{since = Now, used = 0, skipped = 0, gone = 0, samples = []}.
+    P#prof{since = Now, used = 0, waited = 0, skipped = 0, gone = 0,
+           samples = []}.
 
 sample_next(#prof{pids = []} = P) ->
     P;
@@ -139,15 +187,17 @@ sample_next(#prof{todo = [Pid | Todo]} = P) ->
                        end
           end,
     Got = sample(Pid, Way),
-    Us = erlang:monotonic_time(microsecond) - T0,
-    P1 = P#prof{todo = Todo, used = P#prof.used + Us},
+    Waited = erlang:monotonic_time(microsecond) - T0,
+    Us = cost(Got),
+    P1 = P#prof{todo = Todo, used = P#prof.used + Us,
+                waited = P#prof.waited + Waited},
     case Got of
         gone ->
             P1#prof{pids = lists:delete(Pid, P1#prof.pids),
                     gone = P1#prof.gone + 1,
                     small = maps:remove(Pid, P1#prof.small),
                     strikes = maps:remove(Pid, P1#prof.strikes)};
-        {Status, Frames, Whole, Bytes} ->
+        {Status, Frames, Whole, Bytes, _, _} ->
             Strikes = case Whole andalso Us > ?DEAR_US of
                           true -> maps:get(Pid, P1#prof.strikes, 0) + 1;
                           false -> 0
@@ -166,29 +216,50 @@ sample_next(#prof{todo = [Pid | Todo]} = P) ->
             end
     end.
 
-%% {Status, Frames leaf first, Whole, DumpBytes}, or gone.  Way: whole
-%% (the heap was seen small within the second: one look), check (look at
-%% the heap first), cut.
+%% What a sample cost the node, in us: the looks, the dump's printing (by
+%% its size) and our reading of it.  The time the agent waited for a
+%% running process to reach its next yield, or a runnable one to be
+%% scheduled, is not the node's work: it is bounded apart (?WAIT_MAX_US).
+cost(gone) ->
+    ?LOOK_US;
+cost({_, _, _, Bytes, Looks, ReadUs}) ->
+    Looks * ?LOOK_US + Bytes * ?PRINT_NS div 1000 + ReadUs.
+
+%% {Status, Frames leaf first, Whole, DumpBytes, Looks, ReadUs}, or gone.
+%% Way: whole (the heap was seen small within the second: one look),
+%% check (look at the heap first), cut.
 sample(Pid, whole) ->
     case erlang:process_info(Pid, [status, backtrace]) of
         [{status, Status}, {backtrace, Dump}] ->
-            {Status, frames(Dump), true, byte_size(Dump)};
+            T0 = erlang:monotonic_time(microsecond),
+            Frames = frames(Dump),
+            {Status, Frames, true, byte_size(Dump), 1,
+             erlang:monotonic_time(microsecond) - T0};
         undefined ->
             gone
     end;
 sample(Pid, check) ->
     case erlang:process_info(Pid, total_heap_size) of
-        {total_heap_size, Heap} when Heap =< ?HEAP_MAX -> sample(Pid, whole);
-        {total_heap_size, _} -> sample(Pid, cut);
-        undefined -> gone
+        {total_heap_size, Heap} when Heap =< ?HEAP_MAX ->
+            more_looks(sample(Pid, whole));
+        {total_heap_size, _} ->
+            more_looks(sample(Pid, cut));
+        undefined ->
+            gone
     end;
 sample(Pid, cut) ->
     case erlang:process_info(Pid, [status, current_stacktrace]) of
         [{status, Status}, {current_stacktrace, Stack}] ->
-            {Status, cut_frames(Stack), false, 0};
+            T0 = erlang:monotonic_time(microsecond),
+            Frames = cut_frames(Stack),
+            {Status, Frames, false, 0, 1,
+             erlang:monotonic_time(microsecond) - T0};
         undefined ->
             gone
     end.
+
+more_looks(gone) -> gone;
+more_looks({S, F, W, B, Looks, R}) -> {S, F, W, B, Looks + 1, R}.
 
 %% The functions of a dump, leaf first, as the VM prints them (m:f/N),
 %% each a binary of its own.  The leaf is the "Program counter" line's; a

@@ -406,74 +406,11 @@ static int c_chart_export(struct app *a, const struct cmd_line *cl)
 	return app_chart_export(a, path);
 }
 
-/* :profile a,b: processes seen (on one node), or names the agent finds
- * (registered, not seen yet) on the node shown */
-static int profile_named(struct app *a, const char *arg)
-{
-	struct pidsel sel = { .mode = SEL_LIST };
-	sel.items = xcalloc(64, sizeof(*sel.items));
-	int node = -1, r = ACT_REDRAW;
-	char list[1024];
-	snprintf(list, sizeof(list), "%s", arg);
-	for (char *save = NULL, *w = strtok_r(list, ",", &save); w && sel.n < 64;
-	     w = strtok_r(NULL, ",", &save)) {
-		struct pidsel_item *it = &sel.items[sel.n];
-		bool refused = false;
-		struct proc *p = app_find_proc(a, w, &refused);
-		if (refused)
-			goto out;
-		int here = p ? (int)p->pid.node : a->node_filter >= 0 ?
-			a->node_filter : 0;
-		if (node >= 0 && here != node) {
-			app_msg(a, true, ":profile samples the processes of one "
-				"node; \"%s\" is on another", w);
-			goto out;
-		}
-		node = here;
-		if (p) {
-			*it = (struct pidsel_item){ .is_pid = true,
-				.num = p->pid.num, .serial = p->pid.serial };
-		} else if (!retext_atom_parse(w, it->name, sizeof(it->name)) ||
-			   w[0] == '<') {
-			app_msg(a, true, "no process \"%s\" seen yet, and no name "
-				"the node could have; Tab completes names and "
-				"pids", w);
-			goto out;
-		}
-		sel.n++;
-	}
-	r = profile_start_sel(a, node < 0 ? 0 : node, &sel, arg);
-out:
-	pidsel_release(&sel);
-	return r;
-}
-
 static int c_profile(struct app *a, const struct cmd_line *cl)
 {
 	if (need_args(a, cl, 0, 2) < 0)
 		return ACT_REDRAW;
-	if (cl->argc == 0)
-		return app_view(a) == VIEW_PROFILE ? ACT_REDRAW :
-			profile_toggle(a);
-	if (!strcmp(cl->argv[0], "off")) {
-		profile_stop(a);
-		if (app_view(a) == VIEW_PROFILE)
-			return app_pop(a);
-		app_msg(a, false, "the profiler is off");
-		return ACT_REDRAW;
-	}
-	if (!strcmp(cl->argv[0], "window")) {
-		char *end;
-		long n = cl->argc == 2 ? strtol(cl->argv[1], &end, 10) : -1;
-		if (cl->argc != 2 || *end || n < 0 || n > 86400) {
-			app_msg(a, true, ":profile window N: the last N seconds "
-				"(0: every sample)");
-			return ACT_REDRAW;
-		}
-		profile_set_window(a, (int)n);
-		return ACT_REDRAW;
-	}
-	return profile_named(a, cl->argv[0]);
+	return profile_command(a, cl->argc, (const char *const *)cl->argv);
 }
 
 static int c_profile_export(struct app *a, const struct cmd_line *cl)

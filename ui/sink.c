@@ -16,6 +16,7 @@
 #include "control.h"
 #include "esc.h"
 #include "exitcode.h"
+#include "json.h"
 #include "keys.h"
 #include "view_profile.h"
 #include "prompt.h"
@@ -213,7 +214,12 @@ static void on_started(void *arg, unsigned long traced, int nodes,
 
 static void on_profile_sample(void *arg, int node, const struct prof_sample *p)
 {
-	profile_sample(arg, node, p);
+	struct app *a = arg;
+	profile_sample(a, node, p);
+	/* :record, --record: the stacks too, as batch --profile writes them */
+	if (json_sink_is_open(&a->rec) && !a->rec.write_errno)
+		json_profile_sample(json_sink_buf(&a->rec),
+				    session_node_name(a->s, node), p);
 }
 
 static void on_profile_second(void *arg, int node, const struct prof_stats *st)

@@ -19,10 +19,12 @@
 #include <string.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "draw.h"
 #include "outfile.h"
 #include "pidsel.h"
 #include "profile.h"
+#include "retext.h"
 #include "view_chart.h"
 #include "view_proc.h"
 #include "view_procs.h"
@@ -98,6 +100,21 @@ static void reset_view(void)
 	pf.have_last = false;
 }
 
+/* a start: the samples before it forgotten, the view open */
+static void begin(struct app *a, int node, const char *who)
+{
+	if (!pf.p)
+		pf.p = profile_new();
+	profile_clear(pf.p);
+	reset_view();
+	list_reset(&a->pos[VIEW_PROFILE]);
+	pf.on = true;
+	pf.node = node;
+	snprintf(pf.who, sizeof(pf.who), "%s", who);
+	if (app_view(a) != VIEW_PROFILE)
+		app_push(a, VIEW_PROFILE);
+}
+
 int profile_start_sel(struct app *a, int node, const struct pidsel *sel,
 		      const char *who)
 {
@@ -110,16 +127,7 @@ int profile_start_sel(struct app *a, int node, const struct pidsel *sel,
 		return ACT_NONE;
 	session_profile(a->s, node, sel, a->cfg->profile_rate,
 			a->cfg->profile_budget * 10000L);
-	if (!pf.p)
-		pf.p = profile_new();
-	profile_clear(pf.p);
-	reset_view();
-	list_reset(&a->pos[VIEW_PROFILE]);
-	pf.on = true;
-	pf.node = node;
-	snprintf(pf.who, sizeof(pf.who), "%s", who);
-	if (app_view(a) != VIEW_PROFILE)
-		app_push(a, VIEW_PROFILE);
+	begin(a, node, who);
 	app_msg(a, false, "sampling the stacks of %s, %d a second at most; "
 		"F flame graph, Enter callers and callees, q stops", pf.who,
 		a->cfg->profile_rate);
@@ -154,6 +162,25 @@ int profile_start(struct app *a, int node, const struct bs_pid *pids, int n)
 	return r;
 }
 
+int profile_start_top(struct app *a, int n)
+{
+	if (session_is_recording(a->s)) {
+		app_msg(a, true, "the profiler samples a live node; a recording "
+			"has no stacks to take");
+		return ACT_REDRAW;
+	}
+	int node = a->node_filter >= 0 ? a->node_filter : 0;
+	session_profile_top(a->s, node, n, a->cfg->profile_rate,
+			    a->cfg->profile_budget * 10000L);
+	char who[64];
+	snprintf(who, sizeof(who), "the top %d by reductions", n);
+	begin(a, node, who);
+	app_msg(a, false, "sampling the stacks of the %d processes leading by "
+		"reductions a second, picked again every second (the first "
+		"in 2 to 3 seconds)", n);
+	return ACT_REDRAW;
+}
+
 void profile_stop(struct app *a)
 {
 	if (!pf.on)
@@ -166,6 +193,15 @@ int profile_toggle(struct app *a)
 {
 	if (app_view(a) == VIEW_PROFILE)
 		return app_pop(a);
+	if (session_is_recording(a->s)) {
+		if (!pf.p || !profile_samples(pf.p)) {
+			app_msg(a, true, "the recording has no stacks: batch "
+				"--profile writes them");
+			return ACT_REDRAW;
+		}
+		app_push(a, VIEW_PROFILE);
+		return ACT_REDRAW;
+	}
 	struct bs_pid pids[64];
 	int n = 0;
 	if (app_view(a) == VIEW_PROC) {
@@ -202,6 +238,15 @@ void profile_highlight(struct app *a, const char *text)
 
 void profile_sample(struct app *a, int node, const struct prof_sample *p)
 {
+	if (session_is_recording(a->s)) {
+		/* a recording's stacks, every node's, for f to show */
+		if (!pf.p) {
+			pf.p = profile_new();
+			snprintf(pf.who, sizeof(pf.who), "the recording");
+		}
+		profile_add_sample(pf.p, p, clock_mono_ms());
+		return;
+	}
 	if (!pf.p || !pf.on || node != pf.node)
 		return;
 	profile_add_sample(pf.p, p, clock_mono_ms());
@@ -255,6 +300,87 @@ int profile_export(struct app *a, const char *path)
 	sbuf_release(&err);
 	return ACT_REDRAW;
 }
+
+/* :profile a,b: processes seen (on one node), or names the agent finds
+ * (registered, not seen yet) on the node shown */
+static int profile_named(struct app *a, const char *arg)
+{
+	struct pidsel sel = { .mode = SEL_LIST };
+	sel.items = xcalloc(64, sizeof(*sel.items));
+	int node = -1, r = ACT_REDRAW;
+	char list[1024];
+	snprintf(list, sizeof(list), "%s", arg);
+	for (char *save = NULL, *w = strtok_r(list, ",", &save); w && sel.n < 64;
+	     w = strtok_r(NULL, ",", &save)) {
+		struct pidsel_item *it = &sel.items[sel.n];
+		bool refused = false;
+		struct proc *p = app_find_proc(a, w, &refused);
+		if (refused)
+			goto out;
+		int here = p ? (int)p->pid.node : a->node_filter >= 0 ?
+			a->node_filter : 0;
+		if (node >= 0 && here != node) {
+			app_msg(a, true, ":profile samples the processes of one "
+				"node; \"%s\" is on another", w);
+			goto out;
+		}
+		node = here;
+		if (p) {
+			*it = (struct pidsel_item){ .is_pid = true,
+				.num = p->pid.num, .serial = p->pid.serial };
+		} else if (!retext_atom_parse(w, it->name, sizeof(it->name)) ||
+			   w[0] == '<') {
+			app_msg(a, true, "no process \"%s\" seen yet, and no name "
+				"the node could have; Tab completes names and "
+				"pids", w);
+			goto out;
+		}
+		sel.n++;
+	}
+	r = profile_start_sel(a, node < 0 ? 0 : node, &sel, arg);
+out:
+	pidsel_release(&sel);
+	return r;
+}
+
+int profile_command(struct app *a, int argc, const char *const *argv)
+{
+	if (argc == 0)
+		return app_view(a) == VIEW_PROFILE ? ACT_REDRAW :
+			profile_toggle(a);
+	if (!strcmp(argv[0], "off")) {
+		profile_stop(a);
+		if (app_view(a) == VIEW_PROFILE)
+			return app_pop(a);
+		app_msg(a, false, "the profiler is off");
+		return ACT_REDRAW;
+	}
+	if (!strcmp(argv[0], "top")) {
+		char *end = NULL;
+		long n = 10;
+		if (argc == 2)
+			n = strtol(argv[1], &end, 10);
+		if ((end && *end) || n < 1 || n > 1000) {
+			app_msg(a, true, ":profile top N: the N processes leading "
+				"by reductions a second (1 to 1000; 10 without N)");
+			return ACT_REDRAW;
+		}
+		return profile_start_top(a, (int)n);
+	}
+	if (!strcmp(argv[0], "window")) {
+		char *end;
+		long n = argc == 2 ? strtol(argv[1], &end, 10) : -1;
+		if (argc != 2 || *end || n < 0 || n > 86400) {
+			app_msg(a, true, ":profile window N: the last N seconds "
+				"(0: every sample)");
+			return ACT_REDRAW;
+		}
+		profile_set_window(a, (int)n);
+		return ACT_REDRAW;
+	}
+	return profile_named(a, argv[0]);
+}
+
 
 /* ---- the table ---- */
 
@@ -545,18 +671,17 @@ static bool profile_back(struct app *a)
 
 static void profile_where(struct app *a, char *out, size_t outsz)
 {
-	(void)a;
 	const struct profile_node *root = tree();
 	char rate[160] = "";
 	if (pf.on && pf.have_last) {
 		double secs = pf.last.ms > 0 ? (double)pf.last.ms / 1000.0 : 1.0;
-		snprintf(rate, sizeof(rate), ", %.0f/s of %d asked, %.1f%% of a "
-			 "scheduler at most (budget %d%%)%s",
+		snprintf(rate, sizeof(rate), ", %.0f/s of %d asked, costing "
+			 "%.1f%% of a scheduler (budget %d%%)%s",
 			 (double)pf.last.samples / secs, a->cfg->profile_rate,
 			 pct((unsigned long)pf.last.used_us,
 			     (unsigned long)(secs * 1e6)),
 			 a->cfg->profile_budget,
-			 pf.last.procs == 0 ? ", every process gone" : "");
+			 pf.last.procs == 0 ? ", no process to sample" : "");
 	}
 	snprintf(out, outsz, "profile of %s: %lu samples%s%s%s", pf.who,
 		 root ? root->total : 0UL,

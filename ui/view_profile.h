@@ -20,9 +20,15 @@ int profile_start_sel(struct app *a, int node, const struct pidsel *sel,
 /* f: the selected process's (the tagged ones', when any; in a process
  * log, its process) profile, or the view closed if it is on top. */
 int profile_toggle(struct app *a);
+/* :profile top N: the N processes of the node leading by reductions a
+ * second, picked again each second. */
+int profile_start_top(struct app *a, int n);
 /* Stop sampling (the view closes too when it is on top); the samples
  * stay until the next start. */
 void profile_stop(struct app *a);
+/* :profile [WHO|top [N]|off|window N], argc words after the command;
+ * ACT_* flags. */
+int profile_command(struct app *a, int argc, const char *const *argv);
 /* :profile window N: the view shows the last N seconds; 0: all of it. */
 void profile_set_window(struct app *a, int seconds);
 /* :profile-export FILE: collapsed stacks, or speedscope's JSON for a

@@ -77,15 +77,6 @@ struct profile {
  * Names and nodes.
  */
 
-static uint64_t name_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 /* the names map's drop: a chain freed */
 static void chain_free(void *val)
@@ -100,7 +91,7 @@ static void chain_free(void *val)
 static const char *intern(struct profile *p, const char *s)
 {
 	size_t len = strlen(s);
-	uint64_t h = name_hash(s, len);
+	uint64_t h = hmap_hash_bytes(s, len);
 	struct pname **chain = hmap_put(&p->names, &h, NULL), *c;
 	for (c = *chain; c; c = c->next)
 		if (c->len == len && !memcmp(c->s, s, len))

@@ -56,6 +56,19 @@ void *hmap_get(const struct hmap *m, const void *key);
 void *hmap_put(struct hmap *m, const void *key, bool *fresh);
 /* key removed (its value dropped); false if it was not there. */
 bool hmap_del(struct hmap *m, const void *key);
+/* A 64-bit hash of n bytes (FNV-1a), for tables keyed by strings: they
+ * key by the hash and chain the records of one hash, compared in full. */
+static inline uint64_t hmap_hash_bytes(const void *s, size_t n)
+{
+	const unsigned char *p = s;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 static inline size_t hmap_count(const struct hmap *m)
 {
 	return m->live;

@@ -177,6 +177,16 @@ static void rec_event(void *arg, int node, const struct event *ev)
 	session_feed(s, pn, &e);
 }
 
+/* a stack the profiler took: to the sinks as it came live */
+static void rec_profile(void *arg, int node, const struct prof_sample *p)
+{
+	struct session *s = arg;
+	int pn = (int)p->pid.node;
+	if (pn < 0 || pn >= s->nnodes || node < 0 || node >= s->nnodes)
+		return;
+	SINKS(s, profile_sample, node, p);
+}
+
 static void rec_counts(void *arg, int node, const struct recording_counts *c)
 {
 	struct session *s = arg;
@@ -406,7 +416,7 @@ bool session_replay(struct session *s, int max_items)
 		return true;
 	static const struct recording_sink sink = {
 		.node = rec_node, .event = rec_event, .counts = rec_counts,
-		.proc = rec_proc,
+		.proc = rec_proc, .profile = rec_profile,
 	};
 	/* near the limit, a line at a time: the first event over it ends
 	 * the replay, and the rest is not read (replay_done says so) */

@@ -686,12 +686,21 @@ void session_profile(struct session *s, int node, const struct pidsel *who,
 {
 	pidsel_release(&s->prof_sel);
 	s->prof_on = who != NULL;
+	s->prof_top = 0;
 	if (who)
 		pidsel_copy(&s->prof_sel, who);
 	s->prof_node = node;
 	s->prof_hz = hz;
 	s->prof_budget_us = budget_us;
 	s->prof_gen++;
+}
+
+void session_profile_top(struct session *s, int node, int n, int hz,
+			 long budget_us)
+{
+	session_profile(s, node, NULL, hz, budget_us);
+	s->prof_on = n > 0;
+	s->prof_top = n;
 }
 
 /* The profiler as the session wants it, asked of each agent once it is up
@@ -708,7 +717,8 @@ void node_profile_reconcile(struct snode *n)
 		n->prof_asked = s->prof_gen;
 		return;
 	}
-	if (agent_profile(&n->agent, here ? &s->prof_sel : NULL, s->prof_hz,
+	if (agent_profile(&n->agent, here && !s->prof_top ? &s->prof_sel : NULL,
+			  here ? s->prof_top : 0, s->prof_hz,
 			  s->prof_budget_us) == 0)
 		n->prof_asked = s->prof_gen;
 }

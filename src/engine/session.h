@@ -323,6 +323,11 @@ void session_node_stats(struct session *s, bool on);
  */
 void session_profile(struct session *s, int node, const struct pidsel *who,
 		     int hz, long budget_us);
+/* The same for the n processes of the node leading by reductions a
+ * second, as top mode's scan finds them (within its own budget of 1% of
+ * a scheduler), picked again each second. */
+void session_profile_top(struct session *s, int node, int n, int hz,
+			 long budget_us);
 /* Top mode: every agent, now and as they come, looks for the n processes
  * of its node that lead by metric (memory, reductions,
  * message_queue_len) and samples them every second; NULL: off. */

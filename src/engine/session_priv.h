@@ -172,6 +172,7 @@ struct session {
 	 * change a new prof_gen */
 	bool prof_on;
 	struct pidsel prof_sel;
+	int prof_top;           /* > 0: the leaders by reductions, not sel */
 	int prof_node, prof_hz;
 	long prof_budget_us;
 	unsigned prof_gen;

@@ -590,7 +590,8 @@ void json_profile_stats(struct sbuf *out, const char *node, int64_t ts,
 		  ",\"node\":", ts);
 	json_string(out, node);
 	sbuf_addf(out, ",\"samples\":%ld,\"processes\":%ld,\"skipped\":%ld,"
-		  "\"used_us\":%ld,\"ms\":%ld,\"cut_processes\":%ld,"
-		  "\"gone\":%ld}\n", st->samples, st->procs, st->skipped,
-		  st->used_us, st->ms, st->cut, st->gone);
+		  "\"used_us\":%ld,\"waited_us\":%ld,\"ms\":%ld,"
+		  "\"cut_processes\":%ld,\"gone\":%ld}\n", st->samples,
+		  st->procs, st->skipped, st->used_us, st->waited_us, st->ms,
+		  st->cut, st->gone);
 }

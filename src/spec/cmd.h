@@ -41,7 +41,7 @@
 	X(SERVERS,  "servers",  "[off]",                "show gen_server and gen_statem call latency per server and request kind; off stops pairing calls", c_servers) \
 	X(CHART,    "chart",    "",                     "show the sequence chart of the tagged processes (Space tags them in the table)", c_chart) \
 	X(CHART_EXPORT, "chart-export", "FILE",         "write the chart as shown: PlantUML for FILE.puml, Mermaid for FILE.mmd", c_chart_export) \
-	X(PROFILE,  "profile",  "[PID|NAME[,...]|off|window N]", "sample stacks and show where the processes spend their time (the selected or tagged ones without an argument); window N shows the last N seconds (0: all)", c_profile) \
+	X(PROFILE,  "profile",  "[PID|NAME[,...]|top [N]|off|window N]", "sample stacks and show where the processes spend their time (the selected or tagged ones without an argument; top N: the N leading by reductions a second); window N shows the last N seconds (0: all)", c_profile) \
 	X(PROFILE_EXPORT, "profile-export", "FILE",     "write the profile as shown: speedscope JSON for FILE.json, collapsed stacks otherwise", c_profile_export) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
 	X(HEADER,   "header",   "[on|off]",             "show or hide the node at a glance above the process table; no argument toggles", c_header) \

@@ -54,22 +54,13 @@ void structs_release(struct structs *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static uint64_t hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 static struct structs_slot *find(const struct structs *t, const char *mod,
 				 size_t len)
 {
 	if (!t->map.key_size)
 		return NULL;
-	uint64_t h = hash(mod, len);
+	uint64_t h = hmap_hash_bytes(mod, len);
 	struct structs_slot **chain = hmap_get(&t->map, &h), *s;
 	for (s = chain ? *chain : NULL; s; s = s->next)
 		if (s->len == len && !memcmp(s->mod, mod, len))
@@ -88,7 +79,7 @@ static struct structs_slot *slot_for(struct structs *t, const char *mod,
 		return NULL;
 	if (!t->map.key_size)   /* zeroed, never made: made now */
 		structs_init(t);
-	uint64_t h = hash(mod, len);
+	uint64_t h = hmap_hash_bytes(mod, len);
 	struct structs_slot **chain = hmap_put(&t->map, &h, NULL);
 	s = xcalloc(1, sizeof(*s));
 	s->mod = xstrndup(mod, len);

@@ -201,11 +201,12 @@ int agent_node_stats(struct agent *a, bool on);
 int agent_top(struct agent *a, const char *metric, int n);
 /* The sampling profiler: the processes of who (a list: pids of the target,
  * registered names) sampled hz times a second in all, spending at most
- * budget_us of the target's time a second; who NULL: off.  The samples
- * come on the stream (profile), a second at a time.  No reply is
- * awaited. */
-int agent_profile(struct agent *a, const struct pidsel *who, int hz,
-		  long budget_us);
+ * budget_us of the target's time a second; who NULL: the top_n processes
+ * leading by reductions a second (top mode's scan, picked again each
+ * second), or off when top_n is 0.  The samples come on the stream
+ * (profile), a second at a time.  No reply is awaited. */
+int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
+		  int hz, long budget_us);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

@@ -136,17 +136,23 @@ int agent_top(struct agent *a, const char *metric, int n)
 	return r;
 }
 
-int agent_profile(struct agent *a, const struct pidsel *who, int hz,
-		  long budget_us)
+int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
+		  int hz, long budget_us)
 {
 	ei_x_buff x;
 	erlang_ref ref;
 	request_begin(a, &x, &ref);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_atom(&x, "profile");
-	if (who) {
+	if (who || top_n > 0) {
 		ei_x_encode_tuple_header(&x, 3);
-		encode_pidsel(a, &x, who);
+		if (who) {
+			encode_pidsel(a, &x, who);
+		} else {
+			ei_x_encode_tuple_header(&x, 2);
+			ei_x_encode_atom(&x, "top");
+			ei_x_encode_long(&x, top_n);
+		}
 		ei_x_encode_long(&x, hz);
 		ei_x_encode_long(&x, budget_us);
 	} else {

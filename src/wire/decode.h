@@ -227,7 +227,7 @@ long decode_relations(struct decoder *d, const char *buf, int *idx,
  */
 #define PROF_FRAMES_MAX 256
 struct prof_stats {
-	long samples, used_us, skipped, gone, procs, cut, ms;
+	long samples, used_us, waited_us, skipped, gone, procs, cut, ms;
 };
 struct prof_sample {
 	struct bs_pid pid;

@@ -369,6 +369,7 @@ static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
 	static const struct { const char *key; size_t off; } keys[] = {
 		{ "samples", offsetof(struct prof_stats, samples) },
 		{ "used_us", offsetof(struct prof_stats, used_us) },
+		{ "waited_us", offsetof(struct prof_stats, waited_us) },
 		{ "skipped", offsetof(struct prof_stats, skipped) },
 		{ "gone", offsetof(struct prof_stats, gone) },
 		{ "procs", offsetof(struct prof_stats, procs) },

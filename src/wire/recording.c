@@ -191,6 +191,43 @@ static const char *take_counts(struct recording *r, const cJSON *o,
 	return NULL;
 }
 
+/* A profile_sample line: its stack, root first, at most PROF_FRAMES_MAX
+ * frames (those nearest the root) */
+static const char *take_profile(struct recording *r, const cJSON *o,
+				const struct recording_sink *s, void *arg)
+{
+	struct prof_sample p;
+	const char *status;
+	int node;
+	memset(&p, 0, sizeof(p));
+	if (!rec_get_i64(o, "ts", &p.ts_us))
+		return "bad ts";
+	if ((node = rec_line_node(r, o)) < 0)
+		return "no node";
+	if (!rec_get_str(o, "pid", &p.pid_text) || !p.pid_text ||
+	    !rec_pid_of(r, p.pid_text, node, &p.pid))
+		return "no pid";
+	if (!rec_get_str(o, "status", &status) || !status)
+		return "no status";
+	snprintf(p.status, sizeof(p.status), "%s", status);
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "whole");
+	p.whole = cJSON_IsTrue(w);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "stack"), *f;
+	if (!cJSON_IsArray(st))
+		return "no stack";
+	cJSON_ArrayForEach(f, st) {
+		if (!cJSON_IsString(f))
+			return "bad stack";
+		if (p.nframes < PROF_FRAMES_MAX)
+			p.frames[p.nframes++] = f->valuestring;
+	}
+	r->stats.items++;
+	rec_tell_nodes(r, s, arg);
+	if (s->profile)
+		s->profile(arg, node, &p);
+	return NULL;
+}
+
 static const char *take_summary(struct recording *r, const cJSON *o,
 				const char *type, const struct recording_sink *s,
 				void *arg)
@@ -310,8 +347,10 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	    !strcmp(type, "gen_call_totals"))
 		return NULL;
 	/* what a node said of itself: the view shows it live only */
-	if (!strcmp(type, "node_stats"))
+	if (!strcmp(type, "node_stats") || !strcmp(type, "profile_stats"))
 		return NULL;
+	if (!strcmp(type, "profile_sample"))
+		return take_profile(r, o, s, arg);
 	if (!strcmp(type, "export")) {
 		const char *why = rec_take_export(r, o, s, arg);
 		*kept = !why;

@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decode.h"
 #include "event.h"
 #include "sbuf.h"
 
@@ -108,6 +109,8 @@ struct recording_sink {
 	void (*proc)(void *arg, int node, const struct recording_proc *p);
 	/* node: the index of s->node, -1 for a summary over several nodes */
 	void (*summary)(void *arg, int node, const struct recording_summary *s);
+	/* a stack the profiler took (a profile_sample line) */
+	void (*profile)(void *arg, int node, const struct prof_sample *p);
 };
 
 struct recording_stats {

@@ -141,6 +141,107 @@ static void collect(void *arg, const struct event *ev)
 	ngot++;
 }
 
+static char prof_got[4][400];
+static int nprof;
+
+/* a stack as "root;...;leaf status whole" */
+static void prof_one(void *arg, const struct prof_sample *s)
+{
+	(void)arg;
+	if (nprof == 4)
+		return;
+	char *o = prof_got[nprof++];
+	o[0] = '\0';
+	for (int i = 0; i < s->nframes; i++)
+		snprintf(o + strlen(o), 400 - strlen(o), "%s%s", i ? ";" : "",
+			 s->frames[i]);
+	snprintf(o + strlen(o), 400 - strlen(o), " %s %s %s", s->status,
+		 s->whole ? "whole" : "cut", s->pid_text);
+}
+
+/* {beamscope_profile, {Stats, [Sample]}}: a sample of frames (leaf
+ * first, as the agent sends them), a malformed one, a cut one */
+static void prof_msg(ei_x_buff *x)
+{
+	static const char *const frames[] = {
+		"'Elixir.Shop.Cache':handle_call/3", "gen_server:try_handle_call/4",
+		"proc_lib:init_p_do_apply/3",
+	};
+	erlang_pid p = pid(85);
+	ei_x_new_with_version(x);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_atom(x, "beamscope_profile");
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_map_header(x, 3);
+	ei_x_encode_atom(x, "samples");
+	ei_x_encode_long(x, 2);
+	ei_x_encode_atom(x, "used_us");
+	ei_x_encode_long(x, 730);
+	ei_x_encode_atom(x, "waited_us");
+	ei_x_encode_long(x, 9000);
+	ei_x_encode_list_header(x, 3);
+	ei_x_encode_tuple_header(x, 5);
+	ei_x_encode_longlong(x, 1000);
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, "running");
+	ei_x_encode_list_header(x, 3);
+	for (int i = 0; i < 3; i++)
+		ei_x_encode_binary(x, frames[i], (long)strlen(frames[i]));
+	ei_x_encode_empty_list(x);
+	ei_x_encode_boolean(x, 1);
+	ei_x_encode_tuple_header(x, 5);          /* a frame that is no binary */
+	ei_x_encode_longlong(x, 1001);
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, "running");
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_atom(x, "not_a_frame");
+	ei_x_encode_empty_list(x);
+	ei_x_encode_boolean(x, 1);
+	ei_x_encode_tuple_header(x, 5);
+	ei_x_encode_longlong(x, 1002);
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, "waiting");
+	ei_x_encode_list_header(x, 2);
+	ei_x_encode_binary(x, "lists:seq/2", 11);
+	ei_x_encode_binary(x, "...", 3);
+	ei_x_encode_empty_list(x);
+	ei_x_encode_boolean(x, 0);
+	ei_x_encode_empty_list(x);
+}
+
+static void test_profile(struct names *names)
+{
+	ei_x_buff x;
+	struct msg m;
+	struct decoder d;
+	struct prof_stats st;
+	prof_msg(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_PROFILE, "profile recognised");
+	for (int syn = TERM_ERLANG; syn <= TERM_ELIXIR; syn++) {
+		decoder_init(&d, NODE, 0, names);
+		d.syn = (enum term_syntax)syn;
+		nprof = 0;
+		int idx = m.body;
+		is_num(decode_profile(&d, x.buff, &idx, &st, prof_one, NULL), 2,
+		       "profile: two samples, the malformed one skipped");
+		is_num(d.malformed, 1, "profile: the malformed one counted");
+		is_num(st.samples, 2, "profile: its stats");
+		is_num(st.used_us + st.waited_us, 9730, "profile: its costs");
+		is(prof_got[0], syn == TERM_ERLANG ?
+		   "proc_lib:init_p_do_apply/3;gen_server:try_handle_call/4;"
+		   "'Elixir.Shop.Cache':handle_call/3 running whole <0.85.0>" :
+		   ":proc_lib.init_p_do_apply/3;:gen_server.try_handle_call/4;"
+		   "Shop.Cache.handle_call/3 running whole <0.85.0>",
+		   "profile: root first, in the syntax in force");
+		is(prof_got[1], syn == TERM_ERLANG ?
+		   "...;lists:seq/2 waiting cut <0.85.0>" :
+		   "...;:lists.seq/2 waiting cut <0.85.0>",
+		   "profile: a cut stack");
+		decoder_release(&d);
+	}
+	ei_x_free(&x);
+}
+
 int main(void)
 {
 	ei_x_buff x;
@@ -148,7 +249,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(54);
+	plan(67);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -528,6 +629,7 @@ int main(void)
 	ei_x_free(&x);
 
 	decoder_release(&d);
+	test_profile(&names);
 	names_release(&names);
 	return done_testing();
 }

@@ -294,7 +294,7 @@ static void test_two_nodes(void)
 
 int main(void)
 {
-	plan(53);
+	plan(59);
 	test_one_node();
 	test_unknown();
 	test_refused();

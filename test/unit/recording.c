@@ -149,7 +149,7 @@ static void on_proc(void *arg, int node, const struct recording_proc *p)
 }
 
 static const struct recording_sink sink = {
-	on_node, on_event, on_counts, on_proc, on_summary,
+	on_node, on_event, on_counts, on_proc, on_summary, NULL,
 };
 
 static void got_init(struct got *g, const struct event *want, int nwant)

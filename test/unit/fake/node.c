@@ -463,11 +463,11 @@ int agent_top(struct agent *a, const char *metric, int n)
 	return of(a) ? 0 : -1;
 }
 
-int agent_profile(struct agent *a, const struct pidsel *who, int hz,
-		  long budget_us)
+int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
+		  int hz, long budget_us)
 {
 	struct fake *k = of(a);
-	(void)hz, (void)budget_us;
+	(void)hz, (void)budget_us, (void)top_n;
 	if (!k)
 		return -1;
 	k->seen.profiles++;
