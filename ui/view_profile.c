@@ -417,7 +417,7 @@ static void table_draw(struct app *a, const struct profile_node *root,
 		move(y + 1 + r, 0);
 		clrtoeol();
 		size_t i = (size_t)(l->top + r);
-		if (i >= n) {
+		if (i >= n || !fns || !root) {
 			if (i == 0)
 				draw_text(y + 1, 0, COLS, pf.on ? "  no samples yet" :
 					  "  not sampling: f on a process starts the "
@@ -433,7 +433,7 @@ static void table_draw(struct app *a, const struct profile_node *root,
 			  draw_attr(a, ROLE_SELECTED) : mark ?
 			  (int)A_BOLD : (int)A_NORMAL);
 	}
-	if (l->sel >= 0 && (size_t)l->sel < n) {
+	if (fns && l->sel >= 0 && (size_t)l->sel < n) {
 		/* the name stays valid: the profile interns its names */
 		pf.fn = fns[l->sel].name;
 	}
@@ -460,21 +460,23 @@ static void edges_draw(struct app *a, const struct profile_node *root,
 		if (i == 0) {
 			snprintf(line, sizeof(line), "CALLERS of %s", pf.fn);
 			attr = draw_attr(a, ROLE_HEADER);
-		} else if (i <= (int)nin) {
+		} else if (i <= (int)nin && in) {
 			e = &in[i - 1];
 		} else if (i == (int)nin + 1) {
 			line[0] = '\0';
 		} else if (i == (int)nin + 2) {
 			snprintf(line, sizeof(line), "CALLEES of %s", pf.fn);
 			attr = draw_attr(a, ROLE_HEADER);
-		} else if (i < count) {
+		} else if (i < count && out) {
 			e = &out[i - (int)nin - 3];
 		} else {
 			continue;
 		}
-		if (e)
+		if (e && root)
 			snprintf(line, sizeof(line), "  %-*.*s %8lu %5.1f%%", w, w,
 				 e->name, e->samples, pct(e->samples, root->total));
+		else if (e)
+			continue;
 		draw_text(y + r, 0, COLS, line, attr);
 	}
 	free(in);
