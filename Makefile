@@ -162,7 +162,7 @@ $(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
 # make fuzz FUZZ_RUNS=N runs them
 # the sources of these modules, whichever layer holds them
 srcs_of = $(foreach m,$(1),$(wildcard $(LAYERS:%=src/%/$(m).c)))
-FUZZ_SRC := $(call srcs_of,wire decode decode_info term term_erl term_ex structs names hmap event json sbuf \
+FUZZ_SRC := $(call srcs_of,wire decode decode_info term term_erl term_ex structs names hmap event json sbuf retext \
 	xalloc stats recording recording_export recording_fields pidtext gencall gcrow nodestat spark)
 FUZZ_RUNS ?= 1000000
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \

@@ -81,6 +81,15 @@ static void on_relations(void *arg, const struct relations *r)
 	json_string(&out, r->ancestors);
 }
 
+static void on_prof(void *arg, const struct prof_sample *s)
+{
+	(void)arg;
+	json_string(&out, s->pid_text);
+	json_string(&out, s->status);
+	for (int i = 0; i < s->nframes; i++)
+		json_string(&out, s->frames[i]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -116,6 +125,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			static struct node_sample ns;
 			idx = m.body;
 			nodestat_decode(buf, &idx, &ns);
+			break;
+		}
+		case WIRE_PROFILE: {
+			struct prof_stats st;
+			idx = m.body;
+			/* in Elixir too: frames go through retext */
+			d.syn = size % 2 ? TERM_ELIXIR : TERM_ERLANG;
+			decode_profile(&d, buf, &idx, &st, on_prof, NULL);
 			break;
 		}
 		default:
