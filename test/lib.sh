@@ -406,10 +406,11 @@ ui_wait() {
 }
 
 # bytes TEXT: a number as the table writes it in bytes ("6400k" ->
-# 6400000, "3M" -> 3000000)
+# 6400000, "3M" -> 3000000); an at-least value (">6400k", where measuring
+# would cost the target too much) as its bound
 bytes() {
 	awk -v v="$1" 'BEGIN { m = 1; if (v ~ /k$/) m = 1000; if (v ~ /M$/) m = 1000000;
-		sub(/[kM]$/, "", v); printf "%d\n", v * m }'
+		sub(/^>/, "", v); sub(/[kM]$/, "", v); printf "%d\n", v * m }'
 }
 
 # within A B: A within 10% of B
