@@ -102,8 +102,19 @@ static void on_summary(void *arg, int node, const struct recording_summary *s)
 	sn->items++;
 }
 
+static void on_profile(void *arg, int node, const struct prof_sample *p)
+{
+	struct seen *sn = arg;
+	check_node(sn, node);
+	check_node(sn, (int)p->pid.node);
+	if (p->nframes < 0 || p->nframes > PROF_FRAMES_MAX)
+		abort();
+	json_profile_sample(&out, sn->r->nodes[node], p);
+	sn->items++;
+}
+
 static const struct recording_sink sink = {
-	on_node, on_event, on_counts, on_proc, on_summary,
+	on_node, on_event, on_counts, on_proc, on_summary, on_profile,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
