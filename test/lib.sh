@@ -68,6 +68,15 @@ expect() {
 	return 1
 }
 
+# expect_usage ARGS...: beamscope refuses ARGS with exit status 2 and one
+# line on stderr (in ./err), nothing on stdout
+expect_usage() {
+	"$BEAMSCOPE" "$@" >out 2>err
+	rc=$?
+	cat err
+	expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
+}
+
 test_skip_all() {
 	printf '1..0 # SKIP %s\n' "$1"
 	exit 0

@@ -20,12 +20,6 @@ test_expect_success '--version names the OTP releases' '
 	grep -q "targets need OTP $min or newer" v
 '
 
-expect_usage() {
-	"$BEAMSCOPE" "$@" >out 2>err
-	rc=$?
-	cat err
-	expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
-}
 
 test_expect_success 'unknown option: exit 2, one line' '
 	expect_usage --frobnicate demo && grep -q "unknown option \"--frobnicate\"" err

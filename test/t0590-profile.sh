@@ -17,13 +17,6 @@ BUSY=$(node_eval 'pid_to_list(whereis(bs_busy)).' | tr -d ' \n"')
 DEEP=$(node_eval 'pid_to_list(whereis(bs_deep)).' | tr -d ' \n"')
 say "bs_busy $BUSY, bs_deep $DEEP"
 
-expect_usage() {
-	"$BEAMSCOPE" "$@" >out 2>err
-	rc=$?
-	cat err
-	expect "$rc" -eq 2 && expect "$(wc -l <err)" -eq 1 && [ ! -s out ]
-}
-
 test_expect_success '--profile needs the processes named, and batch mode' '
 	expect_usage "$NODE" --batch --profile --cookie-file "$COOKIE_FILE" &&
 	grep -q "named: --pids a,b" err &&

@@ -511,10 +511,11 @@ struct fold_walk {
 	struct sbuf path, *out;
 };
 
+/* what the format cannot carry, and control bytes (a recording's frame
+ * may hold any): written as '_' */
 static bool fold_special(char c)
 {
-	return c == ';' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\v' || c == '\f';
+	return c == ';' || c == ' ' || (unsigned char)c < 0x20 || c == 0x7f;
 }
 
 static void fold_enter(struct walk *w, const struct profile_node *v)
