@@ -80,7 +80,7 @@ UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o \
 
 EBIN  := $(BUILD)/ebin
 # the agent and its helper modules, the tracer's module, the Elixir reader
-AGENT_MODS := agent printer info pattern prof scan trace
+AGENT_MODS := agent printer info pattern prof alarm scan trace
 BEAMS := $(AGENT_MODS:%=$(EBIN)/beamscope_%.beam) \
 	$(EBIN)/beamscope_tracer.beam $(EBIN)/beamscope_elixir.beam
 NIFSO := $(BUILD)/nif/beamscope_tracer.so
@@ -119,6 +119,7 @@ $(BUILD)/src/wire/embed.o: src/wire/embed.S $(BEAMS) $(NIFSO)
 		-DBS_INFO_BEAM='"$(EBIN)/beamscope_info.beam"' \
 		-DBS_PATTERN_BEAM='"$(EBIN)/beamscope_pattern.beam"' \
 		-DBS_PROF_BEAM='"$(EBIN)/beamscope_prof.beam"' \
+		-DBS_ALARM_BEAM='"$(EBIN)/beamscope_alarm.beam"' \
 		-DBS_SCAN_BEAM='"$(EBIN)/beamscope_scan.beam"' \
 		-DBS_TRACE_BEAM='"$(EBIN)/beamscope_trace.beam"' \
 		-DBS_TRACER_BEAM='"$(EBIN)/beamscope_tracer.beam"' \

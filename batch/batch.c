@@ -472,6 +472,8 @@ static void run_setup(struct run *r, const struct config *cfg)
 	if (cfg->profile_out)
 		r->prof = profile_new();
 	/* asked of each agent as it comes up; a recording has no node */
+	if (cfg->alarm && !cfg->open)
+		session_alarms(r->s, &cfg->alarms);
 	if (cfg->node_stats && !cfg->open)
 		session_node_stats(r->s, true);
 	json_sink_init(&r->js, r->s, cfg->counts,

@@ -8,7 +8,8 @@
 %% helper modules (?HELPERS): beamscope_printer (this node's printers),
 %% beamscope_info (counts, samples, top-N, node samples, describing,
 %% relations), beamscope_pattern (call, receive and --match patterns),
-%% beamscope_prof (the sampling profiler), beamscope_scan (reading a pattern without making atoms) and
+%% beamscope_prof (the sampling profiler), beamscope_alarm (the VM's
+%% alarms), beamscope_scan (reading a pattern without making atoms) and
 %% beamscope_trace (setting and clearing the trace, limits, checks).
 %%
 %% Invariants:
@@ -60,7 +61,8 @@
 -define(NAME, beamscope_agent).
 %% the helper modules, which the Owner sends in start/4's options
 -define(HELPERS, [beamscope_printer, beamscope_info, beamscope_pattern,
-                  beamscope_prof, beamscope_scan, beamscope_trace]).
+                  beamscope_prof, beamscope_alarm, beamscope_scan,
+                  beamscope_trace]).
 %% the bootstrap lock's name (PROTOCOL.md)
 -define(LOCK, beamscope_bootstrap).
 -define(START_TIMEOUT, 10000).
@@ -377,6 +379,10 @@ loop(St0) ->
             loop(beamscope_info:node_sample(St));
         {timeout, TRef, '$beamscope_prof'} when element(1, St#st.prof) =:= TRef ->
             loop(St#st{prof = beamscope_prof:tick(St#st.dest, St#st.prof)});
+        {monitor, _, _, _} = Alarm when St#st.alarm =/= none ->
+            loop(St#st{alarm = beamscope_alarm:event(Alarm, St#st.alarm)});
+        {timeout, _, '$beamscope_alarm'} ->
+            loop(St#st{alarm = beamscope_alarm:flush(St#st.dest, St#st.alarm)});
         '$beamscope_relations' ->
             erase(?REL_ARMED),
             loop(beamscope_info:relations(St));
@@ -479,6 +485,16 @@ handle({profile, _} = Req, Ref, St) ->
     {Reply, Prof} = beamscope_prof:ask(Req, Ours, St#st.prof),
     reply_owner(St, Ref, Reply),
     loop(St#st{prof = Prof});
+handle({alarms, _} = Req, _Ref, St0) ->
+    %% off, or the settings; answered on the stream, where the alarms
+    %% come, so that the Owner reads them in order
+    Ours = [self() | [W || {_, W, _} <- St0#st.workers]],
+    {State, Alarm} = beamscope_alarm:ask(Req, Ours, St0#st.alarm),
+    St = St0#st{alarm = Alarm},
+    %% a crash's cleanup gives the monitor back too
+    put(?STATE, St),
+    send(St#st.dest, {beamscope_alarm_state, State}),
+    loop(St);
 handle({Op, Pids}, _Ref, St)
   when (Op =:= describe orelse Op =:= describe_again), is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
@@ -516,6 +532,11 @@ cleanup(Why, StopRef, St) ->
     %% must not keep us here on a busy link
     _ = StopRef =:= none andalso put(?LEAVING, true),
     beamscope_trace:untrace(St),
+    %% the alarms not yet shipped go only to an Owner that asked us to stop
+    _ = beamscope_alarm:stop(case StopRef of
+                                 none -> none;
+                                 _ -> St#st.dest
+                             end, St#st.alarm),
     beamscope_info:swt_lower(),
     Dead = case Why of
                {worker_down, W, _} -> [stand_in(W, St)];

@@ -75,4 +75,6 @@
              top = none :: none | tuple(),
              %% the sampling profiler (beamscope_prof): its timer and
              %% state while it runs
-             prof = none :: none | {reference(), tuple()}}).
+             prof = none :: none | {reference(), tuple()},
+             %% the VM's alarms (beamscope_alarm) while they are on
+             alarm = none :: none | tuple()}).

@@ -240,12 +240,14 @@ node_eval() {
 # the legacy session (default 0).
 TARGET_STATE='
 Flagged = [P || P <- processes(), {flags, F} <- [erlang:trace_info(P, flags)], F =/= []],
-Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], lists:member(M, [beamscope_agent, beamscope_printer, beamscope_info, beamscope_pattern, beamscope_prof, beamscope_scan, beamscope_trace, beamscope_tracer, beamscope_elixir])],
+Ours = [P || P <- processes(), {current_function, {M, _, _}} <- [process_info(P, current_function)], lists:member(M, [beamscope_agent, beamscope_printer, beamscope_info, beamscope_pattern, beamscope_prof, beamscope_alarm, beamscope_scan, beamscope_trace, beamscope_tracer, beamscope_elixir])],
 Patterned = [1 || {M, _} <- code:all_loaded(), {F, A} <- M:module_info(functions), element(2, erlang:trace_info({M, F, A}, match_spec)) =/= false],
-{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_printer), code:is_loaded(beamscope_info), code:is_loaded(beamscope_pattern), code:is_loaded(beamscope_scan), code:is_loaded(beamscope_prof), code:is_loaded(beamscope_trace), code:is_loaded(beamscope_tracer), code:is_loaded(beamscope_elixir), length(Ours), length(Patterned), element(2, erlang:trace_info('\''receive'\'', match_spec)), erlang:statistics(scheduler_wall_time) =/= undefined, element(2, erlang:trace_info(send, match_spec)), case list_to_integer(erlang:system_info(otp_release)) >= 27 of true -> length([S || {beamscope, _} = S <- trace:session_info(all)]); false -> 0 end}.'
+{length(Flagged), element(2, erlang:trace_info(new_processes, flags)), whereis(beamscope_agent), code:is_loaded(beamscope_agent), code:is_loaded(beamscope_printer), code:is_loaded(beamscope_info), code:is_loaded(beamscope_pattern), code:is_loaded(beamscope_scan), code:is_loaded(beamscope_prof), code:is_loaded(beamscope_alarm), code:is_loaded(beamscope_trace), code:is_loaded(beamscope_tracer), code:is_loaded(beamscope_elixir), length(Ours), length(Patterned), element(2, erlang:trace_info('\''receive'\'', match_spec)), erlang:statistics(scheduler_wall_time) =/= undefined, element(2, erlang:trace_info(send, match_spec)), case list_to_integer(erlang:system_info(otp_release)) >= 27 of true -> length([S || {beamscope, _} = S <- trace:session_info(all)]); false -> 0 end, erlang:system_monitor()}.'
 RECEIVE_PATTERN=true
 SCHEDULER_WALL_TIME=false
 SEND_PATTERN=true
+# erlang:system_monitor() as the target had it before beamscope
+SYSTEM_MONITOR=undefined
 
 # otp_release: the current node's OTP release ("25", "27", "29")
 otp_release() {
@@ -289,7 +291,7 @@ target_clean() {
 	limit=${1:-2}
 	tries=$(awk "BEGIN { print int($limit * 10) }")
 	for _ in $(seq 0 "$tries"); do
-		CLEAN_STATE="{${FLAGGED:-0},[],undefined,false,false,false,false,false,false,false,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN,0}"
+		CLEAN_STATE="{${FLAGGED:-0},[],undefined,false,false,false,false,false,false,false,false,false,false,0,0,$RECEIVE_PATTERN,$SCHEDULER_WALL_TIME,$SEND_PATTERN,0,$SYSTEM_MONITOR}"
 		state=$(node_eval "$TARGET_STATE" | tr -d " \n")
 		[ "$state" = "$CLEAN_STATE" ] && return 0
 		sleep 0.1

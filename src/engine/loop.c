@@ -210,6 +210,7 @@ void session_tick(struct session *s)
 		node_stats_reconcile(n);
 		node_top_reconcile(n);
 		node_profile_reconcile(n);
+		node_alarms_reconcile(n);
 	}
 	node_rates(s, now);
 	if (now >= s->next_ping_ms) {

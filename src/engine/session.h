@@ -328,6 +328,20 @@ void session_profile(struct session *s, int node, const struct pidsel *who,
  * a scheduler), picked again each second. */
 void session_profile_top(struct session *s, int node, int n, int hz,
 			 long budget_us);
+/*
+ * The VM's alarms (nif/beamscope_alarm.erl) on every node, now and as
+ * they come, at the thresholds of sp (alarm.h); NULL: off.  Each alarm is
+ * an event of its process (EV_ALARM) to the sinks, whatever the kinds
+ * asked for; what each agent did (on, or off because someone else holds
+ * the node's system monitor) is a notice.
+ */
+void session_alarms(struct session *s, const struct alarm_spec *sp);
+/* Whether alarms are wanted, and at what thresholds (NULL: off). */
+const struct alarm_spec *session_alarm_spec(const struct session *s);
+/* The alarms reported so far on all nodes; *suppressed: those the agents
+ * did not ship (over their rate), when not NULL. */
+unsigned long session_alarm_count(const struct session *s,
+				  unsigned long *suppressed);
 /* Top mode: every agent, now and as they come, looks for the n processes
  * of its node that lead by metric (memory, reductions,
  * message_queue_len) and samples them every second; NULL: off. */

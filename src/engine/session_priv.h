@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "agent.h"
+#include "alarm.h"
 #include "analyser.h"
 #include "conn.h"
 #include "session.h"
@@ -110,6 +111,9 @@ struct snode {
 	int top_asked_n;
 	unsigned prof_asked;    /* the profiler as asked of its agent: the
 				 * session's prof_gen then; 0 never */
+	unsigned alarm_asked;   /* the alarms likewise (alarm_gen) */
+	unsigned long alarms;   /* the VM's alarms it reported */
+	unsigned long alarms_suppressed; /* ... and its agent did not ship */
 	struct {
 		bool have;
 		long scanned, total;   /* this pass: looked at, in it */
@@ -176,6 +180,11 @@ struct session {
 	int prof_node, prof_hz;
 	long prof_budget_us;
 	unsigned prof_gen;
+	/* the VM's alarms as wanted (every node), each change a new
+	 * alarm_gen */
+	bool alarms_on;
+	struct alarm_spec alarms;
+	unsigned alarm_gen;
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
 	char **modules;         /* loaded on a target, NULL-ended; NULL
@@ -226,6 +235,7 @@ void node_on_relations(void *arg, const char *buf, const struct msg *m);
 void goal_reconcile(struct session *s);
 void node_top_reconcile(struct snode *n);
 void node_profile_reconcile(struct snode *n);
+void node_alarms_reconcile(struct snode *n);
 void node_set_state(struct snode *n, enum snode_state st);
 void goal_start_failed(struct session *s, int rc, const char *why);
 struct snode *node_add(struct session *s, const char *name, bool required);

@@ -175,6 +175,12 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 		if (e->ts > n->last_ts)
 			n->last_ts = e->ts;
 	}
+	if (e->type == EV_ALARM) {
+		/* the VM's, not traced: whatever the kinds, past any limit */
+		n->alarms++;
+		deliver(s, n->idx, e);
+		return;
+	}
 	if (!(event_types[e->type].kind & s->spec.kinds)) {
 		if (st)
 			st->filtered++;
@@ -415,6 +421,64 @@ static void on_profile(void *arg, const char *buf, const struct msg *m)
 	SINKS(n->s, profile_second, n->idx, &st);
 }
 
+static void on_alarm(void *arg, const struct event *ev)
+{
+	struct snode *n = arg;
+	struct event e = *ev;
+	take_event(n->s, n, &e, true);
+}
+
+static void on_alarms(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	int idx = m->body;
+	if (!n->stats_ready)
+		return;
+	if (m->dropped > 0)
+		n->alarms_suppressed += (unsigned long)m->dropped;
+	if (decode_alarms(&n->dec, buf, &idx, on_alarm, n) < 0)
+		n->agent.unknown++;
+}
+
+static void on_alarm_state(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	struct alarm_state st;
+	int idx = m->body;
+	if (decode_alarm_state(&n->dec, buf, &idx, &st) < 0) {
+		n->agent.unknown++;
+		return;
+	}
+	struct sbuf set = SBUF_INIT;
+	switch (st.kind) {
+	case ALARM_STATE_ON:
+		alarm_spec_text(&n->s->alarms, &set);
+		session_notice(n->s, SESSION_INFO, "alarms on \"%s\" (%s): %s%s%s%s",
+			       n->agent.node, !strcmp(st.how, "session") ?
+			       "in a trace session of beamscope's" :
+			       "erlang:system_monitor/2, given back at the end",
+			       set.buf ? set.buf : "",
+			       st.unsupported[0] ? "; not on this release: " : "",
+			       st.unsupported, "");
+		break;
+	case ALARM_STATE_HELD:
+		session_notice(n->s, SESSION_WARN, "alarms are off on \"%s\": "
+			       "its system monitor is held by %s%s%s%s "
+			       "(erlang:system_monitor/2); beamscope leaves it "
+			       "as it is", n->agent.node, st.holder,
+			       st.holder_name[0] ? " (" : "", st.holder_name,
+			       st.holder_name[0] ? ")" : "");
+		break;
+	case ALARM_STATE_FAILED:
+		session_notice(n->s, SESSION_WARN, "alarms: \"%s\" refused the "
+			       "settings", n->agent.node);
+		break;
+	case ALARM_STATE_OFF:
+		break;
+	}
+	sbuf_release(&set);
+}
+
 void node_agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
@@ -422,7 +486,8 @@ void node_agent_fresh(struct snode *n)
 		.relations = node_on_relations,
 		.info = on_info, .labels = node_on_labels, .limit = on_limit,
 		.node = on_node, .top = on_top, .cleared = on_cleared,
-		.profile = on_profile, .arg = n,
+		.profile = on_profile, .alarms = on_alarms,
+		.alarm_state = on_alarm_state, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }

@@ -210,6 +210,14 @@ void json_event(struct sbuf *out, const struct event *ev, const char *node)
 		sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
 	if (ev->type == EV_GEN_CALL || ev->type == EV_GEN_REPLY)
 		sbuf_addf(out, ",\"tag\":\"%016" PRIx64 "\"", ev->gen_tag);
+	if (ev->type == EV_ALARM) {
+		if (ev->elapsed_us >= 0)
+			sbuf_addf(out, ",\"elapsed_us\":%" PRId64, ev->elapsed_us);
+		if (ev->heap[0] >= 0)
+			sbuf_addf(out, ",\"heap_bytes\":%ld", ev->heap[0]);
+		if (ev->heap[1] >= 0)
+			sbuf_addf(out, ",\"message_queue_len\":%ld", ev->heap[1]);
+	}
 	if (ev->payload) {
 		add_key(out, &f->payload);
 		json_string(out, ev->payload);

@@ -219,8 +219,9 @@ static void on_event(void *arg, int node, const struct event *ev)
 	struct json_sink *js = arg;
 	if (js->fd < 0 || js->write_errno)
 		return;
-	if (js->counts_mode) {
-		/* counts lines keep the last name a process had */
+	if (js->counts_mode && ev->type != EV_ALARM) {
+		/* counts lines keep the last name a process had; the VM's
+		 * alarms are written as they come */
 		if (ev->type == EV_REGISTER)
 			store_set_info(&js->counts, ev->pid, ev->pid_text,
 				       ev->name, NULL, -1);

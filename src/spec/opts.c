@@ -208,6 +208,11 @@ static int opt_apply_profile(struct config *cfg, enum opt_id id,
 		}
 		cfg->profile_budget = (int)v;
 		return 0;
+	case OPT_ALARM:
+		if (alarm_spec_parse(&cfg->alarms, arg, err) < 0)
+			return -1;
+		cfg->alarm = alarm_spec_any(&cfg->alarms);
+		return 0;
 	default:
 		return 1;
 	}

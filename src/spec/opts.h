@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "alarm.h"
 #include "pidsel.h"
 
 /* the longest --duration and --interval, in seconds */
@@ -50,6 +51,7 @@
 	X(PROFILE_OUT, "profile-out",        0,   "FILE",    0, "batch --profile: at the end, write the stacks sampled to FILE as collapsed stacks (flamegraph.pl, speedscope)") \
 	X(PROFILE_RATE, "profile-rate",      0,   "N",       1, "--profile, :profile: N samples a second in all, spread over the processes (default: 100; at most 1000)") \
 	X(PROFILE_BUDGET, "profile-budget", 0,   "PERCENT", 1, "--profile, :profile: the sampler's time on the target, waits included, at most PERCENT of one scheduler (default: 1; at most 50)") \
+	X(ALARM,       "alarm",              0,   "LIST",    1, "the VM's alarms as events: on (every one at its default: long_gc=100ms,long_schedule=100ms,large_heap=256MB,long_message_queue=10000,busy_port,busy_dist_port), or NAME=VALUE,... (NAME=off: not that one)") \
 	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
 	X(NODE_STATS,  "node-stats",         0,   NULL,      1, "sample each node once a second (memory, processes, run queues, schedulers): the view starts with its header shown, batch writes node_stats lines") \
 	X(ASCII,       "ascii",              0,   NULL,      1, "the view: draw rates and lines with ASCII characters only (default: Unicode where the locale is UTF-8)") \
@@ -106,6 +108,8 @@ struct config {
 	const char *profile_out;  /* --profile-out FILE; NULL: none */
 	int profile_rate;         /* --profile-rate, samples a second */
 	int profile_budget;       /* --profile-budget, percent of a scheduler */
+	bool alarm;               /* --alarm: the VM's alarms on */
+	struct alarm_spec alarms; /* ... at these thresholds */
 	bool ascii;               /* --ascii: no Unicode drawing characters */
 	bool node_stats;          /* --node-stats: the nodes sampled a second */
 	double interval;          /* --counts period, seconds */

@@ -41,10 +41,13 @@ enum event_kind {
 #define KIND_VIEW_DEFAULT (KIND_DEFAULT | KIND_TIMEOUT)
 /* function calls: turned on by --call patterns, not by --events */
 #define KIND_CALL 64
+/* the VM's alarms (alarm.h): turned on by --alarm, not by --events; not
+ * the tracer's, so above KIND_LAST */
+#define KIND_ALARM 2048
 /* every kind, calls included */
 #define KIND_ALL (KIND_SEND | KIND_RECEIVE | KIND_SPAWN | KIND_EXIT | \
 		  KIND_LINK | KIND_REGISTER | KIND_GC | KIND_RUNNING | KIND_CALL | \
-		  KIND_TIMEOUT | KIND_GENCALL)
+		  KIND_TIMEOUT | KIND_GENCALL | KIND_ALARM)
 /* the highest kind bit */
 #define KIND_LAST KIND_GENCALL
 
@@ -76,7 +79,8 @@ enum event_kind {
 	X(OUT_EXITED,        "out_exited",                    "running",         KIND_RUNNING) \
 	X(GEN_CALL,          "gen_call",                      "gen_call",        KIND_GENCALL) \
 	X(GEN_REPLY,         "gen_reply",                     "gen_reply",       KIND_GENCALL) \
-	X(TIMEOUT,           "timeout",                       "timeout",         KIND_TIMEOUT)
+	X(TIMEOUT,           "timeout",                       "timeout",         KIND_TIMEOUT) \
+	X(ALARM,             "alarm",                         "alarm",           KIND_ALARM)
 
 enum event_type {
 #define X(id, tag, json, kind) EV_##id,
@@ -129,7 +133,8 @@ extern const struct event_type_info event_types[EV__COUNT];
 	X(OUT_EXITED,        "",       "",            1,  "",             "payload", "payload") \
 	X(GEN_CALL,          "to",     "to_name",     0,  "kind",         "request", "payload") \
 	X(GEN_REPLY,         "",       "",            0,  "",             "reply",   "payload") \
-	X(TIMEOUT,           "",       "",            0,  "",             "payload", "payload")
+	X(TIMEOUT,           "",       "",            0,  "",             "payload", "payload") \
+	X(ALARM,             "port",   "to_node",     0,  "alarm",        "info",    "what the VM says")
 
 /* One JSON key: its name ("" when the type has none) and, ready to write,
  * ,"name": with its length, in an array of fixed size: the writer copies
@@ -181,9 +186,12 @@ struct event {
 	const char *mfa;        /* "m:f/N" for spawn/spawned and calls, else NULL */
 	const char *payload;    /* message, args, exit reason, return value */
 	const char *extra;      /* a call's caller; an exception's class */
-	int64_t elapsed_us;     /* return/exception/gc: time since its start; -1 */
+	int64_t elapsed_us;     /* return/exception/gc: time since its start;
+				 * an alarm: how long (long_gc, long_schedule);
+				 * -1 */
 	long heap[4];           /* gc: heap before, after, old heap before, after
-				 * (words); -1 unknown */
+				 * (words); an alarm: the heap (bytes), the
+				 * queue's length; -1 unknown */
 	bool truncated;         /* payload was cut, on the target or here */
 	/* several nodes: a receive paired with its send on another node */
 	const char *from;       /* the sender, "<name@host.N.S>", or NULL */

@@ -228,6 +228,19 @@ static void on_PROFILE(struct agent *a, const char *buf, const struct msg *m)
 		a->stream.profile(a->stream.arg, buf, m);
 }
 
+static void on_ALARMS(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.alarms)
+		a->stream.alarms(a->stream.arg, buf, m);
+}
+
+static void on_ALARM_STATE(struct agent *a, const char *buf,
+			   const struct msg *m)
+{
+	if (a->stream.alarm_state)
+		a->stream.alarm_state(a->stream.arg, buf, m);
+}
+
 static void on_EXIT(struct agent *a, const char *buf, const struct msg *m)
 {
 	a->gone = true;

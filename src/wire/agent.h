@@ -52,6 +52,8 @@ struct agent_stream {
 	void (*top)(void *arg, const struct msg *m);                     /* may be NULL */
 	void (*cleared)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*profile)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*alarms)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*alarm_state)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void *arg;
 };
 
@@ -207,6 +209,11 @@ int agent_top(struct agent *a, const char *metric, int n);
  * (profile), a second at a time.  No reply is awaited. */
 int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
 		  int hz, long budget_us);
+/* The VM's alarms at the thresholds of sp (alarm.h), or off (sp NULL):
+ * what the agent did comes on the stream (alarm_state), then the alarms
+ * (alarms).  No reply is awaited. */
+struct alarm_spec;
+int agent_alarms(struct agent *a, const struct alarm_spec *sp);
 /* Deactivate the session only: followers drop their flags at their next
  * event; the agent stays until stopped. */
 int agent_unfollow(struct agent *a);

@@ -346,6 +346,7 @@ static const struct helper {
 	{ "beamscope_info", bs_info_beam, bs_info_beam_end },
 	{ "beamscope_pattern", bs_pattern_beam, bs_pattern_beam_end },
 	{ "beamscope_prof", bs_prof_beam, bs_prof_beam_end },
+	{ "beamscope_alarm", bs_alarm_beam, bs_alarm_beam_end },
 	{ "beamscope_scan", bs_scan_beam, bs_scan_beam_end },
 	{ "beamscope_trace", bs_trace_beam, bs_trace_beam_end },
 };

@@ -16,6 +16,7 @@
 #include "esc.h"
 #include "embed.h"
 #include "exitcode.h"
+#include "alarm.h"
 #include "pidsel.h"
 #include "sig.h"
 #include "term.h"
@@ -155,6 +156,50 @@ int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
 		}
 		ei_x_encode_long(&x, hz);
 		ei_x_encode_long(&x, budget_us);
+	} else {
+		ei_x_encode_atom(&x, "off");
+	}
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
+/* {alarms, off} or {alarms, [Setting]}: large_heap in bytes (the agent
+ * makes them words), long_message_queue {Off, On} with Off half of On */
+int agent_alarms(struct agent *a, const struct alarm_spec *sp)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "alarms");
+	if (sp && alarm_spec_any(sp)) {
+		for (int k = 0; k < ALARM__COUNT; k++) {
+			long long v = sp->v[k];
+			if (v <= 0)
+				continue;
+			ei_x_encode_list_header(&x, 1);
+			const char *name = alarm_kinds[k].name;
+			switch (alarm_kinds[k].unit) {
+			case ALARM_FLAG:
+				ei_x_encode_atom(&x, name);
+				break;
+			case ALARM_COUNT:
+				ei_x_encode_tuple_header(&x, 2);
+				ei_x_encode_atom(&x, name);
+				ei_x_encode_tuple_header(&x, 2);
+				ei_x_encode_longlong(&x, v / 2);
+				ei_x_encode_longlong(&x, v);
+				break;
+			case ALARM_MS:
+			case ALARM_BYTES:
+				ei_x_encode_tuple_header(&x, 2);
+				ei_x_encode_atom(&x, name);
+				ei_x_encode_longlong(&x, v);
+				break;
+			}
+		}
+		ei_x_encode_empty_list(&x);
 	} else {
 		ei_x_encode_atom(&x, "off");
 	}

@@ -21,6 +21,8 @@
  *                                                 asked about
  *   {beamscope_profile, {Stats, Samples}}         a second of the sampling
  *                                                 profiler's stacks
+ *   {beamscope_alarms, Suppressed, Alarms}        the VM's alarms
+ *   {beamscope_alarm_state, State}                what an alarms request did
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -69,7 +71,9 @@ enum wire_sender {
 	X(TOP,       "beamscope_top",       5, 5, WIRE_FROM_AGENT,           "Lsdt") \
 	X(CLEARED,   "beamscope_cleared",   2, 2, WIRE_FROM_AGENT,           "b") \
 	X(STRUCTS,   "beamscope_structs",   2, 2, WIRE_FROM_AGENT,           "b") \
-	X(PROFILE,   "beamscope_profile",   2, 2, WIRE_FROM_AGENT,           "b")
+	X(PROFILE,   "beamscope_profile",   2, 2, WIRE_FROM_AGENT,           "b") \
+	X(ALARMS,    "beamscope_alarms",    3, 3, WIRE_FROM_AGENT,           "db") \
+	X(ALARM_STATE, "beamscope_alarm_state", 2, 2, WIRE_FROM_AGENT,       "b")
 
 enum wire_kind {
 	WIRE_UNKNOWN,
@@ -244,5 +248,28 @@ typedef void (*prof_fn)(void *arg, const struct prof_sample *s);
  * sample to fn; samples or -1. */
 long decode_profile(struct decoder *d, const char *buf, int *idx,
 		    struct prof_stats *st, prof_fn fn, void *arg);
+
+/*
+ * The VM's alarms (nif/beamscope_alarm.erl).  Each alarm of a
+ * WIRE_ALARMS body is handed to fn as an event of type EV_ALARM (event.h:
+ * its kind in extra, a port in peer, a node in peer_name, what else the
+ * VM says in payload, elapsed_us, heap[0] bytes, heap[1] a queue's
+ * length); alarms handed on, or -1.
+ */
+long decode_alarms(struct decoder *d, const char *buf, int *idx, event_fn fn,
+		   void *arg);
+
+/* What the agent did with an alarms request (WIRE_ALARM_STATE). */
+enum alarm_state_kind { ALARM_STATE_ON, ALARM_STATE_OFF, ALARM_STATE_HELD,
+			ALARM_STATE_FAILED };
+struct alarm_state {
+	enum alarm_state_kind kind;
+	char how[32];           /* on: session or system_monitor */
+	char unsupported[128];  /* on: alarms the target lacks, "a,b" */
+	char holder[64];        /* held: who holds the node's system monitor */
+	char holder_name[256];  /* and its registered name; "" none */
+};
+int decode_alarm_state(struct decoder *d, const char *buf, int *idx,
+		       struct alarm_state *st);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alarm.h"
 #include "etf.h"
 #include "retext.h"
 #include "term.h"
@@ -476,4 +477,202 @@ long decode_profile(struct decoder *d, const char *buf, int *idx,
 	    prof_stats_read(buf, idx, st) < 0)
 		return -1;
 	return each_entry(d, buf, idx, one_sample, &c);
+}
+
+/* ---- the VM's alarms ---- */
+
+/* a binary of at most max bytes into scratch, control bytes as '?' */
+static int alarm_text(struct decoder *d, const char *buf, int *idx, int max)
+{
+	int type, size;
+	char text[600];
+	if (ei_get_type(buf, idx, &type, &size) < 0 || type != ERL_BINARY_EXT ||
+	    size < 0 || size > max || size >= (int)sizeof(text))
+		return -1;
+	long len;
+	if (ei_decode_binary(buf, idx, text, &len) < 0)
+		return -1;
+	for (long i = 0; i < len; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			text[i] = '?';
+	sbuf_add(&d->scratch, text, (size_t)len);
+	return 0;
+}
+
+/* a function "m:f/N" as the decoder's syntax writes it, into scratch */
+static int alarm_mfa(struct decoder *d, const char *buf, int *idx)
+{
+	size_t at = d->scratch.len;
+	if (alarm_text(d, buf, idx, 512) < 0)
+		return -1;
+	if (d->syn == TERM_ERLANG || d->scratch.len == at)
+		return 0;
+	char mfa[600];
+	size_t n = d->scratch.len - at;
+	memcpy(mfa, d->scratch.buf + at, n);
+	mfa[n] = '\0';
+	d->scratch.len = at;
+	if (!retext_mfa(&d->scratch, TERM_ERLANG, d->syn, mfa)) {
+		d->scratch.len = at;
+		sbuf_add(&d->scratch, mfa, n);
+	}
+	return 0;
+}
+
+/* long_schedule's where: {In, Out}, "in m:f/N, out m:f/N" */
+static int alarm_where(struct decoder *d, const char *buf, int *idx)
+{
+	int arity;
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 2)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		sbuf_addstr(&d->scratch, i ? ", out " : "in ");
+		size_t at = d->scratch.len;
+		if (alarm_mfa(d, buf, idx) < 0)
+			return -1;
+		if (d->scratch.len == at)
+			sbuf_addstr(&d->scratch, "?");
+	}
+	return 0;
+}
+
+struct alarm_ctx {
+	event_fn fn;
+	void *arg;
+};
+
+static int one_alarm(struct decoder *d, const char *buf, int *idx, void *ctx)
+{
+	struct alarm_ctx *c = ctx;
+	struct event ev;
+	int arity, type, size;
+	long long ts, ms, bytes, qlen;
+	char kind[32];
+	size_t at_pid, at_kind, at_port = 0, at_node = 0, at_info;
+	bool port = false, node = false;
+	memset(&ev, 0, sizeof(ev));
+	sbuf_reset(&d->scratch);
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 8 ||
+	    ei_decode_longlong(buf, idx, &ts) < 0 ||
+	    decode_atom(buf, idx, kind, sizeof(kind)) < 0 ||
+	    alarm_kind_of(kind) < 0)
+		return -1;
+	erlang_pid p;
+	if (ei_decode_pid(buf, idx, &p) < 0)
+		return -1;
+	ev.pid = (struct bs_pid){ p.num, p.serial, 0 };
+	at_pid = d->scratch.len;
+	term_pid_text(&d->scratch, d->node, p.node, p.num, p.serial);
+	sbuf_addch(&d->scratch, '\0');
+	at_kind = d->scratch.len;
+	sbuf_addstr(&d->scratch, kind);
+	sbuf_addch(&d->scratch, '\0');
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type == ERL_ATOM_EXT || type == ERL_SMALL_ATOM_EXT ||
+	    type == ERL_ATOM_UTF8_EXT || type == ERL_SMALL_ATOM_UTF8_EXT) {
+		if (ei_skip_term(buf, idx) < 0)   /* undefined */
+			return -1;
+	} else {
+		erlang_port pt;
+		if (ei_decode_port(buf, idx, &pt) < 0)
+			return -1;
+		at_port = d->scratch.len;
+		sbuf_addf(&d->scratch, "#Port<0.%llu>", (unsigned long long)pt.id);
+		sbuf_addch(&d->scratch, '\0');
+		port = true;
+	}
+	if (ei_decode_longlong(buf, idx, &ms) < 0 ||
+	    ei_decode_longlong(buf, idx, &bytes) < 0 ||
+	    ei_decode_longlong(buf, idx, &qlen) < 0)
+		return -1;
+	at_info = d->scratch.len;
+	if (!strcmp(kind, "long_schedule")) {
+		if (alarm_where(d, buf, idx) < 0)
+			return -1;
+	} else if (alarm_text(d, buf, idx, 512) < 0) {
+		return -1;
+	}
+	sbuf_addch(&d->scratch, '\0');
+	if (!strcmp(kind, "busy_dist_port") && d->scratch.buf[at_info]) {
+		/* the detail is the node the port goes to */
+		at_node = at_info;
+		node = true;
+	}
+	ev.type = EV_ALARM;
+	ev.ts = ts;
+	ev.worker = -1;
+	ev.elapsed_us = ms >= 0 && ms < (1LL << 40) ? ms * 1000 : -1;
+	ev.heap[0] = bytes >= 0 ? (long)bytes : -1;
+	ev.heap[1] = qlen >= 0 ? (long)qlen : -1;
+	ev.heap[2] = ev.heap[3] = -1;
+	ev.pid_text = d->scratch.buf + at_pid;
+	ev.extra = d->scratch.buf + at_kind;
+	ev.peer = port ? d->scratch.buf + at_port : NULL;
+	ev.peer_name = node ? d->scratch.buf + at_node : NULL;
+	ev.payload = node || !d->scratch.buf[at_info] ? NULL :
+		d->scratch.buf + at_info;
+	ev.raw_part = RAW_NOTHING;
+	ev.syn = (uint8_t)d->syn;
+	c->fn(c->arg, &ev);
+	return 0;
+}
+
+long decode_alarms(struct decoder *d, const char *buf, int *idx, event_fn fn,
+		   void *arg)
+{
+	struct alarm_ctx c = { fn, arg };
+	return each_entry(d, buf, idx, one_alarm, &c);
+}
+
+int decode_alarm_state(struct decoder *d, const char *buf, int *idx,
+		       struct alarm_state *st)
+{
+	int arity, type, size, n;
+	char tag[16];
+	(void)d;
+	memset(st, 0, sizeof(*st));
+	if (ei_get_type(buf, idx, &type, &size) < 0)
+		return -1;
+	if (type != ERL_SMALL_TUPLE_EXT) {
+		if (decode_atom(buf, idx, tag, sizeof(tag)) < 0 || strcmp(tag, "off"))
+			return -1;
+		st->kind = ALARM_STATE_OFF;
+		return 0;
+	}
+	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity < 2 ||
+	    decode_atom(buf, idx, tag, sizeof(tag)) < 0)
+		return -1;
+	if (!strcmp(tag, "on") && arity == 3) {
+		st->kind = ALARM_STATE_ON;
+		if (decode_atom(buf, idx, st->how, sizeof(st->how)) < 0 ||
+		    ei_decode_list_header(buf, idx, &n) < 0 || n > 8)
+			return -1;
+		for (int i = 0; i < n; i++) {
+			char a[32];
+			size_t l = strlen(st->unsupported);
+			if (decode_atom(buf, idx, a, sizeof(a)) < 0)
+				return -1;
+			snprintf(st->unsupported + l, sizeof(st->unsupported) - l,
+				 "%s%s", l ? "," : "", a);
+		}
+		return 0;
+	}
+	if (!strcmp(tag, "held") && arity == 3) {
+		erlang_pid p;
+		struct sbuf sb = SBUF_INIT;
+		st->kind = ALARM_STATE_HELD;
+		if (ei_decode_pid(buf, idx, &p) < 0)
+			return -1;
+		term_pid_text(&sb, d->node, p.node, p.num, p.serial);
+		snprintf(st->holder, sizeof(st->holder), "%s", sb.buf ? sb.buf : "");
+		sbuf_release(&sb);
+		if (decode_atom(buf, idx, st->holder_name, sizeof(st->holder_name)) < 0)
+			return -1;
+		if (!strcmp(st->holder_name, "undefined"))
+			st->holder_name[0] = '\0';
+		return 0;
+	}
+	st->kind = ALARM_STATE_FAILED;
+	return ei_skip_term(buf, idx);
 }

@@ -34,6 +34,12 @@ bs_prof_beam:
 bs_prof_beam_end:
 
 	.balign 16
+	.global bs_alarm_beam, bs_alarm_beam_end
+bs_alarm_beam:
+	.incbin BS_ALARM_BEAM
+bs_alarm_beam_end:
+
+	.balign 16
 	.global bs_scan_beam, bs_scan_beam_end
 bs_scan_beam:
 	.incbin BS_SCAN_BEAM

@@ -13,6 +13,7 @@ extern const unsigned char bs_printer_beam[], bs_printer_beam_end[];
 extern const unsigned char bs_info_beam[], bs_info_beam_end[];
 extern const unsigned char bs_pattern_beam[], bs_pattern_beam_end[];
 extern const unsigned char bs_prof_beam[], bs_prof_beam_end[];
+extern const unsigned char bs_alarm_beam[], bs_alarm_beam_end[];
 extern const unsigned char bs_scan_beam[], bs_scan_beam_end[];
 extern const unsigned char bs_trace_beam[], bs_trace_beam_end[];
 extern const unsigned char bs_tracer_beam[], bs_tracer_beam_end[];

@@ -13,6 +13,7 @@
  */
 #include "recording.h"
 #include "recording_priv.h"
+#include "alarm.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -140,6 +141,13 @@ const char *rec_parse_event(struct recording *r, const cJSON *o, int t,
 		if (end == tag || *end)
 			return "bad gen call tag";
 	}
+	if (ev->type == EV_ALARM &&
+	    (!ev->extra || alarm_kind_of(ev->extra) < 0))
+		return "no alarm kind";
+	if (ev->type == EV_ALARM &&
+	    (!rec_get_long(o, "heap_bytes", &ev->heap[0]) ||
+	     !rec_get_long(o, "message_queue_len", &ev->heap[1])))
+		return "bad field type";
 	if (EVENT_IS_GC(ev->type) &&
 	    (!rec_get_long(o, "heap_before", &ev->heap[0]) ||
 	     !rec_get_long(o, "heap_after", &ev->heap[1]) ||

@@ -48,7 +48,7 @@ BUILD=$WORK/build
 mkdir -p "$BUILD" "$WORK/test" "$WORK/home"
 if [ $# -ge 1 ] && [ -n "$1" ]; then
 	for f in beamscope_agent.beam beamscope_printer.beam \
-		beamscope_info.beam beamscope_pattern.beam beamscope_prof.beam \
+		beamscope_info.beam beamscope_pattern.beam beamscope_prof.beam beamscope_alarm.beam \
 		beamscope_scan.beam beamscope_trace.beam beamscope_tracer.beam beamscope_tracer.so; do
 		src=$(find_built "$1" "$f") || bail "no $f in \"$1\""
 		cp "$src" "$BUILD/$f"
@@ -59,7 +59,8 @@ else
 	erlc +warnings_as_errors -o "$BUILD" "$TOP/nif/beamscope_agent.erl" \
 		"$TOP/nif/beamscope_printer.erl" "$TOP/nif/beamscope_info.erl" \
 		"$TOP/nif/beamscope_pattern.erl" "$TOP/nif/beamscope_scan.erl" \
-		"$TOP/nif/beamscope_prof.erl" "$TOP/nif/beamscope_trace.erl" \
+		"$TOP/nif/beamscope_prof.erl" "$TOP/nif/beamscope_alarm.erl" \
+		"$TOP/nif/beamscope_trace.erl" \
 		"$TOP/nif/beamscope_tracer.erl" || bail "erlc failed"
 	${CC:-gcc} -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror \
 		-I"$ERTS_INCLUDE" -o "$BUILD/beamscope_tracer.so" \

@@ -15,7 +15,8 @@
 -define(PLAN, 40).
 %% the agent's helper modules, which it loads from start/4's options
 -define(HELPERS, [beamscope_printer, beamscope_info, beamscope_pattern,
-                  beamscope_prof, beamscope_scan, beamscope_trace]).
+                  beamscope_prof, beamscope_alarm, beamscope_scan,
+                  beamscope_trace]).
 -define(N, 1000).
 -define(KIDS, 10).
 -define(FLOOD, 200000).
