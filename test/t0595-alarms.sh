@@ -1,5 +1,5 @@
 #!/bin/sh
-# The VM's alarms as events (--alarm, :alarms) against processes that set
+# The VM's alarms as events (--alarm, :alarms, a) against processes that set
 # them off (test/erl/bs_alarm.erl): a large heap collected (long_gc,
 # large_heap), one long BIF call (long_schedule), a mailbox that grows
 # (long_message_queue, OTP 27+), a sender to a node that does not read
@@ -64,6 +64,29 @@ test_expect_success 'a recording keeps the alarms: --open writes them again' '
 	"$BEAMSCOPE" --open "$TRASH/rec.json" --batch -o "$TRASH/again2.json" 2>err;
 	cat err && grep -q "2 malformed" err &&
 	expect "$(jq -c "select(.type == \"alarm\")" "$TRASH/again2.json" | wc -l)" -eq "$(wc -l <a.txt)"
+'
+
+test_expect_success 'the view: the ALARM column, the list of alarms, the log, :alarms off' '
+	ui_start --alarm long_gc=1ms,large_heap=8MB && ui_wait "tracing [0-9]+ processes" 10 &&
+	ui_wait " 0 alarms( |$)" 5 &&
+	node_eval "bs_gc ! go, ok." >/dev/null &&
+	ui_wait " [1-9][0-9]* alarms?( |$)" 10 &&
+	ui_keys ":filter bs_gc" Enter && ui_wait "^ *PID .* ALARM " &&
+	ui_wait "^$GC .*bs_gc .* ![1-9][0-9]* " &&
+	ui_keys a && ui_wait "^TIME +PID +NAME +ALARM" &&
+	ui_wait "$GC +bs_gc +(large_heap: its heap is|long_gc: a garbage collection took [0-9]+ ms \\(heap)" &&
+	ui_keys G Enter && ui_wait "ALARM +(long_gc|large_heap): " &&
+	ui_keys Escape Escape && ui_wait "^ *PID .* ALARM " &&
+	ui_keys Space s && ui_wait "ALARM (long_gc \\([0-9]+ ms\\)|large_heap)" &&
+	ui_screen | grep -q "!" && ui_keys s && ui_wait "^ *PID .* ALARM " &&
+	ui_keys ":alarms off" Enter && ui_wait "alarms off" &&
+	for _ in $(seq 1 30); do
+		[ "$(node_eval "erlang:system_monitor()." | tr -d " \n")" = undefined ] && break; sleep 0.1
+	done &&
+	expect "$(node_eval "erlang:system_monitor()." | tr -d " \n")" = undefined &&
+	ui_keys ":alarms long_schedule=10ms" Enter && ui_wait "alarms: long_gc=100ms,long_schedule=10ms" &&
+	ui_wait "^TIME +PID" && ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
+	target_clean
 '
 
 test_expect_success 'someone else holds the system monitor: left to them (before OTP 28), untouched (28+)' '

@@ -44,6 +44,7 @@ enum {
 	X(RPS,      "rps",      "R/s")      \
 	X(SPAWNS,   "spawns",   "SPAWN")    \
 	X(MQ,       "mq",       "MQ")       \
+	X(ALARMS,   "alarms",   "ALARM")    \
 	X(MEM,      "mem",      "MEM")      \
 	X(REDS,     "reds",     "REDS")     \
 	X(REDSPS,   "redsps",   "REDS/s")   \

@@ -22,6 +22,7 @@
 #include "top.h"
 #include "view_chart.h"
 #include "view_procs.h"
+#include "view_alarms.h"
 #include "view_profile.h"
 #include "xalloc.h"
 
@@ -420,6 +421,13 @@ static int c_profile_export(struct app *a, const struct cmd_line *cl)
 		return ACT_REDRAW;
 	expand_home(cl->argv[0], path, sizeof(path));
 	return profile_export(a, path);
+}
+
+static int c_alarms(struct app *a, const struct cmd_line *cl)
+{
+	if (need_args(a, cl, 0, 1) < 0)
+		return ACT_REDRAW;
+	return alarms_command(a, cl->argc, (const char *const *)cl->argv);
 }
 
 static int c_procs(struct app *a, const struct cmd_line *cl)

@@ -222,6 +222,9 @@ static void counts_line(struct app *a, const struct node_view *n, int y)
 	} else {
 		sbuf_addstr(&sb, "  RunQ -");
 	}
+	if (a->store.alarms || session_alarm_spec(a->s))
+		sbuf_addf(&sb, "  Alarms %llu",
+			  (unsigned long long)a->store.alarms);
 	if (!session_is_recording(a->s) && n->state != SN_TRACING &&
 	    n->state != SN_READY && n->state != SN_STARTING)
 		sbuf_addf(&sb, "  (%s)", n->state_name);

@@ -43,6 +43,7 @@ static int cmp_rows(const void *pa, const void *pb)
 	case COL_RPS: c = cmp_ul(x->rreceives, y->rreceives); break;
 	case COL_SPAWNS: c = cmp_ul(x->spawns, y->spawns); break;
 	case COL_MQ: c = x->mqlen < y->mqlen ? -1 : x->mqlen > y->mqlen; break;
+	case COL_ALARMS: c = cmp_ul(x->alarms, y->alarms); break;
 	case COL_MEM: c = cmp_l(x->memory.bytes, y->memory.bytes); break;
 	case COL_REDS: c = cmp_l(x->reds, y->reds); break;
 	case COL_REDSPS: c = cmp_l(x->rreds, y->rreds); break;

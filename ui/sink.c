@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "clock.h"
+#include "view_alarms.h"
 #include "control.h"
 #include "esc.h"
 #include "exitcode.h"
@@ -34,6 +35,8 @@ static void on_event(void *arg, int node, const struct event *ev)
 {
 	struct app *a = arg;
 	uint64_t seq = store_add_event(&a->store, ev);
+	if (ev->type == EV_ALARM)
+		alarms_add(a, ev);
 	/* decoded before a :syntax, merged after it */
 	if (node >= 0 && node < session_nnodes(a->s) &&
 	    ev->syn != (uint8_t)session_node_syntax(a->s, node) && ev->raw)

@@ -241,9 +241,16 @@ void status_draw(struct app *a, int y)
 	if (a->last_error[0])
 		snprintf(err, sizeof(err), "last error: %s", a->last_error);
 	status_others(a, skipped, sizeof(skipped), cleared, sizeof(cleared));
+	/* the VM's alarms, while they are on or once one came */
+	char alarms[64] = "";
+	unsigned long sup, nal = session_alarm_count(a->s, &sup);
+	if (nal || session_alarm_spec(a->s))
+		snprintf(alarms, sizeof(alarms), "%lu alarm%s%s", nal,
+			 nal == 1 ? "" : "s", sup ? " (more not shipped)" : "");
 	struct status_part part[] = {
 		{ who, 10 }, { tm, 10 }, { where, 7 }, { rate, 4 }, { procs, 3 },
-		{ drops, dropped ? 9 : 5 }, { cleared, 9 }, { skipped, 6 },
+		{ drops, dropped ? 9 : 5 }, { alarms, nal ? 9 : 4 },
+		{ cleared, 9 }, { skipped, 6 },
 		{ what, 2 }, { calls, 8 }, { match, 8 },
 		{ limits, 1 }, { err, 0 },
 	};

@@ -102,6 +102,8 @@ static struct app *app_new(const struct config *cfg)
 	a->multi = session_multi(a->s);
 	/* --node-stats: the header from the start, asked of each agent as
 	 * it comes up */
+	if (cfg->alarm && !cfg->open)
+		session_alarms(a->s, &cfg->alarms);
 	if (cfg->node_stats && !cfg->open) {
 		a->header = true;
 		session_node_stats(a->s, true);

@@ -15,6 +15,7 @@
 #include "control.h"
 #include "header.h"
 #include "prompt.h"
+#include "view_alarms.h"
 #include "view_profile.h"
 
 static const struct view_ops *const views[VIEW__COUNT] = {
@@ -28,6 +29,7 @@ static const struct view_ops *const views[VIEW__COUNT] = {
 	[VIEW_SRV_CALLS] = &srv_calls_view_ops,
 	[VIEW_CHART] = &chart_view_ops,
 	[VIEW_PROFILE] = &profile_view_ops,
+	[VIEW_ALARMS] = &alarms_view_ops,
 };
 
 void app_push(struct app *a, enum view_id v)
@@ -141,6 +143,11 @@ static int req_profile(struct app *a)
 	return profile_toggle(a);
 }
 
+static int req_alarms(struct app *a)
+{
+	return alarms_toggle(a);
+}
+
 static int req_pause(struct app *a)
 {
 	return app_pause(a, !a->paused);
@@ -164,6 +171,7 @@ static int (*const shared[REQ__COUNT])(struct app *a) = {
 	[REQ_FILTER] = req_filter, [REQ_PROMPT] = req_prompt,
 	[REQ_PAUSE] = req_pause, [REQ_REDRAW] = req_redraw,
 	[REQ_HEADER] = req_header, [REQ_PROFILE] = req_profile,
+	[REQ_ALARMS] = req_alarms,
 };
 
 int view_request(struct app *a, enum request req)

@@ -20,6 +20,7 @@ struct app;
 
 enum view_id { VIEW_PROCS, VIEW_PROC, VIEW_TREE, VIEW_HELP, VIEW_CALLS,
 	       VIEW_EVENT, VIEW_SERVERS, VIEW_SRV_CALLS, VIEW_CHART, VIEW_PROFILE,
+	       VIEW_ALARMS,
 	       VIEW__COUNT };
 
 struct view_ops {
@@ -44,7 +45,8 @@ struct view_ops {
 
 extern const struct view_ops procs_view_ops, proc_view_ops, tree_view_ops,
 	help_view_ops, calls_view_ops, event_view_ops, servers_view_ops,
-	srv_calls_view_ops, chart_view_ops, profile_view_ops;
+	srv_calls_view_ops, chart_view_ops, profile_view_ops,
+	alarms_view_ops;
 
 
 /* What the view on top says of where it is; "" if nothing. */

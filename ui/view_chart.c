@@ -361,11 +361,13 @@ static void draw_arrow(struct app *a, const struct layout *L, int y,
 		       const struct chart_row *r)
 {
 	int f = center(L, r->from), line = draw_attr(a, r->kind == CHART_EXIT ||
+		r->kind == CHART_ALARM ||
 		r->state == CHART_DEAD ? ROLE_ERROR : ROLE_SEND);
 	if (r->kind != CHART_MSG && r->kind != CHART_LINK &&
 	    r->kind != CHART_UNLINK && !(r->kind == CHART_SPAWN && r->to >= 0)) {
 		static const char mark[] = { [CHART_SPAWN] = '+',
-			[CHART_EXIT] = 'X', [CHART_TIMEOUT] = 'T' };
+			[CHART_EXIT] = 'X', [CHART_TIMEOUT] = 'T',
+			[CHART_ALARM] = '!' };
 		put(y, f, (chtype)(unsigned char)mark[r->kind], line);
 		return;
 	}
@@ -419,6 +421,11 @@ static void row_text(const struct chart_row *r, struct sbuf *sb)
 		break;
 	case CHART_TIMEOUT:
 		sbuf_addf(sb, "timeout %s", r->text);
+		break;
+	case CHART_ALARM:
+		sbuf_addf(sb, "ALARM %s", r->text);
+		if (r->latency_us >= 0)
+			sbuf_addf(sb, " (%lld ms)", (long long)r->latency_us / 1000);
 		break;
 	}
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alarm.h"
 #include "app.h"
 #include "clock.h"
 #include "commands.h"
@@ -111,6 +112,14 @@ static void line_text(const struct sevent *e, char *out, size_t n)
 	case EV_TIMEOUT:
 		snprintf(out, n, "timeout  (receive ... after expired)");
 		break;
+	case EV_ALARM: {
+		struct sbuf t = SBUF_INIT;
+		alarm_text(&t, e->extra, e->elapsed_us, e->heap[0], e->heap[1],
+			   e->peer, e->peer_name, e->payload);
+		snprintf(out, n, "ALARM    %s", sbuf_str(&t));
+		sbuf_release(&t);
+		break;
+	}
 	case EV_EXIT:
 		snprintf(out, n, "exited   %s%s", pl, cut);
 		break;
@@ -168,6 +177,7 @@ static int role_of(const struct sevent *e)
 	case EV_RECEIVE: return ROLE_RECEIVE;
 	case EV_CALL: case EV_RETURN: case EV_EXCEPTION: case EV_TIMEOUT:
 		return ROLE_DIM;
+	case EV_ALARM: return ROLE_ERROR;   /* the VM says it is in trouble */
 	default: return ROLE_PROC;
 	}
 }

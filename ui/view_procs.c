@@ -357,6 +357,12 @@ static void row_texts(const struct app *a, const struct proc *p,
 	else
 		strcpy(num[COL_MQ], "-");
 	text[COL_MQ] = num[COL_MQ];
+	/* the VM's alarms: marked, with how many */
+	if (p->alarms)
+		snprintf(num[COL_ALARMS], sizeof(num[0]), "!%lu", p->alarms);
+	else
+		num[COL_ALARMS][0] = '\0';
+	text[COL_ALARMS] = num[COL_ALARMS];
 	/* bytes in k and M like the counts; "-" until sampled */
 	static const enum proc_col sampled[] = { COL_REDS, COL_REDSPS };
 	long sv[] = { p->reds, p->rreds };
@@ -396,8 +402,15 @@ static void spark_row(const struct app *a, const struct proc *p, int col,
 	spark_text(out, &sp, (unsigned)(w > 0 ? w : 0), 0, a->ascii);
 }
 
+/* The alarms' column: while they are on, or once one came (a recording). */
+static bool alarms_shown(const struct app *a)
+{
+	return a->store.alarms || session_alarm_spec(a->s);
+}
+
 /* Column widths from what they have shown; a hidden column is -1 (NODE
- * with a single node, CURRENT when there is no room for it). */
+ * with a single node, ALARM while there are none, CURRENT when there is
+ * no room for it). */
 static void widths(const struct app *a, int w[COL__COUNT])
 {
 	const struct procs_table *t = &tbl;
@@ -407,7 +420,8 @@ static void widths(const struct app *a, int w[COL__COUNT])
 		w[i] = t->wmax[i] > title ? t->wmax[i] : title;
 		if (is_spark(i))
 			w[i] = STORE_HISTORY;
-		if (i == COL_NODE && !a->multi)
+		if ((i == COL_NODE && !a->multi) ||
+		    (i == COL_ALARMS && !alarms_shown(a)))
 			w[i] = -1;
 		else
 			total += w[i] + 1;

@@ -325,6 +325,11 @@ void chart_build(struct chart *c, const struct store *st, uint64_t end)
 		case EV_TIMEOUT:   /* a receive that timed out: on its lifeline */
 			row_add(c, CHART_TIMEOUT, e, at, -1);
 			break;
+		case EV_ALARM:     /* the VM's, on its lifeline */
+			r = row_add(c, CHART_ALARM, e, at, -1);
+			r->text = e->extra ? e->extra : "";
+			r->latency_us = e->elapsed_us;
+			break;
 		default:
 			break;
 		}
@@ -517,6 +522,9 @@ int chart_write(const struct chart *c, enum chart_format fmt, FILE *f)
 			break;
 		case CHART_TIMEOUT:
 			note(&out, fmt, r->from, -1, "timeout", r->text, NULL);
+			break;
+		case CHART_ALARM:
+			note(&out, fmt, r->from, -1, "alarm", r->text, NULL);
 			break;
 		}
 	}

@@ -62,6 +62,8 @@ enum chart_kind {
 	CHART_LINK,             /* from -- to */
 	CHART_UNLINK,
 	CHART_TIMEOUT,          /* a receive that timed out, on from */
+	CHART_ALARM,            /* the VM's alarm of from: its kind in text,
+				 * how long in latency_us (-1) */
 };
 
 enum chart_state {

@@ -513,6 +513,12 @@ uint64_t store_add_event(struct store *st, const struct event *ev)
 	case EV_TIMEOUT:
 		p->timeouts++;
 		break;
+	case EV_ALARM:
+		p->alarms++;
+		st->alarms++;
+		snprintf(p->last_alarm, sizeof(p->last_alarm), "%s",
+			 ev->extra ? ev->extra : "");
+		break;
 	case EV_SPAWN: {
 		p->spawns++;
 		if (has_child) {

@@ -115,6 +115,8 @@ struct proc {
 	unsigned long sends, receives, spawns;       /* totals */
 	unsigned long timeouts;                      /* receive timeouts shipped;
 						      * not among receives */
+	unsigned long alarms;  /* the VM's alarms of it (EV_ALARM) */
+	char last_alarm[24];   /* the kind of the last one; "" none */
 	unsigned long rsends, rreceives, rspawns;    /* in the last second */
 	unsigned long tick_sends, tick_receives, tick_spawns; /* at last tick */
 	struct proc_history *hist;   /* NULL: quiet the last STORE_HISTORY
@@ -158,6 +160,7 @@ struct store {
 	uint64_t ticks;       /* store_tick calls: the store's seconds */
 	size_t max_exited;    /* exited processes kept; the oldest go first */
 	size_t nexited;
+	uint64_t alarms;      /* the VM's alarms added, all processes */
 	uint64_t pruned;      /* exited processes forgotten */
 	size_t max_procs;     /* processes kept at most; 0: no bound */
 	uint64_t forgotten;   /* quiet processes forgotten for max_procs */

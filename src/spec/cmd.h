@@ -30,7 +30,7 @@
 	X(RESUME,   "resume",   "",                     "unfreeze the display", c_resume) \
 	X(CLEAR,    "clear",    "",                     "forget every captured event and process", c_clear) \
 	X(FILTER,   "filter",   "[TEXT]",               "show only processes matching TEXT; no TEXT clears", c_filter) \
-	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq mem reds redsps heap sent30 recv30", c_sort) \
+	X(SORT,     "sort",     "COLUMN",               "sort the process table: pid name node current sends sps receives rps spawns mq alarms mem reds redsps heap sent30 recv30", c_sort) \
 	X(TOP,      "top",      "[COLUMN [N]|off]",     "top mode: the N (20) processes of the whole node that lead by mem, redsps, mq, sps or rps; no argument toggles it on the sort column", c_top) \
 	X(SYNTAX,   "syntax",   "[auto|erlang|elixir]", "print terms, names and functions as this language does, what is captured already too; auto: each node's own", c_syntax) \
 	X(LIMIT,    "limit",    "duration|events|payload|stuck N", "set a limit (0: none for duration and events; stuck: seconds before a gen call in flight is stuck)", c_limit) \
@@ -43,6 +43,7 @@
 	X(CHART_EXPORT, "chart-export", "FILE",         "write the chart as shown: PlantUML for FILE.puml, Mermaid for FILE.mmd", c_chart_export) \
 	X(PROFILE,  "profile",  "[PID|NAME[,...]|top [N]|off|window N]", "sample stacks and show where the processes spend their time (the selected or tagged ones without an argument; top N: the N leading by reductions a second); window N shows the last N seconds (0: all)", c_profile) \
 	X(PROFILE_EXPORT, "profile-export", "FILE",     "write the profile as shown: speedscope JSON for FILE.json, collapsed stacks otherwise", c_profile_export) \
+	X(ALARMS,   "alarms",   "[on|off|NAME=VALUE,...]", "the VM's alarms as events (long_gc, long_schedule, large_heap, long_message_queue, busy_port, busy_dist_port) and the list of recent ones; NAME=VALUE,... sets thresholds as --alarm does; off turns them off", c_alarms) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \
 	X(HEADER,   "header",   "[on|off]",             "show or hide the node at a glance above the process table; no argument toggles", c_header) \
 	X(HELP,     "help",     "",                     "show keys and commands", c_help) \

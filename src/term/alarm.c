@@ -161,3 +161,64 @@ void alarm_spec_text(const struct alarm_spec *sp, struct sbuf *out)
 		first = false;
 	}
 }
+
+static void add_bytes(struct sbuf *out, long b)
+{
+	if (b >= (1L << 30))
+		sbuf_addf(out, "%.1f GB", (double)b / (double)(1L << 30));
+	else if (b >= (1L << 20))
+		sbuf_addf(out, "%.1f MB", (double)b / (double)(1L << 20));
+	else
+		sbuf_addf(out, "%ld KB", b >> 10);
+}
+
+void alarm_text(struct sbuf *out, const char *kind, long long elapsed_us,
+		long bytes, long qlen, const char *port, const char *node,
+		const char *info)
+{
+	long long ms = elapsed_us >= 0 ? elapsed_us / 1000 : -1;
+	switch (alarm_kind_of(kind ? kind : "")) {
+	case ALARM_LONG_GC:
+		sbuf_addf(out, "long_gc: a garbage collection took %lld ms", ms);
+		if (bytes >= 0) {
+			sbuf_addstr(out, " (heap ");
+			add_bytes(out, bytes);
+			sbuf_addstr(out, ")");
+		}
+		return;
+	case ALARM_LARGE_HEAP:
+		sbuf_addstr(out, "large_heap: its heap is ");
+		add_bytes(out, bytes);
+		return;
+	case ALARM_LONG_SCHEDULE:
+		sbuf_addf(out, "long_schedule: %lld ms on a scheduler without "
+			  "a break", ms);
+		if (port)
+			sbuf_addf(out, " (its port %s)", port);
+		if (info)
+			sbuf_addf(out, ", %s", info);
+		return;
+	case ALARM_LONG_MESSAGE_QUEUE:
+		if (info && !strcmp(info, "short"))
+			sbuf_addstr(out, "long_message_queue: its queue is short "
+				    "again");
+		else
+			sbuf_addstr(out, "long_message_queue: its queue is long");
+		if (qlen >= 0)
+			sbuf_addf(out, " (%ld messages)", qlen);
+		return;
+	case ALARM_BUSY_PORT:
+		sbuf_addf(out, "busy_port: suspended, sending to the busy port "
+			  "%s", port ? port : "?");
+		if (info)
+			sbuf_addf(out, " (%s)", info);
+		return;
+	case ALARM_BUSY_DIST_PORT:
+		sbuf_addf(out, "busy_dist_port: suspended, sending to %s, whose "
+			  "distribution port is busy", node ? node : "a node");
+		return;
+	default:
+		sbuf_addf(out, "%s", kind ? kind : "?");
+		return;
+	}
+}

@@ -55,6 +55,12 @@ int alarm_spec_parse(struct alarm_spec *sp, const char *text, struct sbuf *err);
 void alarm_spec_text(const struct alarm_spec *sp, struct sbuf *out);
 /* Any alarm on. */
 bool alarm_spec_any(const struct alarm_spec *sp);
+/* An alarm for people, one line: "long_gc: a collection took 812 ms
+ * (heap 64.0 MB)".  kind is the VM's name; the rest as in an EV_ALARM
+ * event (-1, NULL: not known). */
+void alarm_text(struct sbuf *out, const char *kind, long long elapsed_us,
+		long bytes, long qlen, const char *port, const char *node,
+		const char *info);
 /* The kind named name, or -1. */
 int alarm_kind_of(const char *name);
 

@@ -482,7 +482,7 @@ long decode_profile(struct decoder *d, const char *buf, int *idx,
 /* ---- the VM's alarms ---- */
 
 /* a binary of at most max bytes into scratch, control bytes as '?' */
-static int alarm_text(struct decoder *d, const char *buf, int *idx, int max)
+static int alarm_bin(struct decoder *d, const char *buf, int *idx, int max)
 {
 	int type, size;
 	char text[600];
@@ -503,7 +503,7 @@ static int alarm_text(struct decoder *d, const char *buf, int *idx, int max)
 static int alarm_mfa(struct decoder *d, const char *buf, int *idx)
 {
 	size_t at = d->scratch.len;
-	if (alarm_text(d, buf, idx, 512) < 0)
+	if (alarm_bin(d, buf, idx, 512) < 0)
 		return -1;
 	if (d->syn == TERM_ERLANG || d->scratch.len == at)
 		return 0;
@@ -590,7 +590,7 @@ static int one_alarm(struct decoder *d, const char *buf, int *idx, void *ctx)
 	if (!strcmp(kind, "long_schedule")) {
 		if (alarm_where(d, buf, idx) < 0)
 			return -1;
-	} else if (alarm_text(d, buf, idx, 512) < 0) {
+	} else if (alarm_bin(d, buf, idx, 512) < 0) {
 		return -1;
 	}
 	sbuf_addch(&d->scratch, '\0');

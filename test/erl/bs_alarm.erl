@@ -6,10 +6,18 @@
 %% hold/0 holds the node's system monitor, as another tool would.
 -module(bs_alarm).
 -export([gc/0, sched/0, queue/1, flood/1, hold/0, hold_loop/0]).
+-export([gc_loop/0]).
 
-%% registered, so the test knows the pid; each runs once when told
+%% registered, so the test knows the pid; each runs when told (gc/0
+%% each time, the others once)
 gc() ->
-    spawn_named(bs_gc, fun() -> receive go -> big_gc() end, idle() end).
+    spawn_named(bs_gc, fun ?MODULE:gc_loop/0).
+
+gc_loop() ->
+    receive
+        go -> big_gc(), gc_loop();
+        stop -> ok
+    end.
 
 big_gc() ->
     L = lists:seq(1, 4000000),
