@@ -223,7 +223,7 @@ started(Owner, Secret, N, DepMs, HighWater, BatchMax, BatchMs) ->
     Info = #{workers => N,
              worker_pids => [P || {_, P, _} <- Workers],
              schedulers => erlang:system_info(schedulers_online),
-             names => names(),
+             names => beamscope_info:names(),
              printer => beamscope_printer:printer(),
              structs => beamscope_printer:structs(),
              secret => Secret},
@@ -276,9 +276,6 @@ dest(Owner) when node(Owner) =:= node() ->
     Owner;
 dest(Owner) ->
     {?OWNER_NAME, node(Owner)}.
-
-names() ->
-    [{P, N} || N <- registered(), N =/= ?NAME, P <- [whereis(N)], is_pid(P)].
 
 %% The helper modules first: nothing may call one before they are all
 %% loaded (it would be looked for on the node's code path).
@@ -380,9 +377,9 @@ loop(St0) ->
         {timeout, TRef, '$beamscope_prof'} when element(1, St#st.prof) =:= TRef ->
             loop(St#st{prof = beamscope_prof:tick(St#st.dest, St#st.prof)});
         {monitor, _, _, _} = Alarm when St#st.alarm =/= none ->
-            loop(St#st{alarm = beamscope_alarm:event(Alarm, St#st.alarm)});
+            loop(beamscope_alarm:event(Alarm, St));
         {timeout, _, '$beamscope_alarm'} ->
-            loop(St#st{alarm = beamscope_alarm:flush(St#st.dest, St#st.alarm)});
+            loop(beamscope_alarm:flush(St));
         '$beamscope_relations' ->
             erase(?REL_ARMED),
             loop(beamscope_info:relations(St));
@@ -485,16 +482,8 @@ handle({profile, _} = Req, Ref, St) ->
     {Reply, Prof} = beamscope_prof:ask(Req, Ours, St#st.prof),
     reply_owner(St, Ref, Reply),
     loop(St#st{prof = Prof});
-handle({alarms, _} = Req, _Ref, St0) ->
-    %% off, or the settings; answered on the stream, where the alarms
-    %% come, so that the Owner reads them in order
-    Ours = [self() | [W || {_, W, _} <- St0#st.workers]],
-    {State, Alarm} = beamscope_alarm:ask(Req, Ours, St0#st.alarm),
-    St = St0#st{alarm = Alarm},
-    %% a crash's cleanup gives the monitor back too
-    put(?STATE, St),
-    send(St#st.dest, {beamscope_alarm_state, State}),
-    loop(St);
+handle({alarms, _} = Req, _Ref, St) ->
+    loop(beamscope_alarm:request(Req, St));
 handle({Op, Pids}, _Ref, St)
   when (Op =:= describe orelse Op =:= describe_again), is_list(Pids) ->
     %% answered on the stream: the Owner asks as it meets processes and
@@ -532,11 +521,7 @@ cleanup(Why, StopRef, St) ->
     %% must not keep us here on a busy link
     _ = StopRef =:= none andalso put(?LEAVING, true),
     beamscope_trace:untrace(St),
-    %% the alarms not yet shipped go only to an Owner that asked us to stop
-    _ = beamscope_alarm:stop(case StopRef of
-                                 none -> none;
-                                 _ -> St#st.dest
-                             end, St#st.alarm),
+    beamscope_alarm:stop(StopRef, St),
     beamscope_info:swt_lower(),
     Dead = case Why of
                {worker_down, W, _} -> [stand_in(W, St)];

@@ -20,7 +20,9 @@
 %% rest.  Alarms of beamscope's own processes are not reported.
 -module(beamscope_alarm).
 
--export([ask/3, event/2, flush/2, stop/2]).
+-export([request/2, event/2, flush/1, stop/2]).
+
+-include("beamscope_agent.hrl").
 
 -define(FLUSH_MS, 200).
 -define(PER_SEC, 100).
@@ -38,6 +40,27 @@
              suppressed = 0 :: non_neg_integer(), % since the last batch
              timer = none :: none | reference()}).
 
+%% The agent's state after a request of the Owner's ({alarms, off} or
+%% {alarms, Settings}), answered on the stream, where the alarms come, so
+%% that the Owner reads them in order.  The state is stored at once: a
+%% crash's cleanup gives the monitor back too.
+request(Req, St0) ->
+    Ours = [self() | [W || {_, W, _} <- St0#st.workers]],
+    {State, Al} = ask(Req, Ours, St0#st.alarm),
+    St = St0#st{alarm = Al},
+    put(?STATE, St),
+    _ = erlang:send(St#st.dest, {beamscope_alarm_state, State}, [noconnect]),
+    St.
+
+%% The agent's state at its cleanup: alarms off; those not yet shipped go
+%% only to an Owner that asked the agent to stop (StopRef).
+stop(StopRef, #st{alarm = Al, dest = Dest}) ->
+    none = stop_al(case StopRef of
+                       none -> none;
+                       _ -> Dest
+                   end, Al),
+    ok.
+
 %% A request of the Owner's, {alarms, off} or {alarms, Settings}; Al the
 %% agent's (none or an #al{}).  {State, Al}: State is what the Owner is
 %% told (PROTOCOL.md, Alarms): off, {on, How, Unsupported}, {held, Pid,
@@ -45,9 +68,9 @@
 %% {long_schedule, Ms}, {large_heap, Words}, {long_message_queue, {Off,
 %% On}}, busy_port, busy_dist_port], each at most once.
 ask({alarms, off}, _Ours, Al) ->
-    {off, stop(none, Al)};
+    {off, stop_al(none, Al)};
 ask({alarms, Settings}, Ours, Al0) when is_list(Settings) ->
-    none = stop(none, Al0),
+    none = stop_al(none, Al0),
     case valid(Settings) of
         true -> set(Settings, Ours);
         false -> {{error, bad_request}, none}
@@ -131,10 +154,10 @@ held(Pid) ->
 
 %% Alarms off: those not yet shipped go first (to Dest; none: dropped,
 %% the Owner asked for them off).  none.
-stop(_Dest, none) ->
+stop_al(_Dest, none) ->
     none;
-stop(Dest, #al{} = Al) ->
-    _ = Dest =:= none orelse flush(Dest, Al),
+stop_al(Dest, #al{} = Al) ->
+    _ = Dest =:= none orelse ship(Dest, Al),
     _ = Al#al.timer =:= none orelse erlang:cancel_timer(Al#al.timer),
     case Al of
         #al{how = session, handle = S} ->
@@ -151,13 +174,13 @@ stop(Dest, #al{} = Al) ->
 %% One of the VM's messages, {monitor, PidOrPort, Kind, Info}.  Anyone
 %% may send the agent one: only the shapes the VM sends, of processes and
 %% ports of this node, are taken.
-event({monitor, Who, Kind, Info}, #al{} = Al) ->
+event({monitor, Who, Kind, Info}, #st{alarm = #al{} = Al} = St) ->
     case alarm(Who, Kind, Info, Al#al.ours) of
-        none -> Al;
-        A -> add(A, Al)
+        none -> St;
+        A -> St#st{alarm = add(A, Al)}
     end;
-event(_, Al) ->
-    Al.
+event(_, St) ->
+    St.
 
 add(A, #al{second = Sec} = Al0) ->
     Now = erlang:monotonic_time(second),
@@ -180,9 +203,12 @@ add(A, #al{second = Sec} = Al0) ->
 
 %% The batch: {beamscope_alarms, Suppressed, [Alarm]}, oldest first
 %% (PROTOCOL.md, Alarms).
-flush(_Dest, none) ->
-    none;
-flush(Dest, #al{buf = Buf, suppressed = Sup} = Al) ->
+flush(#st{alarm = none} = St) ->
+    St;
+flush(#st{alarm = Al, dest = Dest} = St) ->
+    St#st{alarm = ship(Dest, Al)}.
+
+ship(Dest, #al{buf = Buf, suppressed = Sup} = Al) ->
     _ = (Buf =:= [] andalso Sup =:= 0) orelse
         erlang:send(Dest, {beamscope_alarms, Sup, lists:reverse(Buf)},
                     [noconnect]),

@@ -12,6 +12,7 @@
 %% the top-N scan, a step at a time (scripts/bench-ui top runs it), and
 %% the table's samples (scripts/bench-ui procinfo)
 -export([top_new/2, top_new/3, top_step/3, top_passed/1, sample_rows/1]).
+-export([names/0]).
 
 -include("beamscope_agent.hrl").
 
@@ -769,3 +770,8 @@ send(Owner, Msg) ->
            end,
     _ = erlang:send(Owner, Msg, Opts),
     ok.
+
+%% The registered processes, for the start's answer: all but the agent.
+names() ->
+    [{P, N} || N <- registered(), N =/= beamscope_agent, P <- [whereis(N)],
+               is_pid(P)].

@@ -135,6 +135,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			decode_profile(&d, buf, &idx, &st, on_prof, NULL);
 			break;
 		}
+		case WIRE_ALARMS:
+			idx = m.body;
+			d.syn = size % 2 ? TERM_ELIXIR : TERM_ERLANG;
+			decode_alarms(&d, buf, &idx, on_event, &out);
+			break;
+		case WIRE_ALARM_STATE: {
+			struct alarm_state as;
+			idx = m.body;
+			decode_alarm_state(&d, buf, &idx, &as);
+			break;
+		}
 		default:
 			break;
 		}

@@ -242,6 +242,142 @@ static void test_profile(struct names *names)
 	ei_x_free(&x);
 }
 
+static char alarm_got[4][400];
+static int nalarm;
+
+static void alarm_one(void *arg, const struct event *ev)
+{
+	(void)arg;
+	if (nalarm < 4)
+		snprintf(alarm_got[nalarm++], sizeof(alarm_got[0]),
+			 "%d %s %s %s %s %s %lld %ld %ld", ev->type == EV_ALARM,
+			 ev->pid_text, ev->extra, ev->peer ? ev->peer : "-",
+			 ev->peer_name ? ev->peer_name : "-",
+			 ev->payload ? ev->payload : "-", (long long)ev->elapsed_us,
+			 ev->heap[0], ev->heap[1]);
+}
+
+/* {beamscope_alarms, Suppressed, [Alarm]}: long_gc, a long_schedule of a
+ * port, an alarm of no known kind (skipped and counted), busy_dist_port */
+static void alarms_msg(ei_x_buff *x)
+{
+	erlang_pid p = pid(85);
+	erlang_port port = { .id = 7, .creation = 7 };
+	strcpy(port.node, NODE);
+	ei_x_new_with_version(x);
+	ei_x_encode_tuple_header(x, 3);
+	ei_x_encode_atom(x, "beamscope_alarms");
+	ei_x_encode_long(x, 5);
+	ei_x_encode_list_header(x, 4);
+	ei_x_encode_tuple_header(x, 8);
+	ei_x_encode_longlong(x, 1000);
+	ei_x_encode_atom(x, "long_gc");
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, "undefined");
+	ei_x_encode_long(x, 812);
+	ei_x_encode_long(x, 67108864);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_binary(x, "", 0);
+	ei_x_encode_tuple_header(x, 8);
+	ei_x_encode_longlong(x, 1001);
+	ei_x_encode_atom(x, "long_schedule");
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_port(x, &port);
+	ei_x_encode_long(x, 300);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_binary(x, "'Elixir.Shop':f/1", 17);
+	ei_x_encode_binary(x, "", 0);
+	ei_x_encode_tuple_header(x, 8);
+	ei_x_encode_longlong(x, 1002);
+	ei_x_encode_atom(x, "long_lunch");
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_atom(x, "undefined");
+	ei_x_encode_long(x, 1);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_binary(x, "", 0);
+	ei_x_encode_tuple_header(x, 8);
+	ei_x_encode_longlong(x, 1003);
+	ei_x_encode_atom(x, "busy_dist_port");
+	ei_x_encode_pid(x, &p);
+	ei_x_encode_port(x, &port);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_long(x, -1);
+	ei_x_encode_binary(x, "b@h\n", 4);
+	ei_x_encode_empty_list(x);
+}
+
+static void test_alarms(struct names *names)
+{
+	ei_x_buff x;
+	struct msg m;
+	struct decoder d;
+	alarms_msg(&x);
+	is_num(decode_msg(x.buff, &m), WIRE_ALARMS, "alarms recognised");
+	is_num(m.dropped, 5, "alarms: the suppressed count");
+	for (int syn = TERM_ERLANG; syn <= TERM_ELIXIR; syn++) {
+		decoder_init(&d, NODE, 0, names);
+		d.syn = (enum term_syntax)syn;
+		nalarm = 0;
+		int idx = m.body;
+		is_num(decode_alarms(&d, x.buff, &idx, alarm_one, NULL), 3,
+		       "alarms: three, the unknown kind skipped");
+		is_num(d.malformed, 1, "alarms: the unknown kind counted");
+		is(alarm_got[0], "1 <0.85.0> long_gc - - - 812000 67108864 -1",
+		   "alarms: long_gc, its time and heap");
+		is(alarm_got[1], syn == TERM_ERLANG ?
+		   "1 <0.85.0> long_schedule #Port<0.7> - in 'Elixir.Shop':f/1, out ? 300000 -1 -1" :
+		   "1 <0.85.0> long_schedule #Port<0.7> - in Shop.f/1, out ? 300000 -1 -1",
+		   "alarms: long_schedule, its port and where, in the syntax in force");
+		is(alarm_got[2], "1 <0.85.0> busy_dist_port #Port<0.7> b@h? - -1 -1 -1",
+		   "alarms: busy_dist_port, the node (a control byte made safe)");
+		decoder_release(&d);
+	}
+	ei_x_free(&x);
+
+	static const struct { const char *what, *want; } st[] = {
+		{ "alarm state: off", "1    " },
+		{ "alarm state: on, by system_monitor, without one",
+		  "0 system_monitor long_message_queue  " },
+		{ "alarm state: held, by whom", "2   <0.90.0> holder" },
+	};
+	for (int i = 0; i < 3; i++) {
+		struct alarm_state as;
+		erlang_pid h = pid(90);
+		ei_x_new_with_version(&x);
+		ei_x_encode_tuple_header(&x, 2);
+		ei_x_encode_atom(&x, "beamscope_alarm_state");
+		if (i == 0) {
+			ei_x_encode_atom(&x, "off");
+		} else if (i == 1) {
+			ei_x_encode_tuple_header(&x, 3);
+			ei_x_encode_atom(&x, "on");
+			ei_x_encode_atom(&x, "system_monitor");
+			ei_x_encode_list_header(&x, 1);
+			ei_x_encode_atom(&x, "long_message_queue");
+			ei_x_encode_empty_list(&x);
+		} else {
+			ei_x_encode_tuple_header(&x, 3);
+			ei_x_encode_atom(&x, "held");
+			ei_x_encode_pid(&x, &h);
+			ei_x_encode_atom(&x, "holder");
+		}
+		is_num(decode_msg(x.buff, &m), WIRE_ALARM_STATE, "alarm state recognised");
+		decoder_init(&d, NODE, 0, names);
+		int idx = m.body;
+		is_num(decode_alarm_state(&d, x.buff, &idx, &as), 0, "alarm state decoded");
+		char said[600];
+		snprintf(said, sizeof(said), "%d %s %s %s %s", (int)as.kind, as.how,
+			 as.unsupported, as.holder, as.holder_name);
+		is(said, st[i].want, st[i].what);
+		decoder_release(&d);
+		ei_x_free(&x);
+	}
+}
+
 int main(void)
 {
 	ei_x_buff x;
@@ -249,7 +385,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(67);
+	plan(67 + 2 + 2 * 5 + 3 * 3);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -630,6 +766,7 @@ int main(void)
 
 	decoder_release(&d);
 	test_profile(&names);
+	test_alarms(&names);
 	names_release(&names);
 	return done_testing();
 }

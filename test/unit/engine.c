@@ -138,6 +138,14 @@ static bool profiled(struct run *r)
 	return fake_seen("one@fake").profiles >= want_profiles;
 }
 
+static int want_alarms;
+
+static bool alarmed(struct run *r)
+{
+	(void)r;
+	return fake_seen("one@fake").alarms >= want_alarms;
+}
+
 static bool never(struct run *r)
 {
 	(void)r;
@@ -193,6 +201,24 @@ static void test_one_node(void)
 	run_until(&r, never, 100);
 	is_num(fake_seen("one@fake").profiles, 2, "profile: off, asked once more");
 	is_num(fake_seen("one@fake").profile_procs, -1, "profile: off");
+
+	/* the alarms: never asked while off, then on once, off once */
+	is_num(fake_seen("one@fake").alarms, 0, "alarms: not asked while off");
+	struct alarm_spec asp;
+	alarm_spec_default(&asp);
+	session_alarms(r.s, &asp);
+	ok(session_alarm_spec(r.s) != NULL, "alarms: wanted");
+	want_alarms = 1;
+	ok(run_until(&r, alarmed, 2000), "alarms: asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").alarms, 1, "alarms: asked once");
+	ok(fake_seen("one@fake").alarms_on, "alarms: on");
+	session_alarms(r.s, NULL);
+	want_alarms = 2;
+	ok(run_until(&r, alarmed, 2000), "alarms: off asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").alarms, 2, "alarms: off, asked once more");
+	ok(!fake_seen("one@fake").alarms_on && !session_alarm_spec(r.s), "alarms: off");
 
 	/* stop and drain: the reply, every worker's last word, then gone */
 	session_stop(r.s, "test");
@@ -294,7 +320,7 @@ static void test_two_nodes(void)
 
 int main(void)
 {
-	plan(59);
+	plan(59 + 8);
 	test_one_node();
 	test_unknown();
 	test_refused();

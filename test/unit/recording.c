@@ -279,6 +279,15 @@ static int every_type(struct event *ev)
 	e = base(EV_GEN_REPLY, t0 + 25, "<0.86.0>", 86);
 	e.payload = "{ok,1}"; e.gen_tag = 0x0123456789abcdefULL;
 	ev[n++] = e;
+	e = base(EV_ALARM, t0 + 26, "<0.85.0>", 85);
+	e.extra = "long_gc"; e.elapsed_us = 812000; e.heap[0] = 67108864;
+	ev[n++] = e;
+	e = base(EV_ALARM, t0 + 27, "<0.86.0>", 86);
+	e.extra = "busy_dist_port"; e.peer = "#Port<0.8>"; e.peer_name = "b@h";
+	ev[n++] = e;
+	e = base(EV_ALARM, t0 + 28, "<0.86.0>", 86);
+	e.extra = "long_message_queue"; e.heap[1] = 12000; e.payload = "long";
+	ev[n++] = e;
 	/* the oldest last: the span is not the file order */
 	e = base(EV_SEND, t0 - 5, "<0.4294967295.8191>", 4294967295U);
 	e.pid.serial = 8191; e.peer = "name_not_pid";
@@ -351,7 +360,7 @@ static void test_round_trip(void)
 	ok(!r.stats.truncated, "not cut short");
 	ok(r.stats.bytes == f.len && r.stats.size == f.len, "bytes read: all of it");
 	ok(r.stats.has_ts && r.stats.first_ts == 1763790000000000LL - 5 &&
-	   r.stats.last_ts == 1763790000000000LL + 25, "the time span");
+	   r.stats.last_ts == 1763790000000000LL + 28, "the time span");
 	ok(!r.stats.is_export, "not an export");
 	is(recording_node(&r, 0), "n@h", "recording_node");
 	ok(recording_node(&r, 1) == NULL && recording_node(&r, -1) == NULL,

@@ -35,6 +35,8 @@ struct fake_seen {
 	int connects, attaches, traces, stops, gones;
 	int profiles;           /* profiler requests: on, or off */
 	int profile_procs;      /* what the last one named; -1: off */
+	int alarms;             /* alarms requests: on, or off */
+	bool alarms_on;         /* what the last one asked */
 	long shipped;           /* events in the batches sent */
 	long long last_ts_us;   /* the newest event's time */
 };

@@ -475,6 +475,16 @@ int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
 	return 0;
 }
 
+int agent_alarms(struct agent *a, const struct alarm_spec *sp)
+{
+	struct fake *k = of(a);
+	if (!k)
+		return -1;
+	k->seen.alarms++;
+	k->seen.alarms_on = sp != NULL;
+	return 0;
+}
+
 int agent_unfollow(struct agent *a)
 {
 	return of(a) ? 0 : -1;
