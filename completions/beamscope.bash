@@ -2,14 +2,15 @@
 #
 # Completes the options (the long names of `beamscope --help`), their
 # arguments where there are few to choose from (event kinds, after a comma
-# too; stop|shed; all|new|existing; files), node names from epmd through
+# too; stop|shed; all|new|existing; the alarms of --alarm; files), node
+# names from epmd through
 # `beamscope --list`, and host names after --list.  Needs nothing from the
 # bash-completion package.
 
 _beamscope_options='--batch --output --open --record --events --pids --call --match --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
 	--interval --gen-calls --slower-than --stuck --chart --profile --profile-out
-	--profile-rate --profile-budget --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
+	--profile-rate --profile-budget --alarm --summary --node-stats --ascii --cookie-file --cookie --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --take-over --legacy --exact --quiet --no-config --help --version'
 
@@ -19,7 +20,7 @@ _beamscope_takes_arg()
 	case $1 in
 	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--match|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--syntax|--interval|\
-	--slower-than|--stuck|--chart|--profile-out|--profile-rate|--profile-budget|\
+	--slower-than|--stuck|--chart|--profile-out|--profile-rate|--profile-budget|--alarm|\
 	--cookie-file|--cookie|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
 	esac
@@ -43,6 +44,56 @@ _beamscope_list()
 	done
 	# more may follow after a comma
 	compopt -o nospace 2>/dev/null
+}
+
+_beamscope_alarm_names='long_gc long_schedule large_heap long_message_queue busy_port busy_dist_port'
+
+# _beamscope_alarms PREFIX CUR: what completes the last item of --alarm's
+# list CUR, written out with the items before it: on (alone), an alarm not
+# named yet as NAME=, or after NAME= the values off (and on for the busy
+# ones); a time, a size or a count is for the user to type.
+_beamscope_alarms()
+{
+	local pre="" last=$2 k v
+	if [[ $last == *,* ]]; then
+		pre=${last%,*},
+		last=${last##*,}
+	else
+		[[ on == "$last"* ]] && COMPREPLY+=("$1on")
+	fi
+	if [[ $last == *=* ]]; then
+		k=${last%%=*}
+		for v in off on; do
+			[[ $v == on && $k != busy_*port ]] && continue
+			[[ $k=$v == "$last"* ]] && COMPREPLY+=("$1$pre$k=$v")
+		done
+		return
+	fi
+	for k in $_beamscope_alarm_names; do
+		[[ ,$pre == *,"$k"[=,]* ]] && continue
+		[[ $k == "$last"* ]] && COMPREPLY+=("$1$pre$k=")
+	done
+	# a value follows the '='
+	compopt -o nospace 2>/dev/null
+}
+
+# _beamscope_alarm_value EQ: whether the word EQ, an '=', follows a NAME of
+# --alarm's list, where bash broke the words at each '=' (--alarm long_gc =
+# 20ms,large_heap = ...): what is typed after it is NAME's value.
+_beamscope_alarm_value()
+{
+	local k=$(($1 - 1))
+	((k >= 1)) && [[ ${COMP_WORDS[k+1]} == = && ${COMP_WORDS[k]} != -* ]] ||
+		return 1
+	while ((k > 1)); do
+		case ${COMP_WORDS[k-1]} in
+		--alarm) return 0 ;;
+		=) [[ ${COMP_WORDS[k-2]} == --alarm ]] && return 0
+		   ((k -= 2)) ;;
+		*) return 1 ;;
+		esac
+	done
+	return 1
 }
 
 # _beamscope_nodes BEAMSCOPE CUR: the names epmd knows on this host.
@@ -75,10 +126,32 @@ _beamscope()
 		opt=$prev
 	fi
 
+	# after NAME= in --alarm's list: its value, then the next alarm; the
+	# '=' is the word being typed when the cursor is right after it
+	i=-1
+	if [[ $cur == = ]]; then
+		i=$COMP_CWORD w=""
+	elif [[ $prev == = ]]; then
+		i=$((COMP_CWORD - 1)) w=$cur
+	fi
+	if ((i > 1)) && _beamscope_alarm_value "$i"; then
+		if [[ $w == *,* ]]; then
+			_beamscope_alarms "" "$w"
+		else
+			_beamscope_alarms "" "${COMP_WORDS[i-1]##*,}=$w"
+			COMPREPLY=("${COMPREPLY[@]#*=}")
+			# more may follow after a comma
+			compopt -o nospace 2>/dev/null
+		fi
+		return 0
+	fi
+
 	if [[ -n $opt ]] && _beamscope_takes_arg "$opt"; then
 		case $opt in
 		--events|-e)
 			_beamscope_list "$pre" "$cur" ;;
+		--alarm)
+			_beamscope_alarms "$pre" "$cur" ;;
 		--on-limit)
 			COMPREPLY=($(compgen -P "$pre" -W 'stop shed' -- "$cur")) ;;
 		--syntax)

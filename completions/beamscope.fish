@@ -1,7 +1,8 @@
 # fish completion for beamscope: the options of `beamscope --help` with
 # their arguments where there are few to choose from (event kinds, after a
-# comma too; stop|shed; all|new|existing; files), node names from epmd
-# through `beamscope --list`, and host names after --list.
+# comma too; stop|shed; all|new|existing; the alarms of --alarm; files),
+# node names from epmd through `beamscope --list`, and host names after
+# --list.
 
 # The event kinds that complete the last item of the list being typed,
 # each written out with the items before it.
@@ -17,11 +18,36 @@ function __beamscope_kinds
     end
 end
 
+# What completes the last item of --alarm's list, written out with the
+# items before it: on (alone), an alarm not named yet as NAME=, or after
+# NAME= the values off (and on for the busy ones); a time, a size or a
+# count is for the user to type.
+function __beamscope_alarms
+    set -l tok (commandline -ct | string replace -r -- '^--alarm=' '')
+    set -l pre ''
+    if string match -q -- '*,*' $tok
+        set pre (string replace -r -- '[^,]*$' '' $tok)
+    else
+        echo on
+    end
+    set -l last (string replace -r -- '^.*,' '' $tok)
+    if string match -q -- '*=*' $last
+        set -l k (string replace -r -- '=.*' '' $last)
+        printf '%s%s=off\n' $pre $k
+        string match -q -- 'busy_*port' $k; and printf '%s%s=on\n' $pre $k
+        return
+    end
+    set -l given (string split , -- $pre | string replace -r -- '=.*' '')
+    for k in long_gc long_schedule large_heap long_message_queue busy_port busy_dist_port
+        contains -- $k $given; or printf '%s%s=\n' $pre $k
+    end
+end
+
 # Options that take an argument: their values are not NODE.
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call --match \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --syntax --interval --slower-than --stuck --chart --cookie-file --cookie --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --chart --alarm --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -79,6 +105,7 @@ complete -c beamscope -l profile -d 'batch: sample the stacks of the --pids or -
 complete -c beamscope -l profile-out -r -F -d 'batch --profile: write the stacks sampled to FILE as collapsed stacks'
 complete -c beamscope -l profile-rate -x -d 'samples a second in all'
 complete -c beamscope -l profile-budget -x -d 'the sampler time on the target, in percent of one scheduler'
+complete -c beamscope -l alarm -x -a '(__beamscope_alarms)' -d 'the VM alarms as events: on, or NAME=VALUE,...'
 complete -c beamscope -l summary -d 'batch: the busiest processes and the slowest servers at the end'
 complete -c beamscope -l node-stats -d 'sample each node once a second: the view header, batch node_stats lines'
 complete -c beamscope -l ascii -d 'the view: draw rates and lines with ASCII characters only'

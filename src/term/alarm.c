@@ -4,6 +4,7 @@
 #include "alarm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,12 +85,16 @@ int alarm_spec_parse(struct alarm_spec *sp, const char *text, struct sbuf *err)
 	alarm_spec_default(sp);
 	if (!text || !strcmp(text, "on") || !strcmp(text, "default"))
 		return 0;
+	if (!strcmp(text, "off")) {   /* over the config file's */
+		memset(sp, 0, sizeof(*sp));
+		return 0;
+	}
 	char buf[512];
 	if (strlen(text) >= sizeof(buf)) {
 		sbuf_addstr(err, "--alarm: too long");
 		return -1;
 	}
-	strcpy(buf, text);
+	snprintf(buf, sizeof(buf), "%s", text);
 	char *save = NULL;
 	for (char *item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {

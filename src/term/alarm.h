@@ -47,9 +47,9 @@ struct alarm_spec {
 
 /* Every alarm at its default. */
 void alarm_spec_default(struct alarm_spec *sp);
-/* Parse "on" (the defaults) or "k=v,..." (each named one as given, a
- * value or off; the others at their defaults): 0, or -1 with a one-line
- * message in err. */
+/* Parse "on" (the defaults), "off" (none) or "k=v,..." (each named one
+ * as given, a value or off; the others at their defaults): 0, or -1 with
+ * a one-line message in err. */
 int alarm_spec_parse(struct alarm_spec *sp, const char *text, struct sbuf *err);
 /* The settings as --alarm takes them, the ones on: "long_gc=100ms,...". */
 void alarm_spec_text(const struct alarm_spec *sp, struct sbuf *out);

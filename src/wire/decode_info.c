@@ -630,7 +630,6 @@ int decode_alarm_state(struct decoder *d, const char *buf, int *idx,
 {
 	int arity, type, size, n;
 	char tag[16];
-	(void)d;
 	memset(st, 0, sizeof(*st));
 	if (ei_get_type(buf, idx, &type, &size) < 0)
 		return -1;
@@ -659,14 +658,12 @@ int decode_alarm_state(struct decoder *d, const char *buf, int *idx,
 		return 0;
 	}
 	if (!strcmp(tag, "held") && arity == 3) {
-		erlang_pid p;
-		struct sbuf sb = SBUF_INIT;
+		struct bs_pid p;
+		const char *text;
 		st->kind = ALARM_STATE_HELD;
-		if (ei_decode_pid(buf, idx, &p) < 0)
+		if (get_pid(d, buf, idx, &p, &text) < 0)
 			return -1;
-		term_pid_text(&sb, d->node, p.node, p.num, p.serial);
-		snprintf(st->holder, sizeof(st->holder), "%s", sb.buf ? sb.buf : "");
-		sbuf_release(&sb);
+		snprintf(st->holder, sizeof(st->holder), "%s", text);
 		if (decode_atom(buf, idx, st->holder_name, sizeof(st->holder_name)) < 0)
 			return -1;
 		if (!strcmp(st->holder_name, "undefined"))

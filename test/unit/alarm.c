@@ -31,7 +31,7 @@ static const char *line(const char *kind, long long us, long bytes, long q,
 
 int main(void)
 {
-	plan(20);
+	plan(21);
 	const char *all = "long_gc=100ms,long_schedule=100ms,large_heap=256MB,"
 		"long_message_queue=10000,busy_port=on,busy_dist_port=on";
 	is(spec_round("on"), all, "on: every alarm at its default");
@@ -53,6 +53,8 @@ int main(void)
 			 "long_schedule=off,large_heap=off,long_message_queue=off",
 			 &err);
 	ok(!alarm_spec_any(&sp), "every one off: none on");
+	alarm_spec_parse(&sp, "off", &err);
+	ok(!alarm_spec_any(&sp), "off: none on");
 	alarm_spec_parse(&sp, "long_gc=off", &err);
 	ok(alarm_spec_any(&sp) && sp.v[ALARM_LONG_GC] == 0 &&
 	   sp.v[ALARM_LONG_SCHEDULE] == 100, "one off, the others on");

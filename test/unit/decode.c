@@ -257,56 +257,47 @@ static void alarm_one(void *arg, const struct event *ev)
 			 ev->heap[0], ev->heap[1]);
 }
 
+/* one alarm: {Ts, Kind, Pid 85, Port 7 | undefined, Ms, Bytes, QLen, Detail}
+ * with Detail a binary, or {In, Out} when out is not NULL */
+static void alarm_entry(ei_x_buff *x, long long ts, const char *kind,
+			bool port, long ms, long bytes, const char *in,
+			const char *out)
+{
+	erlang_pid p = pid(85);
+	erlang_port pt = { .id = 7, .creation = 7 };
+	strcpy(pt.node, NODE);
+	ei_x_encode_tuple_header(x, 8);
+	ei_x_encode_longlong(x, ts);
+	ei_x_encode_atom(x, kind);
+	ei_x_encode_pid(x, &p);
+	if (port)
+		ei_x_encode_port(x, &pt);
+	else
+		ei_x_encode_atom(x, "undefined");
+	ei_x_encode_long(x, ms);
+	ei_x_encode_long(x, bytes);
+	ei_x_encode_long(x, -1);
+	if (out)
+		ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_binary(x, in, (long)strlen(in));
+	if (out)
+		ei_x_encode_binary(x, out, (long)strlen(out));
+}
+
 /* {beamscope_alarms, Suppressed, [Alarm]}: long_gc, a long_schedule of a
  * port, an alarm of no known kind (skipped and counted), busy_dist_port */
 static void alarms_msg(ei_x_buff *x)
 {
-	erlang_pid p = pid(85);
-	erlang_port port = { .id = 7, .creation = 7 };
-	strcpy(port.node, NODE);
 	ei_x_new_with_version(x);
 	ei_x_encode_tuple_header(x, 3);
 	ei_x_encode_atom(x, "beamscope_alarms");
 	ei_x_encode_long(x, 5);
 	ei_x_encode_list_header(x, 4);
-	ei_x_encode_tuple_header(x, 8);
-	ei_x_encode_longlong(x, 1000);
-	ei_x_encode_atom(x, "long_gc");
-	ei_x_encode_pid(x, &p);
-	ei_x_encode_atom(x, "undefined");
-	ei_x_encode_long(x, 812);
-	ei_x_encode_long(x, 67108864);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_binary(x, "", 0);
-	ei_x_encode_tuple_header(x, 8);
-	ei_x_encode_longlong(x, 1001);
-	ei_x_encode_atom(x, "long_schedule");
-	ei_x_encode_pid(x, &p);
-	ei_x_encode_port(x, &port);
-	ei_x_encode_long(x, 300);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_tuple_header(x, 2);
-	ei_x_encode_binary(x, "'Elixir.Shop':f/1", 17);
-	ei_x_encode_binary(x, "", 0);
-	ei_x_encode_tuple_header(x, 8);
-	ei_x_encode_longlong(x, 1002);
-	ei_x_encode_atom(x, "long_lunch");
-	ei_x_encode_pid(x, &p);
-	ei_x_encode_atom(x, "undefined");
-	ei_x_encode_long(x, 1);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_binary(x, "", 0);
-	ei_x_encode_tuple_header(x, 8);
-	ei_x_encode_longlong(x, 1003);
-	ei_x_encode_atom(x, "busy_dist_port");
-	ei_x_encode_pid(x, &p);
-	ei_x_encode_port(x, &port);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_long(x, -1);
-	ei_x_encode_binary(x, "b@h\n", 4);
+	alarm_entry(x, 1000, "long_gc", false, 812, 67108864, "", NULL);
+	alarm_entry(x, 1001, "long_schedule", true, 300, -1,
+		    "'Elixir.Shop':f/1", "");
+	alarm_entry(x, 1002, "long_lunch", false, 1, -1, "", NULL);
+	alarm_entry(x, 1003, "busy_dist_port", true, -1, -1, "b@h\n", NULL);
 	ei_x_encode_empty_list(x);
 }
 
