@@ -148,7 +148,7 @@ int alarms_command(struct app *a, int argc, const char *const *argv)
 	}
 	if (!strcmp(argv[0], "off")) {
 		session_alarms(a->s, NULL);
-		app_msg(a, false, "alarms off: the node's monitor is given back");
+		app_msg(a, false, "alarms off: nothing of them is left on the node");
 		return ACT_REDRAW;
 	}
 	struct alarm_spec sp;
