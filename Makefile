@@ -181,7 +181,7 @@ $(BUILD)/fuzz-recording: test/fuzz/fuzz_recording.c $(FUZZ_SRC) $(BUILD)/config.
 
 # the parsers of the command line: options, numbers, --pids, pid texts
 ARGS_FUZZ_SRC := $(call srcs_of,opts pidsel pidtext conffile event names hmap \
-	sbuf xalloc esc wire callpat chart store)
+	sbuf xalloc esc wire callpat chart store alarm)
 $(BUILD)/fuzz-args: test/fuzz/fuzz_args.c $(ARGS_FUZZ_SRC) $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	$(call quiet,FUZZ,$@)$(FUZZ_CC) -o $@ $< $(ARGS_FUZZ_SRC) $(FUZZ_LIBS)

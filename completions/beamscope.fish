@@ -47,7 +47,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call --match \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --syntax --interval --slower-than --stuck --chart --alarm --cookie-file --cookie --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --chart --profile-out --profile-rate --profile-budget --alarm --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
