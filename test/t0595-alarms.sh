@@ -49,11 +49,24 @@ test_expect_success 'batch --alarm: each alarm an event of its process' '
 	else
 		grep -q "not on this release: long_message_queue" "$TRASH/bs.err"
 	fi &&
+	cp "$TRASH/bs.json" "$TRASH/rec.json" &&
+	target_clean
+'
+
+test_expect_success 'busy_port: its process and port; a cookie in the name of its port never shown' '
+	node_eval "bs_alarm:busy(\"$COOKIE\"), ok." >/dev/null &&
+	BUSY=$(pid_of bs_busy_port) &&
+	bs_start --counts --interval 60 -d 4 --alarm on && bs_wait_attached &&
+	for _ in $(seq 1 50); do grep -q "alarms on" "$TRASH/bs.err" && break; sleep 0.1; done &&
+	node_eval "bs_busy_port ! go, ok." >/dev/null && bs_wait &&
+	expect "$BS_RC" -eq 0 &&
+	jqs -c ".[] | select(.type == \"alarm\" and .alarm == \"busy_port\")" | head -3 &&
+	jqs -e "any(.[]; .type == \"alarm\" and .alarm == \"busy_port\" and .pid == \"$BUSY\" and (.port | startswith(\"#Port<\")) and .info == \"<redacted: it holds a cookie>\")" &&
+	! grep -q "$COOKIE" "$TRASH/bs.json" "$TRASH/bs.err" &&
 	target_clean
 '
 
 test_expect_success 'a recording keeps the alarms: --open writes them again' '
-	cp "$TRASH/bs.json" "$TRASH/rec.json" &&
 	"$BEAMSCOPE" --open "$TRASH/rec.json" --batch -o "$TRASH/again.json" 2>err &&
 	jq -c "select(.type == \"alarm\")" "$TRASH/rec.json" >a.txt &&
 	jq -c "select(.type == \"alarm\")" "$TRASH/again.json" >b.txt &&

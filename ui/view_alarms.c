@@ -105,7 +105,6 @@ static void alarms_where(struct app *a, char *out, size_t outsz)
 {
 	unsigned long sup;
 	unsigned long n = session_alarm_count(a->s, &sup);
-	(void)a;
 	snprintf(out, outsz, "%lu alarm%s%s", n, n == 1 ? "" : "s",
 		 sup ? ", more not shipped (over 100 a second)" : "");
 }

@@ -176,7 +176,9 @@ static void take_event(struct session *s, struct snode *n, struct event *e,
 			n->last_ts = e->ts;
 	}
 	if (e->type == EV_ALARM) {
-		/* the VM's, not traced: whatever the kinds, past any limit */
+		/* the VM's, not traced: whatever the kinds, past any limit;
+		 * a port's name may be a command line that holds the cookie */
+		(void)redact_event(e);
 		n->alarms++;
 		deliver(s, n->idx, e);
 		return;

@@ -1,12 +1,13 @@
 %% Processes that set off the VM's alarms, for the alarms' tests:
 %% gc/0 builds a large heap and collects it (long_gc, large_heap),
 %% sched/0 makes one long BIF call (long_schedule), queue/1 lets its
-%% mailbox grow (long_message_queue), flood/1 sends to a process on
+%% mailbox grow (long_message_queue), busy/1 writes to a port that does
+%% not read (busy_port), flood/1 sends to a process on
 %% another node faster than that node reads (busy_dist_port), and
 %% hold/0 holds the node's system monitor, as another tool would.
 -module(bs_alarm).
 -export([gc/0, sched/0, queue/1, flood/1, hold/0, hold_loop/0]).
--export([gc_loop/0]).
+-export([gc_loop/0, busy/1]).
 
 %% registered, so the test knows the pid; each runs when told (gc/0
 %% each time, the others once)
@@ -48,6 +49,17 @@ flood(Node) ->
         Bin = binary:copy(<<"x">>, 1 bsl 20),
         receive go -> ok end,
         [To ! Bin || _ <- lists:seq(1, 400)],
+        idle()
+    end).
+
+%% writes to a port that reads nothing, whose command line ends with
+%% Secret (as a node started through a port may have its cookie there)
+busy(Secret) ->
+    spawn_named(bs_busy_port, fun() ->
+        receive go -> ok end,
+        Port = open_port({spawn, "sleep 20; true " ++ Secret}, [binary]),
+        B = binary:copy(<<"x">>, 65536),
+        [port_command(Port, B) || _ <- lists:seq(1, 100)],
         idle()
     end).
 
