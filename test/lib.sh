@@ -424,6 +424,20 @@ bytes() {
 		sub(/^>/, "", v); sub(/[kM]$/, "", v); printf "%d\n", v * m }'
 }
 
+# eventually SECONDS CMD...: run CMD every 0.2 s until it succeeds, at most
+# SECONDS; what beamscope asks of its agent lands a moment after the view
+# shows it asked
+eventually() {
+	limit=$1; shift
+	tries=$(awk "BEGIN { print int($limit * 5) }")
+	for _ in $(seq 0 "$tries"); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	echo "not true after ${limit}s: $*"
+	return 1
+}
+
 # within A B: A within 10% of B
 within() {
 	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b / 10) }'

@@ -8,12 +8,13 @@ command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing"; exit 1; }
 
 start_node bsuitmo || exit 1
 Q="'"
+timeout_marked() { our_pattern receive | grep -q beamscope_timeout; }
 
 test_expect_success 'an open log: dimmed timeout lines, T hides them; RECV counts messages only' '
 	node_eval "bs_work:tmo_ready(bs_tmo)." >/dev/null &&
 	ui_start && ui_wait "tracing [0-9]+ processes" 10 &&
 	ui_keys ":focus bs_tmo" Enter && ui_wait "^ <0[.][0-9]+[.]0> bs_tmo" &&
-	our_pattern receive | grep -q beamscope_timeout &&
+	eventually 5 timeout_marked &&
 	node_eval "bs_work:tmo_run(bs_tmo, 5, 3)." >/dev/null &&
 	ui_wait "received 5  spawned 0  timeouts 5" &&
 	ui_screen >log.txt && cat log.txt &&
