@@ -76,6 +76,7 @@ UNIT_OBJ := $(filter-out $(addprefix $(BUILD)/src/,wire/agent.o \
 	wire/agent_ops.o wire/agent_trace.o wire/agent_requests.o wire/conn.o \
 	wire/embed.o source/attach.o engine/session.o engine/stream.o \
 	engine/lifecycle.o engine/access.o engine/loop.o engine/replay.o engine/alarms.o \
+	engine/exact.o \
 	sink/jsonsink.o),$(CORE_OBJ))
 
 EBIN  := $(BUILD)/ebin
@@ -136,7 +137,7 @@ $(NIFSO): $(NIF_SRC) $(wildcard nif/*.h) $(BUILD)/config.mk
 
 # the engine's test: the engine itself, and fake nodes in place of the
 # code that talks to a real one (test/unit/fake)
-ENGINE_OBJ := $(addprefix $(BUILD)/src/engine/,session.o stream.o lifecycle.o alarms.o \
+ENGINE_OBJ := $(addprefix $(BUILD)/src/engine/,session.o stream.o lifecycle.o alarms.o exact.o \
 	access.o loop.o replay.o) $(BUILD)/src/sink/jsonsink.o
 $(BUILD)/test/engine.t: test/unit/engine.c test/unit/fake/node.c \
 		test/unit/fake/fake.h test/unit/corpus.h test/unit/tap.h \
@@ -164,7 +165,8 @@ $(BUILD)/bench-syntax: scripts/bench-syntax.c $(UNIT_OBJ)
 # the sources of these modules, whichever layer holds them
 srcs_of = $(foreach m,$(1),$(wildcard $(LAYERS:%=src/%/$(m).c)))
 FUZZ_SRC := $(call srcs_of,wire decode decode_info term term_erl term_ex structs names hmap event json sbuf retext \
-	xalloc stats recording recording_export recording_fields pidtext gencall gcrow nodestat spark alarm)
+	xalloc stats recording recording_export recording_fields pidtext gencall gcrow nodestat spark alarm \
+	decode_calls)
 FUZZ_RUNS ?= 1000000
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined \
 	-D_GNU_SOURCE -D_REENTRANT $(LAYER_INC) -I$(EI_INCLUDE)

@@ -47,6 +47,7 @@ struct run {
 	struct store st;        /* --chart: the events charted */
 	struct outfile chart_out; /* --chart: where it goes, opened first */
 	struct profile *prof;   /* --profile-out: every stack sampled */
+	char *calls_err;        /* --profile-calls refused before the start */
 	struct outfile prof_out; /* and where they go, opened first */
 	/* the run loop's: why it ended (NULL: it goes on); a live run's
 	 * deadline (0: none) */
@@ -86,6 +87,36 @@ static void on_profile_second(void *arg, int node, const struct prof_stats *st)
 	json_profile_stats(json_sink_buf(&r->js), session_node_name(r->s, node),
 			   clock_wall_us(), st);
 	json_sink_flush(&r->js);
+}
+
+/* --profile-calls: a profile_calls line a second */
+static void on_profile_calls(void *arg, int node, const struct prof_calls *c)
+{
+	struct run *r = arg;
+	if (!json_sink_is_open(&r->js) || r->js.write_errno)
+		return;
+	json_profile_calls(json_sink_buf(&r->js), session_node_name(r->s, node),
+			   clock_wall_us(), c);
+	json_sink_flush(&r->js);
+}
+
+/* --profile-calls LIST, split at its commas, asked of every node */
+static void profile_calls(struct run *r, const char *list)
+{
+	char copy[SESSION_EXACT_MAX * SESSION_EXACT_LEN];
+	const char *pats[SESSION_EXACT_MAX + 1];
+	int n = 0;
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		if (n == SESSION_EXACT_MAX + 1)
+			break;
+		pats[n++] = w;
+	}
+	struct sbuf err = SBUF_INIT;
+	if (session_profile_calls(r->s, -1, pats, n, &err) < 0)
+		r->calls_err = xstrdup(err.buf);
+	sbuf_release(&err);
 }
 
 /* --profile-out: opened before anything is read, so that a bad name is
@@ -463,7 +494,8 @@ static void run_setup(struct run *r, const struct config *cfg)
 	struct session_sink sink = {
 		.notice = on_notice, .node_sample = on_node_sample,
 		.profile_sample = on_profile_sample,
-		.profile_second = on_profile_second, .arg = r,
+		.profile_second = on_profile_second,
+		.profile_calls = on_profile_calls, .arg = r,
 	};
 	r->s = session_new(cfg, &spec, &sink);
 	if (cfg->profile && !cfg->open)
@@ -471,6 +503,8 @@ static void run_setup(struct run *r, const struct config *cfg)
 				cfg->profile_budget * 10000L);
 	if (cfg->profile_out)
 		r->prof = profile_new();
+	if (cfg->profile_calls && !cfg->open)
+		profile_calls(r, cfg->profile_calls);
 	/* asked of each agent as it comes up; a recording has no node */
 	if (cfg->alarm && !cfg->open)
 		session_alarms(r->s, &cfg->alarms);
@@ -541,6 +575,10 @@ static int run_live(struct run *r, struct sbuf *err)
 	int rc;
 	if ((rc = check_pids(cfg)) != EXIT_OK)
 		return rc;
+	if (r->calls_err) {
+		esc_print(stderr, "beamscope: --profile-calls: %s", r->calls_err);
+		return EXIT_USAGE;
+	}
 	for (int i = 0; i < cfg->nnodes; i++)
 		session_add_node(r->s, cfg->nodes[i], true);
 
@@ -622,6 +660,7 @@ static int run_finish(struct run *r, int rc)
 		profile_free(r->prof);
 	}
 	gensum_release(&r->gs);
+	free(r->calls_err);
 	json_sink_release(&r->js);   /* it names nodes through the session */
 	session_free(r->s);
 	return rc;

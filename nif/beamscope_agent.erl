@@ -8,8 +8,8 @@
 %% helper modules (?HELPERS): beamscope_printer (this node's printers),
 %% beamscope_info (counts, samples, top-N, node samples, describing,
 %% relations), beamscope_pattern (call, receive and --match patterns),
-%% beamscope_prof (the sampling profiler), beamscope_alarm (the VM's
-%% alarms), beamscope_scan (reading a pattern without making atoms) and
+%% beamscope_prof (the profiler), beamscope_alarm (the VM's alarms),
+%% beamscope_scan (reading a pattern without making atoms) and
 %% beamscope_trace (setting and clearing the trace, limits, checks).
 %%
 %% Invariants:
@@ -41,11 +41,10 @@
 %%    and only through the agent's own count (node samples): lowered at
 %%    cleanup, dropped by the VM if the agent dies;
 %%  * every way out (stop, nodedown, owner silence, a worker's death, a crash
-%%    of the agent itself) goes through the same cleanup, which ends with
-%%    our modules unloaded (the helpers, and beamscope_elixir, loaded only
-%%    for heads in Elixir form, go with the tracer; this module last); if
-%%    the agent is killed, its workers clean up instead (one of them, the
-%%    one that takes the name);
+%%    of the agent) goes through one cleanup, which ends with our modules
+%%    unloaded (the helpers, and beamscope_elixir, loaded only for heads in
+%%    Elixir form, with the tracer; this module last); if the agent is
+%%    killed, its workers clean up instead (the one that takes the name);
 %%  * only the agent runs helper code (and a worker that cleans up for it),
 %%    never while it unloads them: every process enters by this module, and
 %%    no fun of ours is ever handed to another process, so a purge can only
@@ -477,9 +476,9 @@ handle({top, Metric, N}, Ref, St)
     reply_owner(St, Ref, ok),
     loop(St#st{top = beamscope_info:top_new(Metric, min(N, ?TOP_MAX))});
 handle({profile, _} = Req, Ref, St) ->
-    %% off, or {Who, Hz, BudgetUs}
+    %% off, {Who, Hz, BudgetUs}, or {calls, off | Texts}
     Ours = [self() | [W || {_, W, _} <- St#st.workers]],
-    {Reply, Prof} = beamscope_prof:ask(Req, Ours, St#st.prof),
+    {Reply, Prof} = beamscope_prof:ask(Req, Ours, St#st.dest, St#st.prof),
     reply_owner(St, Ref, Reply),
     loop(St#st{prof = Prof});
 handle({alarms, _} = Req, _Ref, St) ->
@@ -522,6 +521,7 @@ cleanup(Why, StopRef, St) ->
     _ = StopRef =:= none andalso put(?LEAVING, true),
     beamscope_trace:untrace(St),
     beamscope_alarm:stop(StopRef, St),
+    beamscope_prof:stop(St#st.dest, St#st.prof),
     beamscope_info:swt_lower(),
     Dead = case Why of
                {worker_down, W, _} -> [stand_in(W, St)];

@@ -31,7 +31,7 @@
 %% ?WAIT_MAX_US a second.
 -module(beamscope_prof).
 
--export([ask/3, tick/2, frames/1]).
+-export([ask/4, tick/2, stop/2, frames/1]).
 
 -define(HEAP_MAX, 1000000).
 -define(DEAR_US, 5000).
@@ -65,15 +65,30 @@
                %% {top, N}: the N processes leading by reductions a second,
                %% found by top mode's scan (beamscope_info), picked again
                %% every second; none: Who as asked
-               top = none :: none | {pos_integer(), tuple(), [pid()]}}).
+               top = none :: none | {pos_integer(), tuple(), [pid()]},
+               %% exact mode: none, or {Session, [{MFA, Name}], Since}
+               exact = none :: none | tuple(),
+               sampling = true :: boolean()}).
 %% the scan's time a second, as top mode's
 -define(TOP_US, 10000).
 
 %% A request of the Owner's: {profile, off} or {profile, {Who, Hz,
-%% BudgetUs}}; Prof the agent's (none, or {TimerRef, State}).  {Reply,
-%% Prof} with the timer armed.
-ask(Req, Ours, Prof) ->
+%% BudgetUs}} for the sampling profiler, {profile, {calls, off | Texts}}
+%% for exact mode; the two are apart: each keeps the other as it is.  Prof
+%% the agent's (none, or {TimerRef, State}).  {Reply, Prof} with the timer
+%% armed.
+ask({profile, {calls, Req}}, Ours, Dest, Prof) ->
+    exact_ask(Req, Ours, Dest, Prof);
+ask(Req, Ours, _Dest, Prof) ->
+    Exact = case Prof of
+                none -> none;
+                {_, #prof{exact = E}} -> E
+            end,
     _ = Prof =:= none orelse erlang:cancel_timer(element(1, Prof)),
+    {Reply, P} = sampling(Req, Ours),
+    {Reply, keep_exact(P, Exact)}.
+
+sampling(Req, Ours) ->
     case Req of
         {profile, {Who, Hz, BudgetUs}}
           when is_list(Who), is_integer(Hz), Hz > 0, is_integer(BudgetUs),
@@ -93,6 +108,26 @@ ask(Req, Ours, Prof) ->
         _ ->
             {{error, {bad_request, Req}}, none}
     end.
+
+%% exact mode alone ticks once a second, with nothing to sample
+keep_exact(Prof, none) ->
+    Prof;
+keep_exact(none, Exact) ->
+    {_, P} = new([], [], 1, 0),
+    {erlang:start_timer(1000, self(), '$beamscope_prof'),
+     P#prof{exact = Exact, sampling = false, ms = 1000}};
+keep_exact({T, P}, Exact) ->
+    {T, P#prof{exact = Exact}}.
+
+%% Everything of the profiler's that the node holds is let go: exact
+%% mode's session (sampling holds nothing), its last totals first sent to
+%% Dest (none: not sent).
+stop(Dest, {_, #prof{exact = {S, _, _} = Exact}}) ->
+    _ = Dest =:= none orelse exact_read(Dest, Exact, [noconnect, nosuspend]),
+    _ = (catch trace:session_destroy(S)),
+    ok;
+stop(_, _) ->
+    ok.
 
 %% A profiler of Who (pids of this node and registered names; never one of
 %% Ours) at Hz samples a second in all, spending at most BudgetUs a second:
@@ -160,13 +195,16 @@ top_pick(#prof{top = {N, T0, Ours}} = P) ->
     end.
 
 flush(Dest, #prof{} = P0, Now) ->
+    _ = P0#prof.exact =:= none orelse
+        exact_read(Dest, P0#prof.exact, [noconnect]),
     P = top_pick(P0),
     Stats = #{samples => length(P#prof.samples), used_us => P#prof.used,
               waited_us => P#prof.waited,
               skipped => P#prof.skipped, gone => P#prof.gone,
               procs => length(P#prof.pids), cut => map_size(P#prof.cut),
               ms => Now - P#prof.since},
-    _ = erlang:send(Dest, {beamscope_profile,
+    _ = P#prof.sampling andalso
+        erlang:send(Dest, {beamscope_profile,
                            {Stats, lists:reverse(P#prof.samples)}},
                     [noconnect]),
     P#prof{since = Now, used = 0, waited = 0, skipped = 0, gone = 0,
@@ -321,3 +359,133 @@ bound(Frames) ->
 
 now_ms() ->
     erlang:monotonic_time(millisecond).
+
+%%% Exact mode ----------------------------------------------------------------
+%%
+%% call_time and call_memory on the functions named, in a trace session of
+%% our own (OTP 27+) whose tracer is the agent: every process of the node
+%% but ours has the call flag there, silent (the session sets no call
+%% pattern: nothing is ever sent to the tracer), and each call of one of
+%% those functions is counted, timed and its allocation summed by the VM.
+%% Nothing another tool set is seen or touched.  Read once a second, one
+%% trace:info a function and item: the totals since exact mode began go to
+%% the Owner, with how long the read took (the VM stops its schedulers for
+%% each read on some releases: the man page says what was measured).  The
+%% session ends with {calls, off}, stop/1 (the agent's cleanup), or its
+%% handle when the agent dies.  Before OTP 27 the call flag and call_time
+%% patterns are the legacy session's: one tracer a process, patterns
+%% shared node-wide with eprof and its like; exact mode is refused there.
+
+%% functions timed at once, at most
+-define(EXACT_MAX, 200).
+
+exact_ask(Req, Ours, Dest, Prof0) ->
+    Prof = case Prof0 of
+               {T, #prof{exact = E} = P0} when E =/= none ->
+                   stop(none, Prof0),
+                   drop_exact({T, P0#prof{exact = none}});
+               _ -> Prof0
+           end,
+    case exact_new(Req, Ours) of
+        off ->
+            state(Dest, off),
+            {ok, Prof};
+        {ok, Exact, N} ->
+            state(Dest, {on, N}),
+            {ok, keep_exact(Prof, Exact)};
+        {error, Text} ->
+            state(Dest, {error, Text}),
+            {{error, Text}, Prof}
+    end.
+
+%% a profiler left with neither sampling nor exact mode is none
+drop_exact({T, #prof{sampling = false}}) ->
+    _ = erlang:cancel_timer(T),
+    none;
+drop_exact(Prof) ->
+    Prof.
+
+state(Dest, State) ->
+    _ = erlang:send(Dest, {beamscope_calls_state, State}, [noconnect]),
+    ok.
+
+exact_new(off, _) ->
+    off;
+exact_new(Texts, Ours) when is_list(Texts), Texts =/= [] ->
+    case beamscope_trace:sessions() of
+        false ->
+            {error, <<"exact mode needs OTP 27 or later (a trace session "
+                      "of its own); this node runs OTP ",
+                      (list_to_binary(erlang:system_info(otp_release)))/binary>>};
+        true ->
+            case beamscope_pattern:calls(Texts, none) of
+                {ok, Calls} ->
+                    MFAs = lists:usort([MFA || {_, Fs, _} <- Calls,
+                                               MFA <- Fs]),
+                    exact_set(MFAs, Ours);
+                {error, Why} ->
+                    {error, why(Why)}
+            end
+    end;
+exact_new(_, _) ->
+    {error, <<"name a module or function: mod or mod:fun/N">>}.
+
+exact_set(MFAs, _Ours) when length(MFAs) > ?EXACT_MAX ->
+    {error, iolist_to_binary(
+              io_lib:format("~b functions: exact mode times at most ~b at "
+                            "once (each is read once a second); name "
+                            "fewer (mod:fun or mod:fun/N)",
+                            [length(MFAs), ?EXACT_MAX]))};
+exact_set(MFAs, Ours) ->
+    S = trace:session_create(beamscope, self(), []),
+    _ = trace:process(S, all, true, [call, silent]),
+    _ = [catch trace:process(S, P, false, [call, silent]) || P <- Ours],
+    _ = [trace:function(S, MFA, true, [call_time, call_memory])
+         || MFA <- MFAs],
+    Named = [{MFA, iolist_to_binary(io_lib:format("~tw:~tw/~b", [M, F, A]))}
+             || {M, F, A} = MFA <- MFAs],
+    {ok, {S, Named, now_ms()}, length(MFAs)}.
+
+why({bad_call, Text, {not_loaded, M}}) ->
+    fmt("~ts: module ~ts is not loaded on the node", [Text, name(M)]);
+why({bad_call, Text, {no_function, M, F, A}}) ->
+    fmt("~ts: ~ts has no function ~ts/~ts",
+        [Text, name(M), name(F), name(A)]);
+why({bad_pattern, Text, _, Col, Msg}) ->
+    fmt("~ts: column ~b: ~ts", [Text, Col, Msg]);
+why(Other) ->
+    fmt("~0tp", [Other]).
+
+%% a name the node has no atom for comes as text
+name(X) when is_binary(X) -> X;
+name(X) when is_list(X) -> X;
+name(X) -> io_lib:format("~tw", [X]).
+
+fmt(F, A) ->
+    iolist_to_binary(io_lib:format(F, A)).
+
+%% {beamscope_calls, Stats, [{Name, Calls, Us, Words}]}: the functions
+%% called since exact mode began, their totals over every process
+exact_read(Dest, {S, Named, Since}, Opts) ->
+    T0 = erlang:monotonic_time(microsecond),
+    Rows = [Row || {MFA, Name} <- Named, Row <- exact_row(S, MFA, Name)],
+    ReadUs = erlang:monotonic_time(microsecond) - T0,
+    Stats = #{functions => length(Named), read_us => ReadUs,
+              ms => now_ms() - Since},
+    _ = erlang:send(Dest, {beamscope_calls, Stats, Rows}, Opts),
+    ok.
+
+exact_row(S, MFA, Name) ->
+    case trace:info(S, MFA, call_time) of
+        {call_time, [_ | _] = Ts} ->
+            Calls = lists:sum([C || {_, C, _, _} <- Ts]),
+            Us = lists:sum([Sec * 1000000 + U || {_, _, Sec, U} <- Ts]),
+            Words = case trace:info(S, MFA, call_memory) of
+                        {call_memory, Ms} when is_list(Ms) ->
+                            lists:sum([W || {_, _, W} <- Ms]);
+                        _ -> -1
+                    end,
+            [{Name, Calls, Us, Words} || Calls > 0];
+        _ ->
+            []
+    end.

@@ -8,7 +8,7 @@
 -module(beamscope_trace).
 
 -export([trace/2, tell_limits/2, check/1, untrace/1, untrace_legacy/2,
-         load_nif/1]).
+         load_nif/1, sessions/0]).
 %% where beamscope_pattern sets and reads the send and receive patterns
 -export([t_info/3, t_message/3]).
 

@@ -19,6 +19,7 @@
 #include "exitcode.h"
 #include "json.h"
 #include "keys.h"
+#include "view_exact.h"
 #include "view_profile.h"
 #include "prompt.h"
 #include "sig.h"
@@ -230,6 +231,11 @@ static void on_profile_second(void *arg, int node, const struct prof_stats *st)
 	profile_second(arg, node, st);
 }
 
+static void on_profile_calls(void *arg, int node, const struct prof_calls *c)
+{
+	exact_take(arg, node, c);
+}
+
 void ui_sink(struct app *a, struct session_sink *sink)
 {
 	*sink = (struct session_sink){
@@ -239,7 +245,8 @@ void ui_sink(struct app *a, struct session_sink *sink)
 		.notice = on_notice, .started = on_started,
 		.node_sample = on_node_sample, .relations = on_relations,
 		.profile_sample = on_profile_sample,
-		.profile_second = on_profile_second, .arg = a,
+		.profile_second = on_profile_second,
+		.profile_calls = on_profile_calls, .arg = a,
 	};
 }
 

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "retext.h"
 #include "view_chart.h"
+#include "view_exact.h"
 #include "view_proc.h"
 #include "view_procs.h"
 #include "xalloc.h"
@@ -348,8 +349,16 @@ int profile_command(struct app *a, int argc, const char *const *argv)
 	if (argc == 0)
 		return app_view(a) == VIEW_PROFILE ? ACT_REDRAW :
 			profile_toggle(a);
+	if (!strcmp(argv[0], "calls")) {
+		int r = exact_command(a, a->node_filter >= 0 ? a->node_filter : 0,
+				      argc - 1, argv + 1);
+		if (exact_on() && app_view(a) != VIEW_PROFILE)
+			app_push(a, VIEW_PROFILE);
+		return r;
+	}
 	if (!strcmp(argv[0], "off")) {
 		profile_stop(a);
+		exact_stop(a);
 		if (app_view(a) == VIEW_PROFILE)
 			return app_pop(a);
 		app_msg(a, false, "the profiler is off");
@@ -399,44 +408,90 @@ static double pct(unsigned long part, unsigned long all)
 	return all ? 100.0 * (double)part / (double)all : 0.0;
 }
 
+/* exact mode's columns for a function: calls, us a call, words a call */
+static void exact_cells(char *out, size_t outsz, const struct exact_row *x)
+{
+	if (!x) {
+		snprintf(out, outsz, " %9s %9s %8s", "", "", "");
+		return;
+	}
+	char words[24] = "-";
+	if (x->words >= 0)
+		snprintf(words, sizeof(words), "%.1f", x->calls ?
+			 (double)x->words / (double)x->calls : 0.0);
+	snprintf(out, outsz, " %9lld %9.2f %8s", x->calls, x->calls ?
+		 (double)x->us / (double)x->calls : 0.0, words);
+}
+
+/* the functions sampled, then those exact mode timed and never sampled;
+ * with no samples, exact mode's order (by time) */
 static void table_draw(struct app *a, const struct profile_node *root,
 		       int y, int h)
 {
 	struct list *l = &a->pos[VIEW_PROFILE];
-	int w = COLS > 40 ? COLS - 34 : 6;
-	char line[1200];
-	snprintf(line, sizeof(line), "%-*s %6s %8s %6s %8s", w, "FUNCTION",
-		 "SELF%", "SELF", "TOTAL%", "TOTAL");
+	bool exact = exact_nrows() > 0;
+	int w = COLS > 40 + (exact ? 30 : 0) ? COLS - 34 - (exact ? 30 : 0) : 6;
+	char line[1200], cells[80];
+	snprintf(line, sizeof(line), "%-*s %6s %8s %6s %8s%s", w, "FUNCTION",
+		 "SELF%", "SELF", "TOTAL%", "TOTAL", exact ?
+		 "     CALLS   US/CALL   W/CALL" : "");
 	draw_text(y, 0, COLS, line, draw_attr(a, ROLE_HEADER));
 	struct profile_fn *fns = NULL;
 	size_t n = root ? profile_functions(root, &fns) : 0;
 	if (pf.by_total && n > 1)
 		qsort(fns, n, sizeof(*fns), cmp_total);
-	list_fit(l, LIST_SELECT, (int)n, h - 1);
+	/* exact mode's functions not sampled, after the sampled ones */
+	const struct exact_row **extra = xcalloc((size_t)exact_nrows() + 1,
+						 sizeof(*extra));
+	size_t nextra = 0;
+	for (int i = 0; i < exact_nrows(); i++) {
+		const struct exact_row *x = exact_row_at(i);
+		bool sampled = false;
+		for (size_t k = 0; k < n && !sampled; k++)
+			sampled = !strcmp(fns[k].name, x->name);
+		if (!sampled)
+			extra[nextra++] = x;
+	}
+	list_fit(l, LIST_SELECT, (int)(n + nextra), h - 1);
 	for (int r = 0; r < h - 1; r++) {
 		move(y + 1 + r, 0);
 		clrtoeol();
 		size_t i = (size_t)(l->top + r);
-		if (i >= n || !fns || !root) {
+		const char *name;
+		if (i < n && fns && root) {
+			const struct profile_fn *fn = &fns[i];
+			exact_cells(cells, sizeof(cells), exact ?
+				    exact_find(fn->name) : NULL);
+			snprintf(line, sizeof(line), "%-*.*s %5.1f%% %8lu "
+				 "%5.1f%% %8lu%s", w, w, fn->name,
+				 pct(fn->self, root->total), fn->self,
+				 pct(fn->total, root->total), fn->total,
+				 exact ? cells : "");
+			name = fn->name;
+		} else if (i >= n && i < n + nextra) {
+			const struct exact_row *x = extra[i - n];
+			exact_cells(cells, sizeof(cells), x);
+			snprintf(line, sizeof(line), "%-*.*s %6s %8d %6s %8d%s",
+				 w, w, x->name, "", 0, "", 0, cells);
+			name = x->name;
+		} else {
 			if (i == 0)
-				draw_text(y + 1, 0, COLS, pf.on ? "  no samples yet" :
+				draw_text(y + 1, 0, COLS, pf.on || exact_on() ?
+					  "  no samples yet" :
 					  "  not sampling: f on a process starts the "
 					  "profiler", draw_attr(a, ROLE_DIM));
 			continue;
 		}
-		const struct profile_fn *fn = &fns[i];
-		snprintf(line, sizeof(line), "%-*.*s %5.1f%% %8lu %5.1f%% %8lu",
-			 w, w, fn->name, pct(fn->self, root->total), fn->self,
-			 pct(fn->total, root->total), fn->total);
-		bool mark = pf.hl[0] && strstr(fn->name, pf.hl);
+		bool mark = pf.hl[0] && strstr(name, pf.hl);
 		draw_text(y + 1 + r, 0, COLS, line, (int)i == l->sel ?
 			  draw_attr(a, ROLE_SELECTED) : mark ?
 			  (int)A_BOLD : (int)A_NORMAL);
 	}
-	if (fns && l->sel >= 0 && (size_t)l->sel < n) {
-		/* the name stays valid: the profile interns its names */
-		pf.fn = fns[l->sel].name;
-	}
+	/* the name stays valid: the profile interns its names; a row exact
+	 * mode alone has has no callers to show */
+	pf.fn = fns && l->sel >= 0 && (size_t)l->sel < n ? fns[l->sel].name :
+		NULL;
+	free(extra);
 	free(fns);
 }
 
@@ -695,16 +750,22 @@ static void profile_where(struct app *a, char *out, size_t outsz)
 		size_t l = strlen(out);
 		snprintf(out + l, outsz - l, "%s", tail);
 	}
+	char ex[200];
+	exact_where(ex, sizeof(ex));
+	size_t l = strlen(out);
+	snprintf(out + l, outsz - l, "%s", ex);
 }
 
 static void profile_leave(struct app *a)
 {
 	profile_stop(a);
+	exact_stop(a);
 }
 
 static void profile_release(struct app *a)
 {
 	(void)a;
+	exact_release();
 	if (pf.p)
 		profile_free(pf.p);
 	memset(&pf, 0, sizeof(pf));

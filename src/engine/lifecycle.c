@@ -458,6 +458,7 @@ static void node_attached(struct snode *n)
 	n->top.have = false;
 	n->prof_asked = 0;
 	n->alarm_asked = 0;
+	n->exact_asked = 0;
 	n->last_rx_ms = clock_mono_ms();
 	n->last_ts = clock_wall_us();
 	if (s->multi) {

@@ -211,6 +211,7 @@ void session_tick(struct session *s)
 		node_top_reconcile(n);
 		node_profile_reconcile(n);
 		node_alarms_reconcile(n);
+		node_exact_reconcile(n);
 	}
 	node_rates(s, now);
 	if (now >= s->next_ping_ms) {

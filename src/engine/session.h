@@ -180,6 +180,8 @@ struct session_sink {
 	 * second cost and reached */
 	void (*profile_sample)(void *arg, int node, const struct prof_sample *p);
 	void (*profile_second)(void *arg, int node, const struct prof_stats *st);
+	/* exact mode's totals since it began, about once a second */
+	void (*profile_calls)(void *arg, int node, const struct prof_calls *c);
 	void *arg;
 };
 
@@ -328,6 +330,21 @@ void session_profile(struct session *s, int node, const struct pidsel *who,
  * a scheduler), picked again each second. */
 void session_profile_top(struct session *s, int node, int n, int hz,
 			 long budget_us);
+/*
+ * Exact mode (nif/beamscope_prof.erl): call_time and call_memory on the
+ * functions the n patterns name ("mod", "mod:fun", "mod:fun/N"), in a
+ * trace session of each agent's own, on node (an index; -1 every node);
+ * n 0: off.  Apart from the sampling profiler.  What each agent did is a
+ * notice (a refusal a warning); the totals come to the sinks'
+ * profile_calls hook about once a second.  0, or -1 with why in err (too
+ * many patterns, one too long).
+ */
+#define SESSION_EXACT_MAX 16
+#define SESSION_EXACT_LEN 256
+int session_profile_calls(struct session *s, int node,
+			  const char *const *patterns, int n, struct sbuf *err);
+/* The patterns timed, at most max of them into out; 0: exact mode off. */
+int session_exact(const struct session *s, const char **out, int max);
 /*
  * The VM's alarms (nif/beamscope_alarm.erl) on every node, now and as
  * they come, at the thresholds of sp (alarm.h); NULL: off.  Each alarm is

@@ -112,6 +112,7 @@ struct snode {
 	unsigned prof_asked;    /* the profiler as asked of its agent: the
 				 * session's prof_gen then; 0 never */
 	unsigned alarm_asked;   /* the alarms likewise (alarm_gen) */
+	unsigned exact_asked;   /* exact mode likewise (exact_gen) */
 	unsigned long alarms;   /* the VM's alarms it reported */
 	unsigned long alarms_suppressed; /* ... and its agent did not ship */
 	struct {
@@ -185,6 +186,11 @@ struct session {
 	bool alarms_on;
 	struct alarm_spec alarms;
 	unsigned alarm_gen;
+	/* exact mode as wanted: the patterns timed (none: off) on
+	 * exact_node (-1 every node), each change a new exact_gen */
+	char exact_pat[SESSION_EXACT_MAX][SESSION_EXACT_LEN];
+	int exact_n, exact_node;
+	unsigned exact_gen;
 	unsigned long counted;  /* count-tier events, all nodes and starts */
 
 	char **modules;         /* loaded on a target, NULL-ended; NULL
@@ -236,6 +242,7 @@ void goal_reconcile(struct session *s);
 void node_top_reconcile(struct snode *n);
 void node_profile_reconcile(struct snode *n);
 void node_alarms_reconcile(struct snode *n);
+void node_exact_reconcile(struct snode *n);
 void node_set_state(struct snode *n, enum snode_state st);
 void goal_start_failed(struct session *s, int rc, const char *why);
 struct snode *node_add(struct session *s, const char *name, bool required);

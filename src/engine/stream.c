@@ -481,6 +481,41 @@ static void on_alarm_state(void *arg, const char *buf, const struct msg *m)
 	sbuf_release(&set);
 }
 
+/* exact mode's totals: those of a node it is still wanted on */
+static void on_calls(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	struct session *s = n->s;
+	int idx = m->body;
+	if (s->exact_n == 0 || (s->exact_node >= 0 && s->exact_node != n->idx))
+		return;
+	struct prof_calls *c = xmalloc(sizeof(*c));
+	if (decode_calls(&n->dec, buf, &idx, c) < 0)
+		n->agent.unknown++;
+	else
+		SINKS(s, profile_calls, n->idx, c);
+	free(c);
+}
+
+static void on_calls_state(void *arg, const char *buf, const struct msg *m)
+{
+	struct snode *n = arg;
+	struct calls_state st;
+	int idx = m->body;
+	if (decode_calls_state(buf, &idx, &st) < 0) {
+		n->agent.unknown++;
+		return;
+	}
+	if (st.kind == CALLS_STATE_ON)
+		session_notice(n->s, SESSION_INFO, "exact mode on \"%s\": %ld "
+			       "functions timed in a trace session of "
+			       "beamscope's, read once a second", n->agent.node,
+			       st.functions);
+	else if (st.kind == CALLS_STATE_ERROR)
+		session_notice(n->s, SESSION_WARN, "exact mode on \"%s\": %s",
+			       n->agent.node, st.why);
+}
+
 void node_agent_fresh(struct snode *n)
 {
 	struct agent_stream stream = {
@@ -489,7 +524,8 @@ void node_agent_fresh(struct snode *n)
 		.info = on_info, .labels = node_on_labels, .limit = on_limit,
 		.node = on_node, .top = on_top, .cleared = on_cleared,
 		.profile = on_profile, .alarms = on_alarms,
-		.alarm_state = on_alarm_state, .arg = n,
+		.alarm_state = on_alarm_state, .calls = on_calls,
+		.calls_state = on_calls_state, .arg = n,
 	};
 	agent_init(&n->agent, &n->conn, &stream);
 }

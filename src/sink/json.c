@@ -603,3 +603,24 @@ void json_profile_stats(struct sbuf *out, const char *node, int64_t ts,
 		  st->procs, st->skipped, st->used_us, st->waited_us, st->ms,
 		  st->cut, st->gone);
 }
+
+void json_profile_calls(struct sbuf *out, const char *node, int64_t ts,
+			const struct prof_calls *c)
+{
+	sbuf_addf(out, "{\"type\":\"profile_calls\",\"ts\":%" PRId64
+		  ",\"node\":", ts);
+	json_string(out, node);
+	sbuf_addf(out, ",\"functions\":%ld,\"read_us\":%ld,\"ms\":%ld,"
+		  "\"calls\":[", c->functions, c->read_us, c->ms);
+	for (int i = 0; i < c->n; i++) {
+		const struct prof_call *r = &c->rows[i];
+		sbuf_addstr(out, i ? ",{\"function\":" : "{\"function\":");
+		json_string(out, r->name);
+		sbuf_addf(out, ",\"calls\":%lld,\"time_us\":%lld", r->calls,
+			  r->us);
+		if (r->words >= 0)
+			sbuf_addf(out, ",\"words\":%lld", r->words);
+		sbuf_addch(out, '}');
+	}
+	sbuf_addstr(out, "]}\n");
+}

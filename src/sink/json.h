@@ -35,12 +35,17 @@ void json_counts(struct sbuf *out, const char *node, int64_t ts,
 
 struct prof_sample;
 struct prof_stats;
+struct prof_calls;
 /* A profile_sample line: one stack the profiler took, root first. */
 void json_profile_sample(struct sbuf *out, const char *node,
 			 const struct prof_sample *p);
 /* A profile_stats line: what a second of sampling cost and reached. */
 void json_profile_stats(struct sbuf *out, const char *node, int64_t ts,
 			const struct prof_stats *st);
+/* exact mode's totals (a profile_calls line): each function's calls, time
+ * and words allocated since it began, over every process of the node */
+void json_profile_calls(struct sbuf *out, const char *node, int64_t ts,
+			const struct prof_calls *c);
 
 struct gc_row;
 struct gc_call;

@@ -41,7 +41,7 @@
 	X(SERVERS,  "servers",  "[off]",                "show gen_server and gen_statem call latency per server and request kind; off stops pairing calls", c_servers) \
 	X(CHART,    "chart",    "",                     "show the sequence chart of the tagged processes (Space tags them in the table)", c_chart) \
 	X(CHART_EXPORT, "chart-export", "FILE",         "write the chart as shown: PlantUML for FILE.puml, Mermaid for FILE.mmd", c_chart_export) \
-	X(PROFILE,  "profile",  "[PID|NAME[,...]|top [N]|off|window N]", "sample stacks and show where the processes spend their time (the selected or tagged ones without an argument; top N: the N leading by reductions a second); window N shows the last N seconds (0: all)", c_profile) \
+	X(PROFILE,  "profile",  "[PID|NAME[,...]|top [N]|calls MOD[:FUN[/N]][,...]|off|window N]", "sample stacks and show where the processes spend their time (the selected or tagged ones without an argument; top N: the N leading by reductions a second); calls: exact mode, every call of those functions counted and timed (OTP 27+); window N shows the last N seconds (0: all)", c_profile) \
 	X(PROFILE_EXPORT, "profile-export", "FILE",     "write the profile as shown: speedscope JSON for FILE.json, collapsed stacks otherwise", c_profile_export) \
 	X(ALARMS,   "alarms",   "[on|off|NAME=VALUE,...]", "the VM's alarms as events (long_gc, long_schedule, large_heap, long_message_queue, busy_port, busy_dist_port) and the list of recent ones; NAME=VALUE,... sets thresholds as --alarm does; off turns them off", c_alarms) \
 	X(PROCS,    "procs",    "",                     "show the process table", c_procs) \

@@ -208,6 +208,15 @@ static int opt_apply_profile(struct config *cfg, enum opt_id id,
 		}
 		cfg->profile_budget = (int)v;
 		return 0;
+	case OPT_PROFILE_CALLS:
+		if (!arg[0] || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+		    strstr(arg, ",,")) {
+			sbuf_addstr(err, "--profile-calls: name functions: mod, "
+				    "mod:fun or mod:fun/N, comma-separated");
+			return -1;
+		}
+		cfg->profile_calls = arg;
+		return 0;
 	case OPT_ALARM:
 		if (alarm_spec_parse(&cfg->alarms, arg, err) < 0)
 			return -1;
@@ -563,7 +572,15 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 			    "named: --pids a,b or --follow PID|NAME");
 		goto out;
 	}
-	if (cfg->profile && !cfg->events_set && !cfg->chart)
+	if (cfg->profile_calls && (!cfg->batch || cfg->open)) {
+		sbuf_addstr(err, !cfg->batch ? "--profile-calls is for batch "
+			    "mode; in the view, :profile calls MOD times the calls "
+			    "of a module" : "--profile-calls needs a live node; "
+			    "--open replays a file");
+		goto out;
+	}
+	if ((cfg->profile || cfg->profile_calls) && !cfg->events_set &&
+	    !cfg->chart)
 		cfg->counts = true;   /* the processes' counts, cheaply */
 	if (cfg->cluster && !cfg->nnodes) {
 		sbuf_addstr(err, "--cluster needs a node to start from, e.g. "

@@ -51,6 +51,7 @@
 	X(PROFILE_OUT, "profile-out",        0,   "FILE",    0, "batch --profile: at the end, write the stacks sampled to FILE as collapsed stacks (flamegraph.pl, speedscope)") \
 	X(PROFILE_RATE, "profile-rate",      0,   "N",       1, "--profile, :profile: N samples a second in all, spread over the processes (default: 100; at most 1000)") \
 	X(PROFILE_BUDGET, "profile-budget", 0,   "PERCENT", 1, "--profile, :profile: the sampler's time on the target, waits included, at most PERCENT of one scheduler (default: 1; at most 50)") \
+	X(PROFILE_CALLS, "profile-calls",   0,   "LIST",    0, "batch: exact mode (OTP 27+): count and time every call of the functions named, mod, mod:fun or mod:fun/N, comma-separated (at most 200 functions), a profile_calls line a second with the totals") \
 	X(ALARM,       "alarm",              0,   "LIST",    1, "the VM's alarms as events: on (every one at its default: long_gc=100ms,long_schedule=100ms,large_heap=256MB,long_message_queue=10000,busy_port,busy_dist_port), or NAME=VALUE,... (NAME=off: not that one)") \
 	X(SUMMARY,     "summary",            0,   NULL,      0, "batch: at the end, the busiest processes and the slowest servers on standard error") \
 	X(NODE_STATS,  "node-stats",         0,   NULL,      1, "sample each node once a second (memory, processes, run queues, schedulers): the view starts with its header shown, batch writes node_stats lines") \
@@ -108,6 +109,7 @@ struct config {
 	const char *profile_out;  /* --profile-out FILE; NULL: none */
 	int profile_rate;         /* --profile-rate, samples a second */
 	int profile_budget;       /* --profile-budget, percent of a scheduler */
+	const char *profile_calls; /* --profile-calls LIST; NULL: none */
 	bool alarm;               /* --alarm: the VM's alarms on */
 	struct alarm_spec alarms; /* ... at these thresholds */
 	bool ascii;               /* --ascii: no Unicode drawing characters */

@@ -241,6 +241,19 @@ static void on_ALARM_STATE(struct agent *a, const char *buf,
 		a->stream.alarm_state(a->stream.arg, buf, m);
 }
 
+static void on_CALLS(struct agent *a, const char *buf, const struct msg *m)
+{
+	if (a->stream.calls)
+		a->stream.calls(a->stream.arg, buf, m);
+}
+
+static void on_CALLS_STATE(struct agent *a, const char *buf,
+			   const struct msg *m)
+{
+	if (a->stream.calls_state)
+		a->stream.calls_state(a->stream.arg, buf, m);
+}
+
 static void on_EXIT(struct agent *a, const char *buf, const struct msg *m)
 {
 	a->gone = true;

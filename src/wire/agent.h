@@ -54,6 +54,8 @@ struct agent_stream {
 	void (*profile)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*alarms)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void (*alarm_state)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*calls)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
+	void (*calls_state)(void *arg, const char *buf, const struct msg *m); /* may be NULL */
 	void *arg;
 };
 
@@ -209,6 +211,12 @@ int agent_top(struct agent *a, const char *metric, int n);
  * (profile), a second at a time.  No reply is awaited. */
 int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
 		  int hz, long budget_us);
+/* Exact mode: call_time and call_memory on the functions the n patterns
+ * name ("mod:_", "mod:fun", "mod:fun/2"), in a trace session of the
+ * agent's; n 0: off.  What the agent did comes on the stream
+ * (calls_state), then the totals once a second (calls).  Independent of
+ * the sampling profiler.  No reply is awaited. */
+int agent_profile_calls(struct agent *a, const char *const *patterns, int n);
 /* The VM's alarms at the thresholds of sp (alarm.h), or off (sp NULL):
  * what the agent did comes on the stream (alarm_state), then the alarms
  * (alarms).  No reply is awaited. */

@@ -164,6 +164,29 @@ int agent_profile(struct agent *a, const struct pidsel *who, int top_n,
 	return r;
 }
 
+/* {profile, {calls, off}} or {profile, {calls, [Text]}} */
+int agent_profile_calls(struct agent *a, const char *const *patterns, int n)
+{
+	ei_x_buff x;
+	erlang_ref ref;
+	request_begin(a, &x, &ref);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "profile");
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "calls");
+	if (n > 0) {
+		ei_x_encode_list_header(&x, n);
+		for (int i = 0; i < n; i++)
+			ei_x_encode_string(&x, patterns[i]);
+		ei_x_encode_empty_list(&x);
+	} else {
+		ei_x_encode_atom(&x, "off");
+	}
+	int r = request_send(a, &x);
+	ei_x_free(&x);
+	return r;
+}
+
 /* {alarms, off} or {alarms, [Setting]}: large_heap in bytes (the agent
  * makes them words), long_message_queue {Off, On} with Off half of On */
 int agent_alarms(struct agent *a, const struct alarm_spec *sp)

@@ -23,6 +23,8 @@
  *                                                 profiler's stacks
  *   {beamscope_alarms, Suppressed, Alarms}        the VM's alarms
  *   {beamscope_alarm_state, State}                what an alarms request did
+ *   {beamscope_calls, Stats, Rows}                exact mode's totals
+ *   {beamscope_calls_state, State}                what an exact request did
  * Anything else is WIRE_UNKNOWN: counted by the caller and ignored.  The
  * shape says nothing about who sent it: the caller checks that.
  */
@@ -73,7 +75,9 @@ enum wire_sender {
 	X(STRUCTS,   "beamscope_structs",   2, 2, WIRE_FROM_AGENT,           "b") \
 	X(PROFILE,   "beamscope_profile",   2, 2, WIRE_FROM_AGENT,           "b") \
 	X(ALARMS,    "beamscope_alarms",    3, 3, WIRE_FROM_AGENT,           "db") \
-	X(ALARM_STATE, "beamscope_alarm_state", 2, 2, WIRE_FROM_AGENT,       "b")
+	X(ALARM_STATE, "beamscope_alarm_state", 2, 2, WIRE_FROM_AGENT,       "b") \
+	X(CALLS,     "beamscope_calls",     3, 3, WIRE_FROM_AGENT,           "b") \
+	X(CALLS_STATE, "beamscope_calls_state", 2, 2, WIRE_FROM_AGENT,       "b")
 
 enum wire_kind {
 	WIRE_UNKNOWN,
@@ -271,5 +275,37 @@ struct alarm_state {
 };
 int decode_alarm_state(struct decoder *d, const char *buf, int *idx,
 		       struct alarm_state *st);
+
+/*
+ * Exact mode (nif/beamscope_prof.erl): the totals, since it began, of each
+ * function timed that was called, over every process of the node.  Names
+ * as the decoder's syntax writes them, valid until the next decode.
+ */
+#define PROF_CALLS_MAX 256
+struct prof_call {
+	const char *name;
+	long long calls, us;
+	long long words;        /* -1: the VM does not count them */
+};
+struct prof_calls {
+	long functions;         /* timed */
+	long read_us;           /* what reading them took the agent */
+	long ms;                /* since exact mode began */
+	int n;
+	struct prof_call rows[PROF_CALLS_MAX];
+};
+/* The body of a WIRE_CALLS at buf[*idx] into *c: 0, or -1. */
+int decode_calls(struct decoder *d, const char *buf, int *idx,
+		 struct prof_calls *c);
+
+/* What the agent did with an exact mode request (WIRE_CALLS_STATE):
+ * off; on, functions timed; error, its one line. */
+enum calls_state_kind { CALLS_STATE_OFF, CALLS_STATE_ON, CALLS_STATE_ERROR };
+struct calls_state {
+	enum calls_state_kind kind;
+	long functions;
+	char why[400];
+};
+int decode_calls_state(const char *buf, int *idx, struct calls_state *st);
 
 #endif

@@ -399,7 +399,7 @@ static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
 }
 
 /* one frame's text, as the decoder's syntax writes it, into scratch */
-static int prof_frame(struct decoder *d, const char *buf, int *idx)
+int prof_frame(struct decoder *d, const char *buf, int *idx)
 {
 	int type, size;
 	char text[1100];

@@ -20,4 +20,7 @@ typedef int (*entry_fn)(struct decoder *d, const char *buf, int *idx,
 int decode_atom(const char *buf, int *idx, char *out, int outsz);
 long each_entry(struct decoder *d, const char *buf, int *idx, entry_fn one,
 		void *ctx);
+/* a function's text "m:f/N" (a binary) as the decoder's syntax writes
+ * it, appended to scratch (no NUL) */
+int prof_frame(struct decoder *d, const char *buf, int *idx);
 #endif

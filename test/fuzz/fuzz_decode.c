@@ -146,6 +146,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			decode_alarm_state(&d, buf, &idx, &as);
 			break;
 		}
+		case WIRE_CALLS: {
+			static struct prof_calls pc;
+			idx = m.body;
+			d.syn = size % 2 ? TERM_ELIXIR : TERM_ERLANG;
+			if (decode_calls(&d, buf, &idx, &pc) == 0)
+				for (int i = 0; i < pc.n; i++)
+					sbuf_addstr(&out, pc.rows[i].name);
+			break;
+		}
+		case WIRE_CALLS_STATE: {
+			struct calls_state cs;
+			idx = m.body;
+			decode_calls_state(buf, &idx, &cs);
+			break;
+		}
 		default:
 			break;
 		}

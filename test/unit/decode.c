@@ -369,6 +369,86 @@ static void test_alarms(struct names *names)
 	}
 }
 
+/* exact mode: the totals in both syntaxes, a bad row skipped, the
+ * three states */
+static void test_calls(struct names *names)
+{
+	ei_x_buff x;
+	struct msg m;
+	struct decoder d;
+	static struct prof_calls pc;
+	for (int syn = 0; syn < 2; syn++) {
+		ei_x_new_with_version(&x);
+		ei_x_encode_tuple_header(&x, 3);
+		ei_x_encode_atom(&x, "beamscope_calls");
+		ei_x_encode_map_header(&x, 3);
+		ei_x_encode_atom(&x, "functions");
+		ei_x_encode_long(&x, 9);
+		ei_x_encode_atom(&x, "read_us");
+		ei_x_encode_long(&x, 46);
+		ei_x_encode_atom(&x, "ms");
+		ei_x_encode_long(&x, 3003);
+		ei_x_encode_list_header(&x, 3);
+		ei_x_encode_tuple_header(&x, 4);
+		ei_x_encode_binary(&x, "'Elixir.Shop':get/2", 19);
+		ei_x_encode_long(&x, 1000);
+		ei_x_encode_long(&x, 161);
+		ei_x_encode_long(&x, 20000);
+		ei_x_encode_tuple_header(&x, 4);   /* calls < 0: skipped */
+		ei_x_encode_binary(&x, "m:f/1", 5);
+		ei_x_encode_long(&x, -1);
+		ei_x_encode_long(&x, 0);
+		ei_x_encode_long(&x, 0);
+		ei_x_encode_tuple_header(&x, 4);
+		ei_x_encode_binary(&x, "m:g/2", 5);
+		ei_x_encode_long(&x, 3);
+		ei_x_encode_long(&x, 9);
+		ei_x_encode_long(&x, -1);
+		ei_x_encode_empty_list(&x);
+		is_num(decode_msg(x.buff, &m), WIRE_CALLS, "calls recognised");
+		decoder_init(&d, NODE, 0, names);
+		d.syn = syn ? TERM_ELIXIR : TERM_ERLANG;
+		int idx = m.body;
+		is_num(decode_calls(&d, x.buff, &idx, &pc), 0, "calls decoded");
+		char said[400];
+		snprintf(said, sizeof(said), "%ld %ld %ld %d %s %lld %lld %lld %s %lld",
+			 pc.functions, pc.read_us, pc.ms, pc.n, pc.rows[0].name,
+			 pc.rows[0].calls, pc.rows[0].us, pc.rows[0].words,
+			 pc.n > 1 ? pc.rows[1].name : "-", pc.n > 1 ? pc.rows[1].words : 0);
+		is(said, syn ? "9 46 3003 2 Shop.get/2 1000 161 20000 :m.g/2 -1" :
+		   "9 46 3003 2 'Elixir.Shop':get/2 1000 161 20000 m:g/2 -1",
+		   syn ? "calls: Elixir names, a bad row skipped" :
+		   "calls: totals, a bad row skipped");
+		decoder_release(&d);
+		ei_x_free(&x);
+	}
+	const char *want[] = { "0 0 ", "1 9 ", "2 0 m:_: not?loaded" };
+	for (int i = 0; i < 3; i++) {
+		struct calls_state cs;
+		ei_x_new_with_version(&x);
+		ei_x_encode_tuple_header(&x, 2);
+		ei_x_encode_atom(&x, "beamscope_calls_state");
+		if (i == 0) {
+			ei_x_encode_atom(&x, "off");
+		} else {
+			ei_x_encode_tuple_header(&x, 2);
+			ei_x_encode_atom(&x, i == 1 ? "on" : "error");
+			if (i == 1)
+				ei_x_encode_long(&x, 9);
+			else
+				ei_x_encode_binary(&x, "m:_: not\nloaded", 15);
+		}
+		is_num(decode_msg(x.buff, &m), WIRE_CALLS_STATE, "calls state recognised");
+		int idx = m.body;
+		is_num(decode_calls_state(x.buff, &idx, &cs), 0, "calls state decoded");
+		char said[500];
+		snprintf(said, sizeof(said), "%d %ld %s", (int)cs.kind, cs.functions,
+			 cs.why);
+		is(said, want[i], "calls state: off, on, an error made safe");
+		ei_x_free(&x);
+	}
+}
+
 int main(void)
 {
 	ei_x_buff x;
@@ -376,7 +456,7 @@ int main(void)
 	struct names names;
 	struct decoder d;
 
-	plan(67 + 2 + 2 * 5 + 3 * 3);
+	plan(67 + 2 + 2 * 5 + 3 * 3 + 2 * 3 + 3 * 3);
 	names_init(&names);
 
 	ei_x_new_with_version(&x);
@@ -758,6 +838,7 @@ int main(void)
 	decoder_release(&d);
 	test_profile(&names);
 	test_alarms(&names);
+	test_calls(&names);
 	names_release(&names);
 	return done_testing();
 }

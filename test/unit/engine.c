@@ -146,6 +146,14 @@ static bool alarmed(struct run *r)
 	return fake_seen("one@fake").alarms >= want_alarms;
 }
 
+static int want_exacts;
+
+static bool exacted(struct run *r)
+{
+	(void)r;
+	return fake_seen("one@fake").exacts >= want_exacts;
+}
+
 static bool never(struct run *r)
 {
 	(void)r;
@@ -219,6 +227,32 @@ static void test_one_node(void)
 	run_until(&r, never, 100);
 	is_num(fake_seen("one@fake").alarms, 2, "alarms: off, asked once more");
 	ok(!fake_seen("one@fake").alarms_on && !session_alarm_spec(r.s), "alarms: off");
+
+	/* exact mode: never asked while off, then on once (a module alone
+	 * is all its functions), off once */
+	is_num(fake_seen("one@fake").exacts, 0, "exact: not asked while off");
+	const char *pats[] = { "bs_exact", "m:f/2" };
+	struct sbuf eerr = SBUF_INIT;
+	is_num(session_profile_calls(r.s, -1, pats, 2, &eerr), 0, "exact: wanted");
+	const char *got[4];
+	ok(session_exact(r.s, got, 4) == 2 && !strcmp(got[0], "bs_exact:_") &&
+	   !strcmp(got[1], "m:f/2"), "exact: a module alone is mod:_");
+	want_exacts = 1;
+	ok(run_until(&r, exacted, 2000), "exact: asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").exacts, 1, "exact: asked once");
+	is_num(fake_seen("one@fake").exact_patterns, 2, "exact: both patterns");
+	is_num(session_profile_calls(r.s, -1, NULL, 0, &eerr), 0, "exact: off");
+	want_exacts = 2;
+	ok(run_until(&r, exacted, 2000), "exact: off asked");
+	run_until(&r, never, 100);
+	is_num(fake_seen("one@fake").exact_patterns, 0, "exact: off sent");
+	const char *many[SESSION_EXACT_MAX + 1];
+	for (int i = 0; i <= SESSION_EXACT_MAX; i++)
+		many[i] = "m";
+	ok(session_profile_calls(r.s, -1, many, SESSION_EXACT_MAX + 1, &eerr) < 0 &&
+	   strstr(eerr.buf, "at most 16 patterns"), "exact: too many patterns refused");
+	sbuf_release(&eerr);
 
 	/* stop and drain: the reply, every worker's last word, then gone */
 	session_stop(r.s, "test");
@@ -320,7 +354,7 @@ static void test_two_nodes(void)
 
 int main(void)
 {
-	plan(59 + 8);
+	plan(59 + 8 + 10);
 	test_one_node();
 	test_unknown();
 	test_refused();

@@ -37,6 +37,8 @@ struct fake_seen {
 	int profile_procs;      /* what the last one named; -1: off */
 	int alarms;             /* alarms requests: on, or off */
 	bool alarms_on;         /* what the last one asked */
+	int exacts;             /* exact mode requests: on, or off */
+	int exact_patterns;     /* what the last one named; 0: off */
 	long shipped;           /* events in the batches sent */
 	long long last_ts_us;   /* the newest event's time */
 };

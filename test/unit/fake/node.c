@@ -485,6 +485,17 @@ int agent_alarms(struct agent *a, const struct alarm_spec *sp)
 	return 0;
 }
 
+int agent_profile_calls(struct agent *a, const char *const *patterns, int n)
+{
+	struct fake *k = of(a);
+	(void)patterns;
+	if (!k)
+		return -1;
+	k->seen.exacts++;
+	k->seen.exact_patterns = n;
+	return 0;
+}
+
 int agent_unfollow(struct agent *a)
 {
 	return of(a) ? 0 : -1;
