@@ -47,7 +47,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call --match \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --syntax --interval --slower-than --stuck --chart --profile-out --profile-rate --profile-budget --alarm --cookie-file --cookie --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --chart --profile-out --profile-rate --profile-budget --profile-calls --alarm --cookie-file --cookie --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -105,6 +105,7 @@ complete -c beamscope -l profile -d 'batch: sample the stacks of the --pids or -
 complete -c beamscope -l profile-out -r -F -d 'batch --profile: write the stacks sampled to FILE as collapsed stacks'
 complete -c beamscope -l profile-rate -x -d 'samples a second in all'
 complete -c beamscope -l profile-budget -x -d 'the sampler time on the target, in percent of one scheduler'
+complete -c beamscope -l profile-calls -x -d 'batch: count and time every call of the functions named: mod, mod:fun or mod:fun/N,...'
 complete -c beamscope -l alarm -x -a '(__beamscope_alarms)' -d 'the VM alarms as events: on, or NAME=VALUE,...'
 complete -c beamscope -l summary -d 'batch: the busiest processes and the slowest servers at the end'
 complete -c beamscope -l node-stats -d 'sample each node once a second: the view header, batch node_stats lines'
