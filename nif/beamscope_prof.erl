@@ -49,6 +49,15 @@
 %% processes profiled at once, at most
 -define(PROCS_MAX, 1000).
 
+%% exact mode: its session, the functions timed with their names, when it
+%% began (ms), those still to read in this turn, and what each read found
+-record(exact, {session :: term(),
+                named = [] :: [{mfa(), binary()}],
+                n = 0 :: non_neg_integer(),
+                since :: integer(),
+                todo = [] :: [{mfa(), binary()}],
+                known = #{} :: map()}).
+
 -record(prof, {pids = [] :: [pid()],      % sampled, in turn
                todo = [] :: [pid()],      % the rest of this turn
                ms :: pos_integer(),       % between two ticks
@@ -66,8 +75,8 @@
                %% found by top mode's scan (beamscope_info), picked again
                %% every second; none: Who as asked
                top = none :: none | {pos_integer(), tuple(), [pid()]},
-               %% exact mode: none, or {Session, [{MFA, Name}], Since}
-               exact = none :: none | tuple(),
+               %% exact mode: none, or its state
+               exact = none :: none | #exact{},
                sampling = true :: boolean()}).
 %% the scan's time a second, as top mode's
 -define(TOP_US, 10000).
@@ -122,7 +131,7 @@ keep_exact({T, P}, Exact) ->
 %% Everything of the profiler's that the node holds is let go: exact
 %% mode's session (sampling holds nothing), its last totals first sent to
 %% Dest (none: not sent).
-stop(Dest, {_, #prof{exact = {S, _, _} = Exact}}) ->
+stop(Dest, {_, #prof{exact = #exact{session = S} = Exact}}) ->
     _ = Dest =:= none orelse exact_read(Dest, Exact, [noconnect, nosuspend]),
     _ = (catch trace:session_destroy(S)),
     ok;
@@ -194,9 +203,11 @@ top_pick(#prof{top = {N, T0, Ours}} = P) ->
             end
     end.
 
-flush(Dest, #prof{} = P0, Now) ->
-    _ = P0#prof.exact =:= none orelse
-        exact_read(Dest, P0#prof.exact, [noconnect]),
+flush(Dest, #prof{} = P00, Now) ->
+    P0 = case P00#prof.exact of
+             none -> P00;
+             E -> P00#prof{exact = exact_read(Dest, E, [noconnect])}
+         end,
     P = top_pick(P0),
     Stats = #{samples => length(P#prof.samples), used_us => P#prof.used,
               waited_us => P#prof.waited,
@@ -368,16 +379,21 @@ now_ms() ->
 %% pattern: nothing is ever sent to the tracer), and each call of one of
 %% those functions is counted, timed and its allocation summed by the VM.
 %% Nothing another tool set is seen or touched.  Read once a second, one
-%% trace:info a function and item: the totals since exact mode began go to
-%% the Owner, with how long the read took (the VM stops its schedulers for
-%% each read on some releases: the man page says what was measured).  The
-%% session ends with {calls, off}, stop/1 (the agent's cleanup), or its
-%% handle when the agent dies.  Before OTP 27 the call flag and call_time
+%% trace:info a function (both items at once), in turn, within ?READ_US a
+%% second: each look waits for every scheduler (measured: a few us a
+%% function on an idle OTP 27 or 29 node, about 1 ms on a busy OTP 29
+%% one), so on a busy node a turn over the functions takes seconds and
+%% each total is as of its last read.  The totals since exact mode began
+%% go to the Owner with what was read and what it took.  The session ends
+%% with {calls, off}, stop/2 (the agent's cleanup), or its handle when the
+%% agent dies.  Before OTP 27 the call flag and call_time
 %% patterns are the legacy session's: one tracer a process, patterns
 %% shared node-wide with eprof and its like; exact mode is refused there.
 
-%% functions timed at once, at most
+%% functions timed at once, at most; the reads' time a second, at most
+%% (the last one may pass it by one look)
 -define(EXACT_MAX, 200).
+-define(READ_US, 10000).
 
 exact_ask(Req, Ours, Dest, Prof0) ->
     Prof = case Prof0 of
@@ -422,7 +438,7 @@ exact_new(Texts, Ours) when is_list(Texts), Texts =/= [] ->
                 {ok, Calls} ->
                     MFAs = lists:usort([MFA || {_, Fs, _} <- Calls,
                                                MFA <- Fs]),
-                    exact_set(MFAs, Ours);
+                    exact_set(MFAs, wholes(Calls), Ours);
                 {error, Why} ->
                     {error, why(Why)}
             end
@@ -430,21 +446,30 @@ exact_new(Texts, Ours) when is_list(Texts), Texts =/= [] ->
 exact_new(_, _) ->
     {error, <<"name a module or function: mod or mod:fun/N">>}.
 
-exact_set(MFAs, _Ours) when length(MFAs) > ?EXACT_MAX ->
+%% the modules named whole (mod:_): set in one call each, not a call a
+%% function (each waits for every scheduler)
+wholes(Calls) ->
+    lists:usort([M || {_, [{M, _, _} | _] = Fs, _} <- Calls,
+                      length(Fs) =:= length(M:module_info(functions))]).
+
+exact_set(MFAs, _Wholes, _Ours) when length(MFAs) > ?EXACT_MAX ->
     {error, iolist_to_binary(
               io_lib:format("~b functions: exact mode times at most ~b at "
                             "once (each is read once a second); name "
                             "fewer (mod:fun or mod:fun/N)",
                             [length(MFAs), ?EXACT_MAX]))};
-exact_set(MFAs, Ours) ->
+exact_set(MFAs, Wholes, Ours) ->
     S = trace:session_create(beamscope, self(), []),
     _ = trace:process(S, all, true, [call, silent]),
     _ = [catch trace:process(S, P, false, [call, silent]) || P <- Ours],
+    _ = [trace:function(S, {M, '_', '_'}, true, [call_time, call_memory])
+         || M <- Wholes],
     _ = [trace:function(S, MFA, true, [call_time, call_memory])
-         || MFA <- MFAs],
+         || {M, _, _} = MFA <- MFAs, not lists:member(M, Wholes)],
     Named = [{MFA, iolist_to_binary(io_lib:format("~tw:~tw/~b", [M, F, A]))}
              || {M, F, A} = MFA <- MFAs],
-    {ok, {S, Named, now_ms()}, length(MFAs)}.
+    {ok, #exact{session = S, named = Named, n = length(Named),
+                since = now_ms()}, length(MFAs)}.
 
 why({bad_call, Text, {not_loaded, M}}) ->
     fmt("~ts: module ~ts is not loaded on the node", [Text, name(M)]);
@@ -465,27 +490,56 @@ fmt(F, A) ->
     iolist_to_binary(io_lib:format(F, A)).
 
 %% {beamscope_calls, Stats, [{Name, Calls, Us, Words}]}: the functions
-%% called since exact mode began, their totals over every process
-exact_read(Dest, {S, Named, Since}, Opts) ->
+%% called since exact mode began, their totals over every process as of
+%% their last read; those read now within ?READ_US, in turn.  The state
+%% with the turn moved on.
+exact_read(Dest, #exact{} = E0, Opts) ->
     T0 = erlang:monotonic_time(microsecond),
-    Rows = [Row || {MFA, Name} <- Named, Row <- exact_row(S, MFA, Name)],
+    {Read, E} = exact_look(E0, T0 + ?READ_US, 0),
     ReadUs = erlang:monotonic_time(microsecond) - T0,
-    Stats = #{functions => length(Named), read_us => ReadUs,
-              ms => now_ms() - Since},
+    Known = E#exact.known,
+    Rows = [maps:get(Name, Known) || {_, Name} <- E#exact.named,
+                                      maps:is_key(Name, Known)],
+    Stats = #{functions => E#exact.n, read => Read, read_us => ReadUs,
+              ms => now_ms() - E#exact.since},
     _ = erlang:send(Dest, {beamscope_calls, Stats, Rows}, Opts),
-    ok.
+    E.
+
+%% the next functions of the turn, until the time is up or each was read
+%% once: {how many, the state}
+exact_look(#exact{n = N} = E, _, Read) when Read >= N ->
+    {Read, E};
+exact_look(#exact{todo = []} = E, Until, Read) ->
+    exact_look(E#exact{todo = E#exact.named}, Until, Read);
+exact_look(#exact{session = S, todo = [{MFA, Name} | Todo]} = E, Until,
+           Read) ->
+    Known = case exact_row(S, MFA, Name) of
+                [Row] -> maps:put(Name, Row, E#exact.known);
+                [] -> E#exact.known
+            end,
+    E1 = E#exact{todo = Todo, known = Known},
+    case erlang:monotonic_time(microsecond) >= Until of
+        true -> {Read + 1, E1};
+        false -> exact_look(E1, Until, Read + 1)
+    end.
 
 exact_row(S, MFA, Name) ->
-    case trace:info(S, MFA, call_time) of
-        {call_time, [_ | _] = Ts} ->
-            Calls = lists:sum([C || {_, C, _, _} <- Ts]),
-            Us = lists:sum([Sec * 1000000 + U || {_, _, Sec, U} <- Ts]),
-            Words = case trace:info(S, MFA, call_memory) of
-                        {call_memory, Ms} when is_list(Ms) ->
-                            lists:sum([W || {_, _, W} <- Ms]);
-                        _ -> -1
-                    end,
-            [{Name, Calls, Us, Words} || Calls > 0];
+    %% one look for both items: each look waits for the schedulers
+    case trace:info(S, MFA, all) of
+        {all, Items} when is_list(Items) ->
+            case lists:keyfind(call_time, 1, Items) of
+                {call_time, [_ | _] = Ts} ->
+                    Calls = lists:sum([C || {_, C, _, _} <- Ts]),
+                    Us = lists:sum([Sec * 1000000 + U || {_, _, Sec, U} <- Ts]),
+                    Words = case lists:keyfind(call_memory, 1, Items) of
+                                {call_memory, Ms} when is_list(Ms) ->
+                                    lists:sum([W || {_, _, W} <- Ms]);
+                                _ -> -1
+                            end,
+                    [{Name, Calls, Us, Words} || Calls > 0];
+                _ ->
+                    []
+            end;
         _ ->
             []
     end.

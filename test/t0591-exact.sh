@@ -18,6 +18,7 @@ our_sessions() {
 }
 exact_on() { [ "$(our_sessions)" -ge 2 ]; }
 exact_off() { [ "$(our_sessions)" -le 1 ]; }
+exact_gone() { [ "$(our_sessions)" = 0 ]; }
 # the last profile_calls line's FIELD of function FN
 last_calls() {
 	jqs -r --arg f "$1" "[.[] | select(.type == \"profile_calls\")] | last | .calls[] | select(.function == \$f) | .$2"
@@ -56,12 +57,16 @@ test_expect_success 'batch: the calls of a module counted exactly, their words, 
 	expect "$(last_calls bs_exact:idle/0 calls)" = "" &&
 	expect "$(jqs "[.[] | select(.type == \"profile_calls\")] | last | .functions")" -ge 4 &&
 	expect "$(jqs "[.[] | select(.type == \"profile_calls\")] | last | .read_us")" -ge 0 &&
+	# an idle node: every function read in a second, within the budget
+	expect "$(jqs "[.[] | select(.type == \"profile_calls\")] | any(.read == .functions)")" = true &&
 	expect "$(our_sessions)" = 0 &&
-	target_clean 3
+	target_clean 3 &&
+	"$BEAMSCOPE" --open "$TRASH/bs.json" --batch -o again.json 2>again.err;
+	expect "$?" = 0 && cat again.err && ! grep -qi "skipped\|unknown" again.err
 '
 
-test_expect_success 'batch: one function named is the only one timed; a module not loaded is one line' '
-	bs_start --pids init --profile-calls bs_exact:g/2 -d 3 && bs_wait_attached &&
+test_expect_success 'batch: one function named (in Elixir form) is the only one timed; a module not loaded is one line' '
+	bs_start --pids init --profile-calls :bs_exact.g/2 -d 3 && bs_wait_attached &&
 	for _ in $(seq 1 50); do grep -q "exact mode on" "$TRASH/bs.err" && break; sleep 0.1; done &&
 	node_eval "bs_exact:run(200, 70)." >/dev/null &&
 	bs_wait && expect "$BS_RC" = 0 &&
@@ -103,6 +108,15 @@ test_expect_success 'the view: :profile calls adds CALLS, US/CALL and W/CALL to 
 	ui_keys Escape && eventually 5 exact_off &&
 	ui_keys Q && expect "$(ui_exit_status 10)" = 0 &&
 	target_clean 3
+'
+
+test_expect_success 'the agent killed with exact mode on: its session goes with it' '
+	bs_start --pids init --profile-calls bs_exact -d 60 && bs_wait_attached &&
+	for _ in $(seq 1 50); do grep -q "exact mode on" "$TRASH/bs.err" && break; sleep 0.1; done &&
+	expect "$(our_sessions)" -ge 2 &&
+	node_eval "exit(whereis(beamscope_agent), kill)." >/dev/null &&
+	bs_wait; eventually 10 exact_gone &&
+	target_clean 10
 '
 
 test_expect_success 'kill -9 of beamscope with exact mode on: the node clean' '

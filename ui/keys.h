@@ -49,7 +49,7 @@
 	X(TOP,         "O",               "",        "top mode: the processes of the whole node that lead by the sort column (MEM, REDS/s, MQ, S/s, R/s); again leaves it") \
 	X(TAG,         "Space",           "",        "in the process table, tag or untag the selected process for the chart") \
 	X(CHART,       "s",               "chart",   "sequence chart of the tagged processes (or the selected one and its busiest peers); again closes it") \
-	X(PROFILE,     "f, F9",           "profile", "profile: sample the stacks of the selected process (the tagged ones, if any; in a process log, its process): where it spends its time; again closes it and stops sampling") \
+	X(PROFILE,     "f, F9",           "profile", "profile: sample the stacks of the selected process (the tagged ones, if any; in a process log, its process): where it spends its time; again closes it and stops sampling and exact mode") \
 	X(ALARMS,      "a, F11",          "",        "alarms: the VM's recent alarms, newest first (turns them on, at --alarm's thresholds or the defaults, if they are off); Enter opens the alarm's process; again closes it") \
 	X(FLAME,       "F",               "",        "in the profile, the flame graph or the table of functions") \
 	X(TIMES,       "d",               "",        "in the chart, times as wall clock or as deltas between rows") \

@@ -19,7 +19,7 @@ static struct {
 	char what[300];          /* the patterns, said on the status line */
 	struct exact_row *rows;
 	int n;
-	long functions, read_us;
+	long functions, read, read_us;
 	bool have;
 } ex;
 
@@ -137,6 +137,7 @@ void exact_take(struct app *a, int node, const struct prof_calls *c)
 	ex.n = c->n;
 	qsort(ex.rows, (size_t)ex.n, sizeof(*ex.rows), by_time);
 	ex.functions = c->functions;
+	ex.read = c->read;
 	ex.read_us = c->read_us;
 	ex.have = true;
 	a->dirty = true;
@@ -149,8 +150,8 @@ void exact_where(char *out, size_t outsz)
 	else if (!ex.have)
 		snprintf(out, outsz, "; exact: %s, waiting for totals", ex.what);
 	else
-		snprintf(out, outsz, "; exact: %ld functions, read %ld us",
-			 ex.functions, ex.read_us);
+		snprintf(out, outsz, "; exact: %ld functions, %ld read in %ld us",
+			 ex.functions, ex.read, ex.read_us);
 }
 
 void exact_release(void)

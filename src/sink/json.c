@@ -610,8 +610,9 @@ void json_profile_calls(struct sbuf *out, const char *node, int64_t ts,
 	sbuf_addf(out, "{\"type\":\"profile_calls\",\"ts\":%" PRId64
 		  ",\"node\":", ts);
 	json_string(out, node);
-	sbuf_addf(out, ",\"functions\":%ld,\"read_us\":%ld,\"ms\":%ld,"
-		  "\"calls\":[", c->functions, c->read_us, c->ms);
+	sbuf_addf(out, ",\"functions\":%ld,\"read\":%ld,\"read_us\":%ld,"
+		  "\"ms\":%ld,\"calls\":[", c->functions, c->read, c->read_us,
+		  c->ms);
 	for (int i = 0; i < c->n; i++) {
 		const struct prof_call *r = &c->rows[i];
 		sbuf_addstr(out, i ? ",{\"function\":" : "{\"function\":");

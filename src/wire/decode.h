@@ -289,6 +289,8 @@ struct prof_call {
 };
 struct prof_calls {
 	long functions;         /* timed */
+	long read;              /* read this time (in turn, within a time
+				 * budget: the others' totals are older) */
 	long read_us;           /* what reading them took the agent */
 	long ms;                /* since exact mode began */
 	int n;

@@ -7,42 +7,28 @@
  */
 #include "decode.h"
 #include "decode_priv.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 static int calls_stats(const char *buf, int *idx, struct prof_calls *c)
 {
-	int n;
-	if (ei_decode_map_header(buf, idx, &n) < 0)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		char key[MAXATOMLEN];
-		long v;
-		if (ei_decode_atom(buf, idx, key) < 0)
-			return -1;
-		if (ei_decode_long(buf, idx, &v) < 0) {
-			if (ei_skip_term(buf, idx) < 0)
-				return -1;
-			continue;
-		}
-		if (!strcmp(key, "functions"))
-			c->functions = v;
-		else if (!strcmp(key, "read_us"))
-			c->read_us = v;
-		else if (!strcmp(key, "ms"))
-			c->ms = v;
-	}
-	return 0;
+	static const struct long_key keys[] = {
+		{ "functions", offsetof(struct prof_calls, functions) },
+		{ "read", offsetof(struct prof_calls, read) },
+		{ "read_us", offsetof(struct prof_calls, read_us) },
+		{ "ms", offsetof(struct prof_calls, ms) },
+	};
+	return long_map_read(buf, idx, keys, sizeof(keys) / sizeof(keys[0]), c);
 }
 
-/* one row into c->rows[c->n], its name's offset in scratch into *at */
+/* one row, its name appended to scratch */
 static int calls_row(struct decoder *d, const char *buf, int *idx,
-		     struct prof_call *row, size_t *at)
+		     struct prof_call *row)
 {
 	int arity;
 	if (ei_decode_tuple_header(buf, idx, &arity) < 0 || arity != 4)
 		return -1;
-	*at = d->scratch.len;
 	if (prof_frame(d, buf, idx) < 0 ||
 	    ei_decode_longlong(buf, idx, &row->calls) < 0 ||
 	    ei_decode_longlong(buf, idx, &row->us) < 0 ||
@@ -57,8 +43,8 @@ int decode_calls(struct decoder *d, const char *buf, int *idx,
 		 struct prof_calls *c)
 {
 	size_t at[PROF_CALLS_MAX];
-	int n;
-	c->functions = c->read_us = c->ms = 0;
+	int n, got = 0;
+	c->functions = c->read = c->read_us = c->ms = 0;
 	c->n = 0;
 	d->scratch.len = 0;
 	if (calls_stats(buf, idx, c) < 0 || ei_decode_list_header(buf, idx, &n) < 0)
@@ -66,9 +52,9 @@ int decode_calls(struct decoder *d, const char *buf, int *idx,
 	for (int i = 0; i < n; i++) {
 		int start = *idx;
 		size_t mark = d->scratch.len;
-		if (c->n < PROF_CALLS_MAX &&
-		    calls_row(d, buf, idx, &c->rows[c->n], &at[c->n]) == 0) {
-			c->n++;
+		if (got < PROF_CALLS_MAX &&
+		    calls_row(d, buf, idx, &c->rows[got]) == 0) {
+			at[got++] = mark;    /* where its name begins */
 			continue;
 		}
 		/* a row past the limit, or not a row: skipped whole */
@@ -79,8 +65,9 @@ int decode_calls(struct decoder *d, const char *buf, int *idx,
 	}
 	if (n > 0 && ei_skip_term(buf, idx) < 0)   /* the list's tail */
 		return -1;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < got; i++)
 		c->rows[i].name = d->scratch.buf + at[i];
+	c->n = got;
 	return 0;
 }
 

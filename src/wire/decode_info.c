@@ -365,20 +365,10 @@ long decode_relations(struct decoder *d, const char *buf, int *idx,
 
 /* ---- the sampling profiler's second ---- */
 
-static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
+int long_map_read(const char *buf, int *idx, const struct long_key *keys,
+		  size_t nkeys, void *into)
 {
-	static const struct { const char *key; size_t off; } keys[] = {
-		{ "samples", offsetof(struct prof_stats, samples) },
-		{ "used_us", offsetof(struct prof_stats, used_us) },
-		{ "waited_us", offsetof(struct prof_stats, waited_us) },
-		{ "skipped", offsetof(struct prof_stats, skipped) },
-		{ "gone", offsetof(struct prof_stats, gone) },
-		{ "procs", offsetof(struct prof_stats, procs) },
-		{ "cut", offsetof(struct prof_stats, cut) },
-		{ "ms", offsetof(struct prof_stats, ms) },
-	};
 	int n;
-	memset(st, 0, sizeof(*st));
 	if (ei_decode_map_header(buf, idx, &n) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -391,11 +381,27 @@ static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
 				return -1;
 			continue;
 		}
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t k = 0; k < nkeys; k++)
 			if (!strcmp(key, keys[k].key))
-				*(long *)((char *)st + keys[k].off) = v;
+				*(long *)((char *)into + keys[k].off) = v;
 	}
 	return 0;
+}
+
+static int prof_stats_read(const char *buf, int *idx, struct prof_stats *st)
+{
+	static const struct long_key keys[] = {
+		{ "samples", offsetof(struct prof_stats, samples) },
+		{ "used_us", offsetof(struct prof_stats, used_us) },
+		{ "waited_us", offsetof(struct prof_stats, waited_us) },
+		{ "skipped", offsetof(struct prof_stats, skipped) },
+		{ "gone", offsetof(struct prof_stats, gone) },
+		{ "procs", offsetof(struct prof_stats, procs) },
+		{ "cut", offsetof(struct prof_stats, cut) },
+		{ "ms", offsetof(struct prof_stats, ms) },
+	};
+	memset(st, 0, sizeof(*st));
+	return long_map_read(buf, idx, keys, sizeof(keys) / sizeof(keys[0]), st);
 }
 
 /* one frame's text, as the decoder's syntax writes it, into scratch */

@@ -355,7 +355,8 @@ static const char *dispatch(struct recording *r, cJSON *o,
 	    !strcmp(type, "gen_call_totals"))
 		return NULL;
 	/* what a node said of itself: the view shows it live only */
-	if (!strcmp(type, "node_stats") || !strcmp(type, "profile_stats"))
+	if (!strcmp(type, "node_stats") || !strcmp(type, "profile_stats") ||
+	    !strcmp(type, "profile_calls"))
 		return NULL;
 	if (!strcmp(type, "profile_sample"))
 		return take_profile(r, o, s, arg);

@@ -381,9 +381,11 @@ static void test_calls(struct names *names)
 		ei_x_new_with_version(&x);
 		ei_x_encode_tuple_header(&x, 3);
 		ei_x_encode_atom(&x, "beamscope_calls");
-		ei_x_encode_map_header(&x, 3);
+		ei_x_encode_map_header(&x, 4);
 		ei_x_encode_atom(&x, "functions");
 		ei_x_encode_long(&x, 9);
+		ei_x_encode_atom(&x, "read");
+		ei_x_encode_long(&x, 7);
 		ei_x_encode_atom(&x, "read_us");
 		ei_x_encode_long(&x, 46);
 		ei_x_encode_atom(&x, "ms");
@@ -411,12 +413,12 @@ static void test_calls(struct names *names)
 		int idx = m.body;
 		is_num(decode_calls(&d, x.buff, &idx, &pc), 0, "calls decoded");
 		char said[400];
-		snprintf(said, sizeof(said), "%ld %ld %ld %d %s %lld %lld %lld %s %lld",
-			 pc.functions, pc.read_us, pc.ms, pc.n, pc.rows[0].name,
+		snprintf(said, sizeof(said), "%ld %ld %ld %ld %d %s %lld %lld %lld %s %lld",
+			 pc.functions, pc.read, pc.read_us, pc.ms, pc.n, pc.rows[0].name,
 			 pc.rows[0].calls, pc.rows[0].us, pc.rows[0].words,
 			 pc.n > 1 ? pc.rows[1].name : "-", pc.n > 1 ? pc.rows[1].words : 0);
-		is(said, syn ? "9 46 3003 2 Shop.get/2 1000 161 20000 :m.g/2 -1" :
-		   "9 46 3003 2 'Elixir.Shop':get/2 1000 161 20000 m:g/2 -1",
+		is(said, syn ? "9 7 46 3003 2 Shop.get/2 1000 161 20000 :m.g/2 -1" :
+		   "9 7 46 3003 2 'Elixir.Shop':get/2 1000 161 20000 m:g/2 -1",
 		   syn ? "calls: Elixir names, a bad row skipped" :
 		   "calls: totals, a bad row skipped");
 		decoder_release(&d);

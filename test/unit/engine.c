@@ -231,17 +231,27 @@ static void test_one_node(void)
 	/* exact mode: never asked while off, then on once (a module alone
 	 * is all its functions), off once */
 	is_num(fake_seen("one@fake").exacts, 0, "exact: not asked while off");
-	const char *pats[] = { "bs_exact", "m:f/2" };
+	const char *pats[] = { "bs_exact", "m:f/2", "Shop.Cache", ":ets.lookup",
+			       "Shop.Cache.get/2", ":ets", "'my mod':_" };
 	struct sbuf eerr = SBUF_INIT;
-	is_num(session_profile_calls(r.s, -1, pats, 2, &eerr), 0, "exact: wanted");
-	const char *got[4];
-	ok(session_exact(r.s, got, 4) == 2 && !strcmp(got[0], "bs_exact:_") &&
-	   !strcmp(got[1], "m:f/2"), "exact: a module alone is mod:_");
+	is_num(session_profile_calls(r.s, -1, pats, 7, &eerr), 0, "exact: wanted");
+	const char *got[8];
+	struct sbuf all = SBUF_INIT;
+	for (int i = 0; i < session_exact(r.s, got, 8); i++)
+		sbuf_addf(&all, "%s ", got[i]);
+	is(all.buf, "bs_exact:_ m:f/2 'Elixir.Shop.Cache':_ ets:lookup "
+	   "'Elixir.Shop.Cache':get/2 ets:_ 'my mod':_ ",
+	   "exact: a module alone is mod:_, Elixir forms made Erlang");
+	sbuf_release(&all);
+	ok(session_profile_calls(r.s, -1, (const char *[]){ "a b c" }, 1, &eerr) < 0 &&
+	   strstr(eerr.buf, "\"a b c\": a function pattern is"),
+	   "exact: no pattern refused");
+	sbuf_reset(&eerr);
 	want_exacts = 1;
 	ok(run_until(&r, exacted, 2000), "exact: asked");
 	run_until(&r, never, 100);
 	is_num(fake_seen("one@fake").exacts, 1, "exact: asked once");
-	is_num(fake_seen("one@fake").exact_patterns, 2, "exact: both patterns");
+	is_num(fake_seen("one@fake").exact_patterns, 7, "exact: every pattern");
 	is_num(session_profile_calls(r.s, -1, NULL, 0, &eerr), 0, "exact: off");
 	want_exacts = 2;
 	ok(run_until(&r, exacted, 2000), "exact: off asked");
@@ -354,7 +364,7 @@ static void test_two_nodes(void)
 
 int main(void)
 {
-	plan(59 + 8 + 10);
+	plan(59 + 8 + 11);
 	test_one_node();
 	test_unknown();
 	test_refused();
