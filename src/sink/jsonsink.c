@@ -2,6 +2,7 @@
 #include "jsonsink.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -29,11 +30,42 @@ void json_sink_init(struct json_sink *js, const struct session *s,
 {
 	memset(js, 0, sizeof(*js));
 	js->s = s;
-	js->fd = js->file.fd = -1;
+	js->fd = js->file.fd = js->nbfd = -1;
 	js->counts_mode = counts_mode;
 	js->interval_ms = interval_ms > 0 ? interval_ms : 1000;
 	sbuf_init(&js->out);
 	store_init(&js->counts, 1);
+}
+
+/* A pipe's largest size asked for: room for about 10 000 events while the
+ * reader is busy */
+#define PIPE_SIZE (1 << 20)
+
+/*
+ * A pipe or a FIFO is opened a second time, through /proc, with O_NONBLOCK:
+ * a new opening of the same pipe, whose flag nobody else shares (the
+ * shell's or the reader's opening stays blocking).  Writes then take what
+ * fits, any size, with no poll before each: without it each write has to
+ * stay within PIPE_BUF after a poll, two system calls for every 4 KiB.
+ * The pipe is also asked to grow (the kernel may refuse: then as it is).
+ * If the reopening fails, writes go the polled way.
+ */
+static void open_nonblocking(struct json_sink *js)
+{
+	char path[64];
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", js->fd);
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat a, b;
+	if (fstat(fd, &a) != 0 || fstat(js->fd, &b) != 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return;
+	}
+	if (fcntl(fd, F_GETPIPE_SZ) < PIPE_SIZE)
+		(void)fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE);
+	js->nbfd = fd;
 }
 
 int json_sink_open(struct json_sink *js, const char *path,
@@ -45,6 +77,7 @@ int json_sink_open(struct json_sink *js, const char *path,
 	js->good = js->base = js->unwritten = 0;
 	js->off = 0;
 	js->stalled = false;
+	js->behind = false;
 	js->discarded = false;
 	js->write_errno = 0;
 	js->events = 0;
@@ -59,6 +92,8 @@ int json_sink_open(struct json_sink *js, const char *path,
 	js->regular = fstat(js->fd, &st) == 0 &&
 		(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 	js->socket = !js->regular && S_ISSOCK(st.st_mode);
+	if (!js->regular && S_ISFIFO(st.st_mode))
+		open_nonblocking(js);
 	js->next_counts_ms = clock_mono_ms() + js->interval_ms;
 	return 0;
 }
@@ -91,6 +126,22 @@ static void write_failed(struct json_sink *js, int e)
  * PIPE_BUF bytes then fits), a file everything.  wait_ms: how long to
  * wait for room, a signal cutting it short.  True when nothing waits.
  */
+/* Room in fd before until, a signal cutting it short; false if none. */
+static bool wait_room(struct json_sink *js, int fd, long long until, int nsig)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLOUT },
+		{ .fd = sig_fd(), .events = POLLIN },
+	};
+	long long left = until - clock_mono_ms();
+	int r = poll(pfd, 2, left > 0 ? (int)left : 0);
+	if (r < 0 && errno != EINTR) {
+		write_failed(js, errno);
+		return false;
+	}
+	return r > 0 && pfd[0].revents && sig_count() == nsig;
+}
+
 static bool write_out(struct json_sink *js, int wait_ms)
 {
 	long long until = clock_mono_ms() + wait_ms;
@@ -98,6 +149,23 @@ static bool write_out(struct json_sink *js, int wait_ms)
 	while (js->off < js->out.len && !js->write_errno) {
 		const char *p = js->out.buf + js->off;
 		size_t n = js->out.len - js->off;
+		if (js->nbfd >= 0) {
+			ssize_t w = write(js->nbfd, p, n);
+			if (w > 0) {
+				js->off += (size_t)w;
+				continue;
+			}
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w == 0 || errno != EAGAIN) {
+				write_failed(js, w < 0 ? errno : EIO);
+				break;
+			}
+			/* full: wait for room as below, then write what fits */
+			if (!wait_room(js, js->nbfd, until, nsig))
+				break;
+			continue;
+		}
 		if (!js->regular) {
 			struct pollfd pfd[2] = {
 				{ .fd = js->fd, .events = POLLOUT },
@@ -158,8 +226,19 @@ void json_sink_flush(struct json_sink *js)
 		js->off = 0;
 		return;
 	}
-	/* a slow reader slows the loop down a little, never stops it */
-	if (write_out(js, js->out.len - js->off > FLUSH_AT ? FLUSH_WAIT_MS : 0))
+	/*
+	 * A slow reader slows the loop down a little, never stops it: a
+	 * flush waits for room only if the one before it wrote something.
+	 * A reader that has stopped would otherwise cost every flush the
+	 * whole wait, the loop would read a batch or two a second, and a
+	 * flood would bury the agent's answers (the end of a run among
+	 * them) under batches it cannot reach.
+	 */
+	unsigned long long out = js->base + js->off;
+	bool done = write_out(js, js->out.len - js->off > FLUSH_AT && !js->behind ?
+			      FLUSH_WAIT_MS : 0);
+	js->behind = !done && js->base + js->off == out;
+	if (done)
 		return;
 	if (js->out.len - js->off > STALL_BYTES)
 		abandon(js);
@@ -195,7 +274,9 @@ void json_sink_close(struct json_sink *js)
 			js->write_errno = errno ? errno : EIO;
 		sbuf_release(&err);
 	}
-	js->fd = -1;
+	if (js->nbfd >= 0)
+		close(js->nbfd);
+	js->fd = js->nbfd = -1;
 }
 
 void json_sink_release(struct json_sink *js)
@@ -206,7 +287,7 @@ void json_sink_release(struct json_sink *js)
 	free(js->sent_sum);
 	free(js->name);
 	memset(js, 0, sizeof(*js));
-	js->fd = -1;
+	js->fd = js->nbfd = -1;
 }
 
 struct sbuf *json_sink_buf(struct json_sink *js)

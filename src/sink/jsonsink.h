@@ -41,11 +41,13 @@ struct json_sink {
 	char *name;              /* for messages: the file, or "standard output" */
 	bool regular;            /* a file: writes never wait for a reader */
 	bool socket;
+	int nbfd;                /* a pipe's own non-blocking opening, or -1 */
 	size_t off;              /* bytes of out written already */
 	unsigned long long base; /* bytes written before out's first */
 	unsigned long long good; /* bytes of whole lines written */
 	int write_errno;         /* the first write error, 0 if none */
 	bool stalled;            /* the reader stopped reading: given up */
+	bool behind;             /* the last flush wrote nothing */
 	unsigned long long unwritten; /* bytes dropped when it was given up */
 	bool counts_mode;
 	struct store counts;     /* count-tier totals per process */
