@@ -32,8 +32,15 @@ static struct names_key key_of(struct bs_pid pid)
 	return (struct names_key){ pid.num, pid.serial };
 }
 
+static size_t seen_bit(struct bs_pid pid)
+{
+	return (size_t)(((uint64_t)pid.num * 0x9e3779b97f4a7c15ULL) >> 52) &
+		(NAMES_SEEN_BITS - 1);
+}
+
 void names_init(struct names *nt)
 {
+	memset(nt->seen, 0, sizeof(nt->seen));
 	hmap_init(&nt->map, sizeof(struct names_key), sizeof(char *), let_go);
 }
 
@@ -48,6 +55,8 @@ void names_set(struct names *nt, struct bs_pid pid, const char *name)
 	bool fresh;
 	if (!nt->map.key_size)   /* zeroed, never made: made now */
 		names_init(nt);
+	size_t b = seen_bit(pid);
+	nt->seen[b / 64] |= 1ULL << (b % 64);
 	char **v = hmap_put(&nt->map, &k, &fresh);
 	if (!fresh)
 		let_go(v);
@@ -62,6 +71,9 @@ void names_unset(struct names *nt, struct bs_pid pid)
 
 const char *names_get(const struct names *nt, struct bs_pid pid)
 {
+	size_t b = seen_bit(pid);
+	if (!(nt->seen[b / 64] & (1ULL << (b % 64))))
+		return NULL;    /* never named (bits are never cleared) */
 	struct names_key k = key_of(pid);
 	char **v = hmap_get(&nt->map, &k);
 	return v ? *v : NULL;

@@ -8,12 +8,18 @@
 #define BS_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "event.h"
 #include "hmap.h"
 
+/* A bit for each pid that ever had a name here (a hash of its number):
+ * most events' pids have none, and a clear bit says so without a lookup */
+#define NAMES_SEEN_BITS 4096
+
 struct names {
 	struct hmap map;
+	uint64_t seen[NAMES_SEEN_BITS / 64];
 };
 
 void names_init(struct names *nt);

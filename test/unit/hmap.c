@@ -87,7 +87,7 @@ static void outside(void)
 
 int main(void)
 {
-	plan(18);
+	plan(20);
 
 	/* values kept in the map: a reference array says what it must hold */
 	struct hmap m;
@@ -169,6 +169,36 @@ int main(void)
 	ok(!names_get(&nt, p) && names_get(&nt, q) && !*names_get(&nt, q),
 	   "unset removes one name; an empty name is kept");
 	is_num(names_count(&nt), 1, "one name left");
+	names_release(&nt);
+
+	/* the seen bits in front of the lookup: 3000 named pids among
+	 * 200 000, set, replaced and unset, against a plain array */
+	enum { NPIDS = 200000 };
+	static char named[NPIDS];
+	names_init(&nt);
+	unsigned x = 12345;
+	for (int i = 0; i < 3000; i++) {
+		x = x * 1103515245u + 12345u;
+		unsigned n = (x >> 8) % NPIDS;
+		named[n] = 1;
+		names_set(&nt, (struct bs_pid){ .num = n, .serial = 0 }, "n");
+	}
+	for (unsigned n = 0; n < NPIDS; n += 7)
+		if (named[n]) {
+			named[n] = 0;
+			names_unset(&nt, (struct bs_pid){ .num = n, .serial = 0 });
+		}
+	int bad = 0, hits = 0;
+	for (unsigned n = 0; n < NPIDS; n++) {
+		const char *v = names_get(&nt, (struct bs_pid){ .num = n, .serial = 0 });
+		bad += !v != !named[n];
+		hits += v != NULL;
+		/* another serial of a named number: no name */
+		bad += names_get(&nt, (struct bs_pid){ .num = n, .serial = 1 }) != NULL;
+	}
+	is_num(bad, 0, "seen bits: every named pid found, no other");
+	ok(hits == (int)names_count(&nt) && hits > 2000,
+	   "and as many found as the table holds");
 	names_release(&nt);
 	outside();
 	return done_testing();
