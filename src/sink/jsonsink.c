@@ -120,12 +120,6 @@ static void write_failed(struct json_sink *js, int e)
 		(void)lseek(js->fd, 0, SEEK_END);
 }
 
-/*
- * Write what waits, without ever blocking on a reader: a pipe, a terminal
- * or a socket gets what it has room for (poll says so; a write of at most
- * PIPE_BUF bytes then fits), a file everything.  wait_ms: how long to
- * wait for room, a signal cutting it short.  True when nothing waits.
- */
 /* Room in fd before until, a signal cutting it short; false if none. */
 static bool wait_room(struct json_sink *js, int fd, long long until, int nsig)
 {
@@ -142,51 +136,40 @@ static bool wait_room(struct json_sink *js, int fd, long long until, int nsig)
 	return r > 0 && pfd[0].revents && sig_count() == nsig;
 }
 
+/*
+ * Write what waits, without ever blocking on a reader: a file gets
+ * everything; a pipe through its own non-blocking opening as much as
+ * fits, waiting for room only when it is full; a socket or a terminal
+ * what poll says it has room for (a write of at most PIPE_BUF bytes then
+ * fits).  wait_ms: how long to wait for room, a signal cutting it short.
+ * True when nothing waits.
+ */
 static bool write_out(struct json_sink *js, int wait_ms)
 {
 	long long until = clock_mono_ms() + wait_ms;
 	int nsig = sig_count();
+	int fd = js->nbfd >= 0 ? js->nbfd : js->fd;
+	bool polled = !js->regular && js->nbfd < 0;
 	while (js->off < js->out.len && !js->write_errno) {
 		const char *p = js->out.buf + js->off;
 		size_t n = js->out.len - js->off;
-		if (js->nbfd >= 0) {
-			ssize_t w = write(js->nbfd, p, n);
-			if (w > 0) {
-				js->off += (size_t)w;
-				continue;
-			}
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w == 0 || errno != EAGAIN) {
-				write_failed(js, w < 0 ? errno : EIO);
-				break;
-			}
-			/* full: wait for room as below, then write what fits */
-			if (!wait_room(js, js->nbfd, until, nsig))
-				break;
-			continue;
-		}
-		if (!js->regular) {
-			struct pollfd pfd[2] = {
-				{ .fd = js->fd, .events = POLLOUT },
-				{ .fd = sig_fd(), .events = POLLIN },
-			};
-			long long left = until - clock_mono_ms();
-			int r = poll(pfd, 2, left > 0 ? (int)left : 0);
-			if (r < 0 && errno != EINTR) {
-				write_failed(js, errno);
-				break;
-			}
-			if (r <= 0 || !pfd[0].revents || sig_count() != nsig)
+		if (polled) {
+			if (!wait_room(js, fd, until, nsig))
 				break;   /* no room yet, or a signal to see to */
 			if (n > PIPE_BUF)
 				n = PIPE_BUF;
 		}
 		ssize_t w = js->socket ?
-			send(js->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
-			write(js->fd, p, n);
-		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+			write(fd, p, n);
+		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EAGAIN) {
+			/* full: polled, look again; else wait for room */
+			if (!polled && !wait_room(js, fd, until, nsig))
+				break;
+			continue;
+		}
 		if (w <= 0) {
 			write_failed(js, w < 0 ? errno : EIO);
 			break;
