@@ -10,10 +10,12 @@ erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_forge.erl" || exit 1
 node_eval 'bs_forge:start(100).' >/dev/null
 
 # key_ms KEY PATTERN: press KEY, and how many ms until the screen shows
-# PATTERN (at most 20 s)
+# PATTERN (at most 20 s); what it waited for and the screen go to stderr
+# when it never comes
 key_ms() {
 	t0=$(date +%s%N)
-	ui_keys "$1" && ui_wait "$2" 20 >/dev/null || { echo "no $2 after $1"; ui_screen; return 1; }
+	ui_keys "$1" && ui_wait "$2" 20 >/dev/null ||
+		{ echo "no $2 after $1" >&2; ui_screen >&2; return 1; }
 	echo $(( ($(date +%s%N) - t0) / 1000000 ))
 }
 
@@ -42,7 +44,7 @@ test_expect_success 'keys are answered at once' '
 test_expect_success 'the folded kinds are rows of their own, and said so' '
 	ui_wait "^  kinds past 64 a server: \(other\); [0-9]+ given up in flight" 5 &&
 	ui_keys ">" ">" && ui_wait "KINDv" 5 && ui_keys Home &&
-	ui_wait "^  <0\.[0-9]+\.0> +\(other\) +0 " 5
+	ui_wait "^[ !] <0\.[0-9]+\.0> +\(other\) +0 " 5
 '
 
 test_expect_success 'Q: the target is clean' '

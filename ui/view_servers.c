@@ -197,13 +197,13 @@ static void ent_fill(struct ent *e, int64_t now)
 }
 
 /* The rows sorted again, when they or the sort changed (or a while
- * passed: ages and rates move by themselves). */
-static void build(struct app *a)
+ * passed: ages and rates move by themselves), or now if force. */
+static void build(struct app *a, bool force)
 {
 	const struct gencalls *g = session_gencalls(a->s);
 	int64_t now = now_us(a);
 	long long ms = clock_mono_ms();
-	if (sv.nrows == g->nrows && sv.sort == sv.sorted_sort &&
+	if (!force && sv.nrows == g->nrows && sv.sort == sv.sorted_sort &&
 	    sv.asc == sv.sorted_asc && (sv.sorted_gen == g->generation ||
 					ms - sv.sorted_ms < RESORT_MS))
 		return;
@@ -222,6 +222,14 @@ static void build(struct app *a)
 	sv.sorted_sort = sv.sort;
 	sv.sorted_asc = sv.asc;
 	sv.sorted_ms = ms;
+}
+
+/* the selection stays on its row, wherever the sort put it */
+static void select_row(struct list *l)
+{
+	for (size_t i = 0; sv.sel && i < sv.nrows; i++)
+		if (ents[i].r == sv.sel)
+			l->sel = (int)i;
 }
 
 static void dur(char *out, size_t n, int64_t us)
@@ -304,15 +312,12 @@ static void servers_draw(struct app *a, int y, int h)
 	char line[512], hdr[SC__COUNT][16];
 	int64_t now = now_us(a);
 
-	build(a);
+	build(a, false);
 	/* the rows: under the titles, and the bounds' note if any */
 	char note[256];
 	bool has_note = h > 2 && bounds_note(a, note, sizeof(note));
 	int lh = h - 1 - (has_note ? 1 : 0);
-	/* the selection stays on its row */
-	for (size_t i = 0; sv.sel && i < sv.nrows; i++)
-		if (ents[i].r == sv.sel)
-			l->sel = (int)i;
+	select_row(l);
 	list_fit(l, LIST_SELECT, (int)sv.nrows, lh);
 	sv.sel = l->sel < (int)sv.nrows ? ents[l->sel].r : NULL;
 	/* the widths: what the rows on screen hold, and what was shown */
@@ -394,6 +399,15 @@ static void open_calls(struct app *a, bool inflight)
 static int servers_request(struct app *a, enum request req)
 {
 	struct list *l = &a->pos[VIEW_SERVERS];
+	/* a move picks a row of the order as it is now: of one up to a
+	 * second old, Home could pick a row that the next sort puts far
+	 * down, and the selection, which stays on its row, would go with it */
+	bool move = req == REQ_UP || req == REQ_DOWN || req == REQ_PAGE_UP ||
+		req == REQ_PAGE_DOWN || req == REQ_HOME || req == REQ_END;
+	if (move) {
+		build(a, true);
+		select_row(l);
+	}
 	if (list_request(l, LIST_SELECT, req)) {
 		sv.sel = l->sel < (int)sv.nrows ? ents[l->sel].r : NULL;
 		return ACT_REDRAW;
