@@ -10,6 +10,7 @@
 #   make V=1              show full commands
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   binary, man page, completions
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=...]
+#   make deb              build/beamscope_VERSION-1_ARCH.deb (scripts/mkdeb)
 #   make lint             cppcheck and clang-tidy on src/ and ui/
 #   make layers           each folder of src/ uses only the layers below it;
 #                         no file or function grows past its size
@@ -97,7 +98,7 @@ UNIT_SRC  := $(wildcard test/unit/*.c)
 UNIT_BIN  := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%.t)
 
 all: $(BUILD)/beamscope
-.PHONY: all check check-release check-core unit clean install uninstall demo bench fuzz lint layers valgrind soak
+.PHONY: all check check-release check-core unit clean install uninstall deb demo bench fuzz lint layers valgrind soak
 
 $(BUILD)/beamscope: $(MAIN_OBJ) $(CORE_OBJ) $(BATCH_OBJ) $(UI_OBJ)
 	$(call quiet,LINK,$@)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(UI_LIBS) $(LIBS)
@@ -244,8 +245,9 @@ check: all unit
 # valgrind on the unit tests.  check-release runs everything else, for a
 # second or third release: .ci/run runs check on the host's release, then
 # check-release on the others.
-ONCE := test/t0110-docs.sh test/t0140-install.sh test/t0600-fuzz.sh \
-	test/t0800-lint.sh test/t0805-layers.sh test/t0810-valgrind.sh
+ONCE := test/t0110-docs.sh test/t0140-install.sh test/t0145-deb.sh \
+	test/t0600-fuzz.sh test/t0800-lint.sh test/t0805-layers.sh \
+	test/t0810-valgrind.sh
 check-release: all unit
 	$(PROVE) $(PROVE_OPTS) $(UNIT_BIN) \
 		$(filter-out $(ONCE),$(wildcard test/t[0-9]*.sh))
@@ -282,6 +284,15 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/beamscope $(DESTDIR)$(MAN1DIR)/beamscope.1 \
 		$(DESTDIR)$(BASHDIR)/beamscope $(DESTDIR)$(ZSHDIR)/_beamscope \
 		$(DESTDIR)$(FISHDIR)/beamscope.fish
+
+# a Debian package of what make install puts in place, under /usr;
+# scripts/mkdeb adds what Debian wants besides
+DEB_REV := 1
+DEB_STAGE = $(abspath $(BUILD))/deb
+deb: all
+	$(Q)rm -rf $(DEB_STAGE)
+	$(Q)$(MAKE) -s install DESTDIR=$(DEB_STAGE) PREFIX=/usr >/dev/null
+	$(Q)scripts/mkdeb $(DEB_STAGE) $(VERSION)-$(DEB_REV) $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
