@@ -148,7 +148,8 @@ compile_workload() {
 	[ -f "$TRASH/ebin/bs_work.beam" ] && return 0
 	mkdir -p "$TRASH/ebin"
 	erlc -o "$TRASH/ebin" "$TOP/test/erl/bs_work.erl" "$TOP/test/erl/bs_calls.erl" \
-		"$TOP/test/erl/bs_cluster.erl" "$TOP/test/erl/bs_match.erl"
+		"$TOP/test/erl/bs_cluster.erl" "$TOP/test/erl/bs_match.erl" \
+		"$TOP/test/erl/bs_fileeval.erl"
 }
 
 # start_node PREFIX [erl args...]: sets NODE (short name), NODE_FULL,
@@ -163,7 +164,7 @@ start_node() {
 	printf '%s\n' "$COOKIE" > "$COOKIE_FILE"
 	chmod 400 "$COOKIE_FILE"
 	if [ "${LONGNAMES:-}" ]; then
-		NODE_FULL="$NODE@127.0.0.1"
+		NODE_FULL="$NODE@${NODE_HOST:-127.0.0.1}"
 		name_opt="-name $NODE_FULL"
 	else
 		NODE_FULL="$NODE@$(hostname -s)"
@@ -219,7 +220,18 @@ stop_node() {
 }
 
 # node_eval EXPR: evaluate EXPR on the current node, print the result.
+# NODE_EVAL_DIR: the node reads expressions there (test/erl/bs_fileeval.erl)
 node_eval() {
+	if [ -n "${NODE_EVAL_DIR:-}" ]; then
+		rm -f "$NODE_EVAL_DIR/a"
+		printf '%s\n' "$1" >"$NODE_EVAL_DIR/q.tmp" &&
+			mv "$NODE_EVAL_DIR/q.tmp" "$NODE_EVAL_DIR/q" || return 1
+		for _ in $(seq 1 200); do
+			[ -f "$NODE_EVAL_DIR/a" ] && { cat "$NODE_EVAL_DIR/a"; return 0; }
+			sleep 0.05
+		done
+		return 1
+	fi
 	if [ "${LONGNAMES:-}" ]; then
 		set -- "$1" -name "$NODE_FULL"
 	else

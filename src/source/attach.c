@@ -35,12 +35,24 @@ static int known(const struct node_name *nn, struct sbuf *err)
 	return found ? EXIT_OK : EXIT_CONNECT;
 }
 
+/* NODE as given, and --port for a node given without one */
+static int parse(const struct config *cfg, const char *node,
+		 struct node_name *nn, struct sbuf *err)
+{
+	if (node_name_parse(node, cfg->longnames, nn, err) < 0)
+		return -1;
+	if (!nn->port)
+		nn->port = cfg->port;
+	return 0;
+}
+
 int attach_known(const struct config *cfg, const char *node, struct sbuf *err)
 {
 	struct node_name nn;
-	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
+	if (parse(cfg, node, &nn, err) < 0)
 		return EXIT_USAGE;
-	return known(&nn, err);
+	/* a port given: no epmd to ask, the connection will tell */
+	return nn.port ? EXIT_OK : known(&nn, err);
 }
 
 /* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
@@ -52,13 +64,13 @@ int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 	struct sbuf from = SBUF_INIT;
 	int rc;
 
-	if (node_name_parse(node, cfg->longnames, &nn, err) < 0)
+	if (parse(cfg, node, &nn, err) < 0)
 		return EXIT_USAGE;
 	if (cookie_load(cfg->cookie_file, cfg->cookie, cookie, sizeof(cookie),
 			err, warn, &from) < 0)
 		return EXIT_USAGE;
 
-	if ((rc = known(&nn, err)) != EXIT_OK) {
+	if (!nn.port && (rc = known(&nn, err)) != EXIT_OK) {
 		sbuf_release(&from);
 		return rc;
 	}

@@ -180,6 +180,28 @@ static int opt_apply_what(struct config *cfg, enum opt_id id, const char *arg,
 	return 0;
 }
 
+/* Apply an option that says how to reach the node: 0, -1 with err, or 1
+ * if id is not one of them. */
+static int opt_apply_reach(struct config *cfg, enum opt_id id,
+			   const char *arg, struct sbuf *err)
+{
+	unsigned long v;
+	switch (id) {
+	case OPT_COOKIE_FILE: cfg->cookie_file = arg; return 0;
+	case OPT_COOKIE: cfg->cookie = arg; return 0;
+	case OPT_PORT:
+		if (parse_ulong("port", arg, 65535, &v, err) < 0 || v == 0) {
+			if (!err->len)
+				sbuf_addstr(err, "--port: a port from 1 to 65535");
+			return -1;
+		}
+		cfg->port = (int)v;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* Apply an option of the profiler: 0, -1 with err, or 1 if id is not one
  * of them. */
 static int opt_apply_profile(struct config *cfg, enum opt_id id,
@@ -237,6 +259,9 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 	if (what <= 0)
 		return what;
 	what = opt_apply_profile(cfg, id, arg, err);
+	if (what <= 0)
+		return what;
+	what = opt_apply_reach(cfg, id, arg, err);
 	if (what <= 0)
 		return what;
 
@@ -315,8 +340,6 @@ static int opt_apply(struct config *cfg, enum opt_id id, const char *arg,
 				  err) < 0)
 			return -1;
 		break;
-	case OPT_COOKIE_FILE: cfg->cookie_file = arg; break;
-	case OPT_COOKIE: cfg->cookie = arg; break;
 	case OPT_WORKERS:
 		if (parse_ulong(name, arg, 1024, &v, err) < 0)
 			return -1;
@@ -582,6 +605,11 @@ int opts_parse(int argc, char **argv, const char *conf_path,
 	if ((cfg->profile || cfg->profile_calls) && !cfg->events_set &&
 	    !cfg->chart)
 		cfg->counts = true;   /* the processes' counts, cheaply */
+	if (cfg->port && (cfg->nnodes != 1 || cfg->list || cfg->cluster)) {
+		sbuf_addstr(err, "--port is the port of the one node given; for "
+			    "more nodes, give each as NAME@HOST:PORT");
+		goto out;
+	}
 	if (cfg->cluster && !cfg->nnodes) {
 		sbuf_addstr(err, "--cluster needs a node to start from, e.g. "
 			    "beamscope --cluster myapp@host --batch");

@@ -58,6 +58,7 @@
 	X(ASCII,       "ascii",              0,   NULL,      1, "the view: draw rates and lines with ASCII characters only (default: Unicode where the locale is UTF-8)") \
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
+	X(PORT,        "port",               0,   "PORT",    0, "the node's distribution port: attach without asking epmd (a node started with -start_epmd false); NODE@HOST:PORT says the same") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      1, "NODE is a long name (name@host.domain)") \
 	X(LIST,        "list",               0,   NULL,      0, "list the nodes epmd knows on HOST (default: this host)") \
 	X(CLUSTER,     "cluster",            0,   NULL,      0, "also attach to every visible node the given nodes are connected to") \
@@ -136,6 +137,7 @@ struct config {
 	bool shed;                /* --on-limit shed */
 	int syntax;               /* --syntax: a term_syntax; -1: auto */
 	const char *cookie_file, *cookie;
+	int port;                 /* --port; 0: epmd's */
 	char *cookie_owned;     /* --cookie's copy; wiped when released */
 	int workers;
 	unsigned high_water;

@@ -696,3 +696,36 @@ void agent_gone_text(const struct agent *a, struct sbuf *out)
 		sbuf_addstr(out, ") and cleaned up");
 	}
 }
+
+/* At a port given rather than epmd's, the node's own name: another node
+ * could be listening there. */
+bool agent_send_name(struct agent *a)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_empty_list(&args);
+	bool ok = rpc_send(a, "erlang", "node", &args);
+	ei_x_free(&args);
+	return ok;
+}
+
+enum op_step agent_got_name(struct agent *a)
+{
+	int idx = 1;
+	char name[MAXATOMLEN_UTF8];
+	if (ei_decode_atom(a->rpc_reply.buff, &idx, name) < 0) {
+		sbuf_addf(&a->op.err, "node \"%s\" gave an odd answer to "
+			  "erlang:node(): ", a->conn->target);
+		reply_text(&a->rpc_reply, 1, NULL, &a->op.err);
+		return op_done(a, EXIT_REFUSED);
+	}
+	/* the part before '@': the host may be spelt another way */
+	size_t n = strcspn(a->conn->target, "@");
+	if (strncmp(name, a->conn->target, n) || name[n] != '@') {
+		sbuf_addf(&a->op.err, "port %d is node \"%s\", not \"%s\"; give "
+			  "the port of the node asked for", a->conn->port,
+			  name, a->conn->target);
+		return op_done(a, EXIT_REFUSED);
+	}
+	return ST_RELEASE;
+}

@@ -25,7 +25,7 @@
 
 static void lock_release(struct agent *a);
 
-static enum op_step op_done(struct agent *a, int rc)
+enum op_step op_done(struct agent *a, int rc)
 {
 	a->op.done = true;
 	a->op.rc = rc;
@@ -564,6 +564,7 @@ static const struct op_step_def {
 	bool (*send)(struct agent *a);       /* NULL: sent by the begin */
 	enum op_step (*got)(struct agent *a);
 } steps[ST_END] = {
+	[ST_NAME]     = { "asking for its name", WAIT_RPC, agent_send_name, agent_got_name },
 	/* the architecture too: its failures were always worded so */
 	[ST_RELEASE]  = { "asking for its release", WAIT_RPC, send_release, got_release },
 	[ST_ARCH]     = { "asking for its release", WAIT_RPC, send_arch, got_arch },
@@ -741,7 +742,7 @@ void agent_attach_begin(struct agent *a, const struct agent_opts *o)
 		op_done(a, EXIT_FAIL);
 		return;
 	}
-	op_enter(a, ST_RELEASE);
+	op_enter(a, a->conn->by_port ? ST_NAME : ST_RELEASE);
 }
 
 void agent_trace_begin(struct agent *a, const struct trace_spec *spec,

@@ -45,7 +45,7 @@ enum { RPC_TIMEOUT = -1, RPC_LOST = -2 };
  * step, or ST_END through op_done().
  */
 enum op_step {
-	ST_RELEASE, ST_ARCH, ST_ELIXIR,
+	ST_NAME, ST_RELEASE, ST_ARCH, ST_ELIXIR,
 	ST_LOCK_SPAWN, ST_LOCK_TIMER, ST_LOCK_TAKE, ST_LOCK_PAUSE,
 	ST_WHEREIS,
 	ST_LOADED, ST_OLD_CODE, ST_PAUSE,  /* the old session's code leaving */
@@ -77,4 +77,9 @@ int trace_decode(struct agent *a, struct trace_result *res, struct sbuf *err);
 void trace_encode(struct agent *a, const struct trace_spec *spec,
                   ei_x_buff *x);
 int request_send(struct agent *a, ei_x_buff *x);
+/* the attach's steps: one ends it with its status; the name of a node
+ * found at a port given (agent.c) */
+enum op_step op_done(struct agent *a, int rc);
+bool agent_send_name(struct agent *a);
+enum op_step agent_got_name(struct agent *a);
 #endif

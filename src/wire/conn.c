@@ -3,6 +3,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,49 @@ static void ei_once(void)
 	pthread_once(&ei_ready, ei_init_once);
 }
 
+/* ei tells a closed port from a refused cookie by neither its result
+ * nor its errno: these are what either gives */
+static bool auth_like(int e)
+{
+	return e == EIO || e == EPROTO || e == EACCES;
+}
+
+/* a connection that another address of the host may make */
+static bool try_next(int e)
+{
+	return e == ECONNREFUSED || e == ENETUNREACH || e == EHOSTUNREACH ||
+		e == EADDRNOTAVAIL || e == EAFNOSUPPORT;
+}
+
+/* The connection to port at each address of the host in turn: the
+ * descriptor, or -1 with erl_errno's value in *e. */
+static int connect_addrs(struct conn *c, const struct node_name *target,
+			 int port, unsigned tmo_ms, int *e, struct sbuf *err)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int gai = getaddrinfo(target->host, NULL, &hints, &res);
+	if (gai) {
+		sbuf_addf(err, "cannot resolve host \"%s\": %s; check the name "
+			  "after '@'", target->host, gai_strerror(gai));
+		return -2;
+	}
+	/* ei wants an IPv4 address: of it, sock.c takes only the port */
+	struct in_addr any = { .s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = -1;
+	*e = EHOSTUNREACH;
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		if (ai->ai_addrlen > sizeof(c->to.addr))
+			continue;
+		memcpy(&c->to.addr, ai->ai_addr, ai->ai_addrlen);
+		c->to.len = ai->ai_addrlen;
+		fd = ei_xconnect_host_port_tmo(&c->ec, &any, port, tmo_ms);
+		if (fd < 0 && !try_next(*e = erl_errno))
+			break;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
 enum conn_status conn_open(struct conn *c, const struct node_name *target,
 			   const char *cookie, unsigned tmo_ms, struct sbuf *err)
 {
@@ -47,6 +93,12 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	selfname_alive(alive, sizeof(alive));
 	snprintf(c->self_name, sizeof(c->self_name), "%s@%s", alive, host);
 	snprintf(c->target, sizeof(c->target), "%s", target->full);
+	int port = target->port;
+	if (!port && node_port(target->host, target->alive, &port) < 0) {
+		sbuf_addf(err, "node \"%s\" went away while connecting; is it "
+			  "running?", c->target);
+		return CONN_UNREACHABLE;
+	}
 	inet_aton("127.0.0.1", &ip);
 	/* every connection a new incarnation: a target that still holds an
 	 * earlier attempt of ours must not take this one for it */
@@ -54,41 +106,46 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid() ^
 			     (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) << 20)) | 4u;
 	redact_add(cookie);   /* whatever the target says, never shown */
-	if (ei_connect_xinit(&c->ec, host, alive, c->self_name,
-			     (Erl_IpAddr)&ip, cookie, creation) < 0) {
+	if (ei_connect_xinit_ussi(&c->ec, host, alive, c->self_name,
+				  (Erl_IpAddr)&ip, cookie, creation, &sock_tcp,
+				  sizeof(sock_tcp), &c->to) < 0) {
 		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);
 		return CONN_UNREACHABLE;
 	}
-	int fd = ei_connect_tmo(&c->ec, c->target, tmo_ms);
+	int e = 0;
+	int fd = connect_addrs(c, target, port, tmo_ms, &e, err);
+	if (fd == -2)
+		return CONN_UNREACHABLE;
 	if (fd < 0) {
-		int e = erl_errno, port;
-		/* ei tells a closed port from a refused cookie by neither
-		 * its result nor its errno: see whether anyone listens */
-		if ((e == EIO || e == EPROTO || e == EACCES) &&
-		    node_probe(target->host, target->alive, &port) < 0) {
-			e = errno;
-			if (port > 0)
-				sbuf_addf(err, "node \"%s\" is registered with epmd "
-					  "at port %d, but nothing accepts "
-					  "connections there (%s); has it hung, "
-					  "or is it still starting?", c->target,
-					  port, strerror(e));
+		if (auth_like(e) && node_accepts(target->host, port) < 0) {
+			if (target->port)
+				sbuf_addf(err, "node \"%s\": nothing accepts "
+					  "connections at port %d, the port given "
+					  "(%s); is it the node's distribution port "
+					  "(inet_dist_listen_min), and is the node "
+					  "running?", c->target, port,
+					  strerror(errno));
 			else
-				sbuf_addf(err, "node \"%s\" went away while "
-					  "connecting; is it running?", c->target);
+				sbuf_addf(err, "node \"%s\" is registered with "
+					  "epmd at port %d, but nothing accepts "
+					  "connections there (%s); has it hung, or "
+					  "is it still starting?", c->target, port,
+					  strerror(errno));
 			return CONN_UNREACHABLE;
 		}
-		if (e == EIO || e == EPROTO || e == EACCES) {
+		if (auth_like(e)) {
 			sbuf_addf(err, "node \"%s\" refused the cookie",
 				  c->target);
 			return CONN_AUTH;
 		}
-		sbuf_addf(err, "cannot connect to node \"%s\": %s; is it "
-			  "running, and reachable from here?", c->target,
-			  e == ETIMEDOUT ? "timed out" : strerror(e));
+		sbuf_addf(err, "cannot connect to node \"%s\" at port %d: %s; "
+			  "is it running, and reachable from here?", c->target,
+			  port, e == ETIMEDOUT ? "timed out" : strerror(e));
 		return CONN_UNREACHABLE;
 	}
 	c->fd = fd;
+	c->port = port;
+	c->by_port = target->port != 0;
 	return CONN_OK;
 }
 

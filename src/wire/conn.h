@@ -7,9 +7,11 @@
 #define BS_CONN_H
 
 #include <ei.h>
+#include <stdbool.h>
 
 #include "node.h"
 #include "sbuf.h"
+#include "sock.h"
 
 struct conn {
 	ei_cnode ec;
@@ -18,6 +20,9 @@ struct conn {
 	erlang_msg msg;
 	char self_name[600];
 	char target[520];
+	struct sock_to to;      /* where the socket connects (sock.c) */
+	int port;               /* the target's distribution port */
+	bool by_port;           /* ... given, not epmd's */
 };
 
 enum conn_status {

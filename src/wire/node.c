@@ -85,7 +85,24 @@ int node_name_parse(const char *arg, bool longnames, struct node_name *out,
 			return -1;
 		}
 		snprintf(out->host, sizeof(out->host), "%s", at + 1);
-		out->longnames = longnames || strchr(out->host, '.') != NULL;
+		/* HOST:PORT, a node without epmd; an IPv6 address has more
+		 * than one colon and no port */
+		char *colon = strchr(out->host, ':');
+		if (colon && !strchr(colon + 1, ':')) {
+			char *end;
+			long port = strtol(colon + 1, &end, 10);
+			if (colon == out->host || !colon[1] || *end ||
+			    port <= 0 || port > 65535) {
+				sbuf_addf(err, "bad node name \"%s\": expected "
+					  "NAME@HOST:PORT, PORT from 1 to 65535",
+					  arg);
+				return -1;
+			}
+			*colon = '\0';
+			out->port = (int)port;
+		}
+		/* a dotted name or an address, IPv6 included, is a long name */
+		out->longnames = longnames || strpbrk(out->host, ".:") != NULL;
 	} else {
 		out->longnames = longnames;
 		if (node_this_host(longnames, out->host, sizeof(out->host)) < 0) {
@@ -317,7 +334,7 @@ static int epmd_open(const char *host, struct sbuf *err)
 	return -1;
 }
 
-int node_probe(const char *host, const char *alive, int *port)
+int node_port(const char *host, const char *alive, int *port)
 {
 	struct sbuf err = SBUF_INIT;
 	*port = -1;
@@ -348,8 +365,13 @@ int node_probe(const char *host, const char *alive, int *port)
 		errno = ENOENT;
 		return -1;
 	}
+	return 0;
+}
+
+int node_accepts(const char *host, int port)
+{
 	int gai;
-	fd = tcp_open(host, *port, &gai);
+	int fd = tcp_open(host, port, &gai);
 	if (fd < 0)
 		return -1;
 	close(fd);

@@ -15,6 +15,7 @@ struct node_name {
 	char host[256];     /* part after '@' */
 	char full[520];     /* alive@host */
 	bool longnames;
+	int port;           /* the distribution's port; 0: ask epmd */
 };
 
 /*
@@ -46,10 +47,13 @@ int epmd_names(const char *host, char ***names, struct sbuf *err);
 void node_names_free(char **names);
 
 /*
- * Does the node called alive on host accept connections?  Asks epmd for
- * its port (in *port, -1 if epmd has none) and connects to it: 0, or -1
- * with errno.  For telling a refused cookie from a closed door.
+ * The port epmd on host has for the node called alive: 0 with *port, or
+ * -1 with errno (ENOENT: epmd does not know the name) and *port -1.
  */
-int node_probe(const char *host, const char *alive, int *port);
+int node_port(const char *host, const char *alive, int *port);
+
+/* Does anything accept connections at port on host?  0, or -1 with errno.
+ * For telling a refused cookie from a closed door. */
+int node_accepts(const char *host, int port);
 
 #endif

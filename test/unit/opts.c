@@ -114,7 +114,7 @@ int main(void)
 	struct sbuf err = SBUF_INIT;
 	struct node_name nn;
 
-	plan(42);
+	plan(46);
 
 	ok(parse(&cfg, &err, "demo", "--batch", NULL) == 0, "plain batch parses");
 	ok(cfg.kinds == KIND_DEFAULT && cfg.duration == 10 &&
@@ -183,6 +183,21 @@ int main(void)
 	ok(node_name_parse("de mo@h", false, &nn, &err) < 0, "space refused");
 	ok(node_name_parse("@h", false, &nn, &err) < 0, "empty name refused");
 	ok(node_name_parse("a@", false, &nn, &err) < 0, "empty host refused");
+	ok(node_name_parse("demo@box:9100", false, &nn, &err) == 0 &&
+	   nn.port == 9100 && !strcmp(nn.host, "box") &&
+	   !strcmp(nn.full, "demo@box") && !nn.longnames, "HOST:PORT");
+	ok(node_name_parse("demo@::1", false, &nn, &err) == 0 && nn.port == 0 &&
+	   !strcmp(nn.host, "::1") && nn.longnames,
+	   "an IPv6 address: no port, a long name");
+	ok(node_name_parse("demo@10.0.0.1:4370", false, &nn, &err) == 0 &&
+	   nn.port == 4370 && !strcmp(nn.full, "demo@10.0.0.1") && nn.longnames,
+	   "an IPv4 address and a port");
+	ok(node_name_parse("demo@box:0", false, &nn, &err) < 0 &&
+	   node_name_parse("demo@box:65536", false, &nn, &err) < 0 &&
+	   node_name_parse("demo@box:", false, &nn, &err) < 0 &&
+	   node_name_parse("demo@:9100", false, &nn, &err) < 0 &&
+	   node_name_parse("demo@box:91x", false, &nn, &err) < 0,
+	   "bad ports refused");
 
 	int seen = 0;
 	for (int i = 0; i < OPT__COUNT; i++)

@@ -1,0 +1,21 @@
+/*
+ * sock: the sockets ei's distribution connection runs on, given to ei as
+ * its socket callbacks.  ei's own sockets are TCP over IPv4 to an address
+ * it resolves itself; these connect to an address resolved here, IPv4 or
+ * IPv6, at the port ei is told (by epmd, or the one given).
+ */
+#ifndef BS_SOCK_H
+#define BS_SOCK_H
+
+#include <ei.h>
+#include <sys/socket.h>
+
+/* Where a connection goes: the setup context of an ei_cnode. */
+struct sock_to {
+	struct sockaddr_storage addr;   /* the port is ei's */
+	socklen_t len;
+};
+
+extern ei_socket_callbacks sock_tcp;
+
+#endif
