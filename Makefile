@@ -62,7 +62,7 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -D_REENTRANT $(LAYER_INC) -I$(EI_INCLUDE) -MMD -MP
 	-DBS_OTP_ARCH='"$(OTP_ARCH)"'
 CFLAGS_ALL := -std=c11 $(WARN) $(SAN) $(CFLAGS) $(CPPFLAGS_ALL) $(CPPFLAGS)
 LDFLAGS_ALL := $(SAN) $(LDFLAGS)
-LIBS := -L$(EI_LIB) -lei -lcjson -lpthread
+LIBS := -L$(EI_LIB) -lei -lcjson -lssl -lcrypto -lpthread
 UI_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) -lreadline
 UI_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null) -Iui
 

@@ -10,7 +10,7 @@
 _beamscope_options='--batch --output --open --record --events --pids --call --match --follow
 	--duration --max-events --payload-bytes --rate --on-limit --syntax --counts
 	--interval --gen-calls --slower-than --stuck --chart --profile --profile-out
-	--profile-rate --profile-budget --profile-calls --alarm --summary --node-stats --ascii --cookie-file --cookie --port --longnames --list --cluster
+	--profile-rate --profile-budget --profile-calls --alarm --summary --node-stats --ascii --cookie-file --cookie --port --ssl-dist-optfile --tls-cert --tls-key --tls-ca --tls-verify --longnames --list --cluster
 	--reconnect --ring --workers
 	--high-water --dependency-timeout --take-over --legacy --exact --quiet --no-config --help --version'
 
@@ -21,7 +21,7 @@ _beamscope_takes_arg()
 	--output|-o|--open|--record|--events|-e|--pids|-p|--call|-c|--match|--follow|-f|--duration|-d|\
 	--max-events|-n|--payload-bytes|--rate|-r|--on-limit|--syntax|--interval|\
 	--slower-than|--stuck|--chart|--profile-out|--profile-rate|--profile-budget|--profile-calls|--alarm|\
-	--cookie-file|--cookie|--port|--ring|--workers|--high-water|--dependency-timeout)
+	--cookie-file|--cookie|--port|--ssl-dist-optfile|--tls-cert|--tls-key|--tls-ca|--tls-verify|--ring|--workers|--high-water|--dependency-timeout)
 		return 0 ;;
 	esac
 	return 1
@@ -158,9 +158,11 @@ _beamscope()
 			COMPREPLY=($(compgen -P "$pre" -W 'auto erlang elixir' -- "$cur")) ;;
 		--chart)
 			COMPREPLY=($(compgen -P "$pre" -W 'plantuml mermaid' -- "$cur")) ;;
+		--tls-verify)
+			COMPREPLY=($(compgen -P "$pre" -W 'verify_peer verify_none' -- "$cur")) ;;
 		--pids|-p)
 			COMPREPLY=($(compgen -P "$pre" -W 'all new existing' -- "$cur")) ;;
-		--output|-o|--open|--record|--cookie-file|--profile-out)
+		--output|-o|--open|--record|--cookie-file|--profile-out|--ssl-dist-optfile|--tls-cert|--tls-key|--tls-ca)
 			compopt -o filenames 2>/dev/null
 			COMPREPLY=($(compgen -f -- "$cur")) ;;
 		esac

@@ -47,7 +47,7 @@ end
 function __beamscope_takes_arg
     contains -- $argv[1] -o --output --open --record -e --events -p --pids -c --call --match \
         -f --follow -d --duration -n --max-events --payload-bytes -r --rate \
-        --on-limit --syntax --interval --slower-than --stuck --chart --profile-out --profile-rate --profile-budget --profile-calls --alarm --cookie-file --cookie --port --ring --workers \
+        --on-limit --syntax --interval --slower-than --stuck --chart --profile-out --profile-rate --profile-budget --profile-calls --alarm --cookie-file --cookie --port --ssl-dist-optfile --tls-cert --tls-key --tls-ca --tls-verify --ring --workers \
         --high-water --dependency-timeout
 end
 
@@ -113,6 +113,11 @@ complete -c beamscope -l ascii -d 'the view: draw rates and lines with ASCII cha
 complete -c beamscope -l cookie-file -r -F -d 'read the cookie from FILE'
 complete -c beamscope -l cookie -x -d 'the cookie itself (prefer --cookie-file)'
 complete -c beamscope -l port -x -d 'the node distribution port, without epmd'
+complete -c beamscope -l ssl-dist-optfile -r -F -d 'the node TLS distribution options file'
+complete -c beamscope -l tls-cert -r -F -d 'TLS: our certificate'
+complete -c beamscope -l tls-key -r -F -d 'TLS: its private key'
+complete -c beamscope -l tls-ca -r -F -d 'TLS: the CA of the node certificate'
+complete -c beamscope -l tls-verify -x -a 'verify_peer verify_none' -d 'TLS: check the node certificate'
 complete -c beamscope -s l -l longnames -d 'NODE is a long name'
 complete -c beamscope -l list -d 'list the nodes epmd knows on HOST'
 complete -c beamscope -l cluster -d 'also attach to every visible node the given nodes are connected to'

@@ -52,7 +52,7 @@ int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 		}
 		if (n->conn.fd < 0 || n->state == SN_LOST)
 			continue;
-		pfd[np].fd = n->conn.fd;
+		pfd[np].fd = conn_poll_fd(&n->conn);
 		pfd[np].events = POLLIN;
 		pfd[np].revents = 0;
 		np++;
@@ -63,7 +63,8 @@ int session_pollfds(struct session *s, struct pollfd *pfd, int max)
 static struct snode *node_of_fd(struct session *s, int fd)
 {
 	for (int i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].conn.fd == fd && s->nodes[i].state != SN_LOST &&
+		if (s->nodes[i].conn.fd >= 0 && conn_poll_fd(&s->nodes[i].conn) == fd &&
+		    s->nodes[i].state != SN_LOST &&
 		    s->nodes[i].state != SN_CONNECTING)
 			return &s->nodes[i];
 	return NULL;

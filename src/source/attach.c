@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "exitcode.h"
+#include "distopt.h"
 #include "node.h"
+#include <stdio.h>
 
 #define CONNECT_TMO_MS 5000
 
@@ -55,6 +57,37 @@ int attach_known(const struct config *cfg, const char *node, struct sbuf *err)
 	return nn.port ? EXIT_OK : known(&nn, err);
 }
 
+/* The TLS settings: the options file, then what the command line says
+ * one by one.  0, or -1 with err. */
+static int tls_opts(const struct config *cfg, struct distopt *o,
+		    struct sbuf *err)
+{
+	memset(o, 0, sizeof(*o));
+	if (cfg->ssl_optfile && distopt_read_file(cfg->ssl_optfile, o, err) < 0)
+		return -1;
+	const struct { const char *v; char *to; size_t n; } files[] = {
+		{ cfg->tls_cert, o->cert, sizeof(o->cert) },
+		{ cfg->tls_key, o->key, sizeof(o->key) },
+		{ cfg->tls_ca, o->ca, sizeof(o->ca) },
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!files[i].v)
+			continue;
+		if (strlen(files[i].v) >= files[i].n) {
+			sbuf_addf(err, "TLS: the file name \"%.40s...\" is too long",
+				  files[i].v);
+			return -1;
+		}
+		snprintf(files[i].to, files[i].n, "%s", files[i].v);
+		o->on = true;
+	}
+	if (cfg->tls_verify) {
+		o->verify_none = cfg->tls_verify == 2;
+		o->on = true;
+	}
+	return 0;
+}
+
 /* Name, epmd and cookie checks, then the connection.  EXIT_* code. */
 int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 		   struct sbuf *err, struct sbuf *warn)
@@ -75,7 +108,15 @@ int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 		return rc;
 	}
 
-	enum conn_status cs = conn_open(c, &nn, cookie, CONNECT_TMO_MS, err);
+	struct distopt tls;
+	if (tls_opts(cfg, &tls, err) < 0) {
+		memset(cookie, 0, sizeof(cookie));
+		sbuf_release(&from);
+		return EXIT_USAGE;
+	}
+	enum conn_status cs = conn_open(c, &nn, cookie, &tls, CONNECT_TMO_MS,
+					err);
+	memset(&tls.password, 0, sizeof(tls.password));
 	memset(cookie, 0, sizeof(cookie));
 	if (cs == CONN_AUTH)
 		sbuf_addf(err, " from %s; pass the target's with --cookie-file "
@@ -85,6 +126,8 @@ int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 	sbuf_release(&from);
 	if (cs == CONN_AUTH)
 		return EXIT_AUTH;
+	if (cs == CONN_CONFIG)
+		return EXIT_USAGE;
 	if (cs != CONN_OK)
 		return EXIT_CONNECT;
 	return EXIT_OK;

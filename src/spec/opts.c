@@ -197,6 +197,18 @@ static int opt_apply_reach(struct config *cfg, enum opt_id id,
 		}
 		cfg->port = (int)v;
 		return 0;
+	case OPT_SSL_DIST_OPTFILE: cfg->ssl_optfile = arg; return 0;
+	case OPT_TLS_CERT: cfg->tls_cert = arg; return 0;
+	case OPT_TLS_KEY: cfg->tls_key = arg; return 0;
+	case OPT_TLS_CA: cfg->tls_ca = arg; return 0;
+	case OPT_TLS_VERIFY:
+		if (strcmp(arg, "verify_peer") && strcmp(arg, "verify_none")) {
+			sbuf_addf(err, "--tls-verify \"%s\": verify_peer or "
+				  "verify_none", arg);
+			return -1;
+		}
+		cfg->tls_verify = strcmp(arg, "verify_none") ? 1 : 2;
+		return 0;
 	default:
 		return 1;
 	}

@@ -59,6 +59,11 @@
 	X(COOKIE_FILE, "cookie-file",        0,   "FILE",    1, "read the cookie from FILE (default: ~/.erlang.cookie)") \
 	X(COOKIE,      "cookie",             0,   "COOKIE",  0, "the cookie itself (blanked in ps once read; --cookie-file is safer)") \
 	X(PORT,        "port",               0,   "PORT",    0, "the node's distribution port: attach without asking epmd (a node started with -start_epmd false); NODE@HOST:PORT says the same") \
+	X(SSL_DIST_OPTFILE, "ssl-dist-optfile", 0, "FILE",  1, "the node's distribution runs over TLS (inet_tls): the options file it was started with (its client part: certfile, keyfile, cacertfile, verify, server_name_indication)") \
+	X(TLS_CERT,    "tls-cert",           0,   "FILE",    1, "TLS: beamscope's certificate (PEM), shown to a node that asks for one") \
+	X(TLS_KEY,     "tls-key",            0,   "FILE",    1, "TLS: the certificate's private key (default: in --tls-cert's file)") \
+	X(TLS_CA,      "tls-ca",             0,   "FILE",    1, "TLS: the CA certificates the node's certificate must be signed by") \
+	X(TLS_VERIFY,  "tls-verify",         0,   "MODE",    1, "TLS: verify_peer (the default: the node's certificate, and its host name) or verify_none") \
 	X(LONGNAMES,   "longnames",          'l', NULL,      1, "NODE is a long name (name@host.domain)") \
 	X(LIST,        "list",               0,   NULL,      0, "list the nodes epmd knows on HOST (default: this host)") \
 	X(CLUSTER,     "cluster",            0,   NULL,      0, "also attach to every visible node the given nodes are connected to") \
@@ -138,6 +143,9 @@ struct config {
 	int syntax;               /* --syntax: a term_syntax; -1: auto */
 	const char *cookie_file, *cookie;
 	int port;                 /* --port; 0: epmd's */
+	const char *ssl_optfile;  /* --ssl-dist-optfile */
+	const char *tls_cert, *tls_key, *tls_ca;
+	int tls_verify;           /* 0: as the file says; 1 verify_peer; 2 none */
 	char *cookie_owned;     /* --cookie's copy; wiped when released */
 	int workers;
 	unsigned high_water;

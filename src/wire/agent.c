@@ -306,7 +306,7 @@ static void dispatch(struct agent *a)
 enum pump_result agent_pump(struct agent *a, int ms)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = a->conn->fd, .events = POLLIN },
+		{ .fd = conn_poll_fd(a->conn), .events = POLLIN },
 		{ .fd = sig_fd(), .events = POLLIN },
 	};
 	if (a->conn->fd < 0)
@@ -339,7 +339,7 @@ enum pump_result agent_read(struct agent *a, int budget)
 			 * sample's round trip ends when its reply is read */
 			agent_op_step(a);
 		}
-		struct pollfd more = { .fd = a->conn->fd, .events = POLLIN };
+		struct pollfd more = { .fd = conn_poll_fd(a->conn), .events = POLLIN };
 		if (poll(&more, 1, 0) <= 0)
 			break;
 	}

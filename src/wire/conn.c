@@ -15,11 +15,16 @@
 
 #include "redact.h"
 #include "selfname.h"
+#include "tls.h"
+
+/* a node that answers TLS answers at once */
+#define TLS_PROBE_MS 1500
 
 void conn_init(struct conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->to.ready_fd = -1;
 	ei_x_new(&c->rx);
 }
 
@@ -80,7 +85,8 @@ static int connect_addrs(struct conn *c, const struct node_name *target,
 }
 
 enum conn_status conn_open(struct conn *c, const struct node_name *target,
-			   const char *cookie, unsigned tmo_ms, struct sbuf *err)
+			   const char *cookie, const struct distopt *tls,
+			   unsigned tmo_ms, struct sbuf *err)
 {
 	char host[256], alive[64];
 	struct in_addr ip;
@@ -106,9 +112,13 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	unsigned creation = ((unsigned)time(NULL) ^ (unsigned)getpid() ^
 			     (__atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED) << 20)) | 4u;
 	redact_add(cookie);   /* whatever the target says, never shown */
+	tls_release(&c->to);  /* an attempt before this one's */
+	if (tls && tls->on && tls_setup(&c->to, tls, target->host, err) < 0)
+		return CONN_CONFIG;
+	ei_socket_callbacks *cbs = c->to.tls ? &sock_tls : &sock_tcp;
 	if (ei_connect_xinit_ussi(&c->ec, host, alive, c->self_name,
-				  (Erl_IpAddr)&ip, cookie, creation, &sock_tcp,
-				  sizeof(sock_tcp), &c->to) < 0) {
+				  (Erl_IpAddr)&ip, cookie, creation, cbs,
+				  sizeof(*cbs), &c->to) < 0) {
 		sbuf_addf(err, "cannot set up node \"%s\"", c->self_name);
 		return CONN_UNREACHABLE;
 	}
@@ -116,6 +126,25 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	int fd = connect_addrs(c, target, port, tmo_ms, &e, err);
 	if (fd == -2)
 		return CONN_UNREACHABLE;
+	if (fd < 0 && c->to.err[0]) {
+		const char *e2 = c->to.err;
+		sbuf_addf(err, "TLS with node \"%s\" at port %d: %s%s", c->target,
+			  port, e2, strstr(e2, "certificate required") ||
+			  ((!tls || !tls->cert[0]) && strstr(e2, "handshake failure")) ?
+			  "; the node wants a certificate of ours: give "
+			  "--tls-cert and --tls-key" : strstr(e2, "did not verify") &&
+			  !strstr(e2, "expired") ? "; is --tls-ca the CA that "
+			  "signed the node's certificate?" : "");
+		return CONN_UNREACHABLE;
+	}
+	if (fd < 0 && !c->to.tls && auth_like(e) &&
+	    tls_answers(target->host, port, TLS_PROBE_MS)) {
+		sbuf_addf(err, "node \"%s\" runs its distribution over TLS "
+			  "(inet_tls), and this was plain TCP: give "
+			  "--ssl-dist-optfile FILE (the node's), or --tls-ca, "
+			  "--tls-cert and --tls-key", c->target);
+		return CONN_UNREACHABLE;
+	}
 	if (fd < 0) {
 		if (auth_like(e) && node_accepts(target->host, port) < 0) {
 			if (target->port)
@@ -160,7 +189,13 @@ void conn_close(struct conn *c)
 void conn_release(struct conn *c)
 {
 	conn_close(c);
+	tls_release(&c->to);
 	ei_x_free(&c->rx);
+}
+
+int conn_poll_fd(const struct conn *c)
+{
+	return c->fd < 0 ? -1 : sock_poll_fd(&c->to, c->fd);
 }
 
 erlang_pid *conn_self(struct conn *c)

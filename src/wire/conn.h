@@ -11,6 +11,7 @@
 
 #include "node.h"
 #include "sbuf.h"
+#include "distopt.h"
 #include "sock.h"
 
 struct conn {
@@ -29,12 +30,16 @@ enum conn_status {
 	CONN_OK = 0,
 	CONN_UNREACHABLE,       /* no epmd, unknown node, network */
 	CONN_AUTH,              /* handshake refused: cookie */
+	CONN_CONFIG,            /* TLS settings that cannot be used */
 };
 
 void conn_init(struct conn *c);
 /* Connect to target; on failure err holds a one-line message. */
 enum conn_status conn_open(struct conn *c, const struct node_name *target,
-			   const char *cookie, unsigned tmo_ms, struct sbuf *err);
+			   const char *cookie, const struct distopt *tls,
+			   unsigned tmo_ms, struct sbuf *err);
+/* What to poll for the next message (TLS may hold it already), or -1. */
+int conn_poll_fd(const struct conn *c);
 void conn_close(struct conn *c);
 void conn_release(struct conn *c);
 

@@ -1,5 +1,6 @@
 /* sock: TCP over IPv4 or IPv6 for ei's distribution connection. */
 #include "sock.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -153,3 +154,8 @@ ei_socket_callbacks sock_tcp = {
 	.accept_handshake_complete = s_handshake_done,
 	.get_fd = s_get_fd,
 };
+
+int sock_poll_fd(const struct sock_to *to, int fd)
+{
+	return to->tls && to->live && tls_pending(to->live) ? to->ready_fd : fd;
+}

@@ -14,8 +14,19 @@
 struct sock_to {
 	struct sockaddr_storage addr;   /* the port is ei's */
 	socklen_t len;
+	/* TLS (tls.c): the context, the name the node's certificate must
+	 * hold (empty: not checked), what went wrong */
+	void *tls;
+	char host[256];
+	char err[320];
+	void *live;                     /* the connection's socket context */
+	int ready_fd;                   /* always readable; -1: none */
 };
 
 extern ei_socket_callbacks sock_tcp;
+
+/* What to poll for the connection's next message: its socket, or
+ * ready_fd while TLS holds bytes already read. */
+int sock_poll_fd(const struct sock_to *to, int fd);
 
 #endif

@@ -133,6 +133,12 @@ void conn_release(struct conn *c)
 	conn_close(c);
 }
 
+/* a fake node's pipe is all there is to poll */
+int conn_poll_fd(const struct conn *c)
+{
+	return c->fd;
+}
+
 int attach_connect(const struct config *cfg, const char *node, struct conn *c,
 		   struct sbuf *err, struct sbuf *warn)
 {
