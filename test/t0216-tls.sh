@@ -37,7 +37,7 @@ expired() {
 		-enddate 20200201000000Z -notext 2>/dev/null
 }
 ca ca && ca other &&
-cert node ca "subjectAltName=DNS:$HOST,DNS:localhost,IP:127.0.0.1" &&
+cert node ca "subjectAltName=DNS:$HOST,DNS:localhost,IP:127.0.0.1,IP:::1" &&
 cert client ca && expired old ca || { echo "openssl could not make the certificates"; exit 1; }
 
 # the node's options file: the server part checks ours, the client part
@@ -94,6 +94,17 @@ test_expect_success 'the same given one by one, events traced' '
 	kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 && target_clean 3
 '
 
+test_expect_success 'the options file named in the config file' '
+	mkdir -p "$HOME/.config/beamscope" &&
+	echo "ssl-dist-optfile = $T/dist.conf" >"$HOME/.config/beamscope/config" &&
+	"$BEAMSCOPE" "$TLS_NODE" --batch --cookie-file "$COOKIE_FILE" --counts \
+		--duration 1 >out 2>err; rc=$?
+	rm -f "$HOME/.config/beamscope/config"
+	cat err && expect "$rc" -eq 0 && grep -q "attached to" err &&
+	jq -s -e ".[-1].type == \"summary\"" out >/dev/null &&
+	target_clean 3
+'
+
 test_expect_success 'a CA that did not sign the node: its own line, clean' '
 	attach_fails 3 "the node'"'"'s certificate did not verify" \
 		--tls-ca "$T/other.pem" --tls-cert "$T/client.pem" --tls-key "$T/client.key" &&
@@ -131,7 +142,26 @@ test_expect_success 'settings that cannot be used: one line, exit 2' '
 	expect_usage "$TLS_NODE" --tls-verify maybe --batch
 '
 
-unset NODE_EVAL_DIR
+stop_node "$TLS_PID"
+
+# TLS over IPv6 (inet6_tls) on ::1 alone: the certificate checked against
+# the address
+mkdir -p "$TRASH/ev6"
+NODE_EVAL_DIR=$TRASH/ev6 LONGNAMES=1 NODE_HOST=::1
+start_node bstls6 -proto_dist inet6_tls -ssl_dist_optfile "$T/dist.conf" \
+	-kernel inet_dist_use_interface '{0,0,0,0,0,0,0,1}' \
+	-eval "bs_fileeval:start(\"$TRASH/ev6\")" || exit 1
+test_expect_success 'inet6_tls on ::1: attach, the address checked, clean' '
+	BS_NODE=$NODE_FULL bs_start --ssl-dist-optfile "$T/dist.conf" --counts \
+		--interval 0.3 --duration 0 && bs_wait_attached &&
+	res=$(node_eval "{S, T} = bs_work:sink(100, 1), pid_to_list(T).") &&
+	sender=$(echo "$res" | tr -d "\"") &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
+	jqs -e --arg t "$sender" "[.[] | select(.pid == \$t)] | last | .sends == 100" &&
+	target_clean 3
+'
+stop_node
+unset NODE_EVAL_DIR LONGNAMES NODE_HOST
 start_node bsplain || exit 1
 test_expect_success 'TLS asked of a plain node: its own line' '
 	"$BEAMSCOPE" "$NODE" --batch --cookie-file "$COOKIE_FILE" --duration 1 \
