@@ -324,6 +324,22 @@ bs_start() {
 }
 
 # Wait until beamscope says it is tracing.
+# counts_exact: the beamscope of bs_start (BS_NODE), run with --counts,
+# counts bs_work:sink's 1000 sends and 1001 receives exactly, and leaves
+# the node clean
+counts_exact() {
+	bs_wait_attached &&
+	res=$(node_eval "{S, T} = bs_work:sink(1000, 10), pid_to_list(S) ++ \" \" ++ pid_to_list(T).") &&
+	sink=$(echo "$res" | tr -d "\"" | cut -d" " -f1) &&
+	sender=$(echo "$res" | tr -d "\"" | cut -d" " -f2) &&
+	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
+	jqs -e --arg s "$sink" "[.[] | select(.pid == \$s)] | last |
+		.sends == 2 and .receives == 1001 and .spawns == 10" &&
+	jqs -e --arg t "$sender" "[.[] | select(.pid == \$t)] | last |
+		.sends == 1000 and .receives == 0" &&
+	target_clean 3
+}
+
 bs_wait_attached() {
 	for _ in $(seq 1 100); do
 		grep -q 'attached to' "$TRASH/bs.err" 2>/dev/null && return 0

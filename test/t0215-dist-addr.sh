@@ -13,21 +13,6 @@ free_port() {
 	done
 }
 
-# counts_exact: beamscope (bs_start, BS_NODE) counts bs_work:sink's 1000
-# sends and 1001 receives exactly, and leaves the node clean
-counts_exact() {
-	bs_wait_attached &&
-	res=$(node_eval "{S, T} = bs_work:sink(1000, 10), pid_to_list(S) ++ \" \" ++ pid_to_list(T).") &&
-	sink=$(echo "$res" | tr -d "\"" | cut -d" " -f1) &&
-	sender=$(echo "$res" | tr -d "\"" | cut -d" " -f2) &&
-	sleep 1 && kill -INT "$BS_PID" && bs_wait && expect "$BS_RC" -eq 0 &&
-	jqs -e --arg s "$sink" "[.[] | select(.pid == \$s)] | last |
-		.sends == 2 and .receives == 1001 and .spawns == 10" &&
-	jqs -e --arg t "$sender" "[.[] | select(.pid == \$t)] | last |
-		.sends == 1000 and .receives == 0" &&
-	target_clean 3
-}
-
 # --- IPv6 alone: inet6_tcp listening on ::1, the long name bsv6_...@::1
 mkdir -p "$TRASH/ev6"
 LONGNAMES=1 NODE_HOST=::1 NODE_EVAL_DIR=$TRASH/ev6

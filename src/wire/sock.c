@@ -16,6 +16,25 @@ struct sock_ctx {
 	struct sock_to *to;
 };
 
+void sock_dest(const struct sock_to *to, const void *ei_addr,
+	       struct sockaddr_storage *out)
+{
+	in_port_t port = ((const struct sockaddr_in *)ei_addr)->sin_port;
+	*out = to->addr;
+	if (out->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)out)->sin6_port = port;
+	else
+		((struct sockaddr_in *)out)->sin_port = port;
+}
+
+int sock_tune(int fd)
+{
+	int one = 1;
+	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) < 0 ?
+		-1 : 0;
+}
+
 static int fail(void)
 {
 	return errno ? errno : EIO;
@@ -70,12 +89,8 @@ static int s_connect(void *ctx, void *addr, int len, unsigned tmo)
 	(void)tmo;
 	if (len < (int)sizeof(struct sockaddr_in))
 		return EINVAL;
-	in_port_t port = ((const struct sockaddr_in *)addr)->sin_port;
-	struct sockaddr_storage to = s->to->addr;
-	if (to.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&to)->sin6_port = port;
-	else
-		((struct sockaddr_in *)&to)->sin_port = port;
+	struct sockaddr_storage to;
+	sock_dest(s->to, addr, &to);
 	return connect(s->fd, (struct sockaddr *)&to, s->to->len) < 0 ? fail() : 0;
 }
 
@@ -121,15 +136,9 @@ static int s_header_size(void *ctx, int *sz)
 	return 0;
 }
 
-/* small messages go at once, and a peer that vanished is noticed */
 static int s_handshake_done(void *ctx)
 {
-	struct sock_ctx *s = ctx;
-	int one = 1;
-	if (setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
-	    setsockopt(s->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)) < 0)
-		return fail();
-	return 0;
+	return sock_tune(((struct sock_ctx *)ctx)->fd) < 0 ? fail() : 0;
 }
 
 static int s_get_fd(void *ctx, int *fd)

@@ -25,6 +25,14 @@ struct sock_to {
 
 extern ei_socket_callbacks sock_tcp;
 
+/* Where ei's connect goes: to's address, at the port of ei's address. */
+void sock_dest(const struct sock_to *to, const void *ei_addr,
+	       struct sockaddr_storage *out);
+
+/* Small messages go at once, and a peer that vanished is noticed: 0, or
+ * -1 with errno. */
+int sock_tune(int fd);
+
 /* What to poll for the connection's next message: its socket, or
  * ready_fd while TLS holds bytes already read. */
 int sock_poll_fd(const struct sock_to *to, int fd);

@@ -181,12 +181,8 @@ static int t_connect(void *ctx, void *addr, int len, unsigned tmo)
 	struct tls_conn *t = ctx;
 	if (len < (int)sizeof(struct sockaddr_in))
 		return EINVAL;
-	struct sockaddr_storage to = t->to->addr;
-	in_port_t port = ((const struct sockaddr_in *)addr)->sin_port;
-	if (to.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&to)->sin6_port = port;
-	else
-		((struct sockaddr_in *)&to)->sin_port = port;
+	struct sockaddr_storage to;
+	sock_dest(t->to, addr, &to);
 	if (connect(t->fd, (struct sockaddr *)&to, t->to->len) < 0) {
 		if (errno != EINPROGRESS)
 			return errno;
@@ -243,11 +239,7 @@ static int t_header_size(void *ctx, int *sz)
 
 static int t_handshake_done(void *ctx)
 {
-	struct tls_conn *t = ctx;
-	int one = 1;
-	setsockopt(t->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(t->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	return 0;
+	return sock_tune(((struct tls_conn *)ctx)->fd) < 0 ? errno : 0;
 }
 
 static int t_get_fd(void *ctx, int *fd)
