@@ -37,13 +37,15 @@ static int known(const struct node_name *nn, struct sbuf *err)
 	return found ? EXIT_OK : EXIT_CONNECT;
 }
 
-/* NODE as given, and --port for a node given without one */
+/* NODE as given, and --port for the one node it was given with (not a
+ * node :attach names later, nor one found on the way) */
 static int parse(const struct config *cfg, const char *node,
 		 struct node_name *nn, struct sbuf *err)
 {
 	if (node_name_parse(node, cfg->longnames, nn, err) < 0)
 		return -1;
-	if (!nn->port)
+	if (!nn->port && cfg->port && cfg->nnodes == 1 &&
+	    !strcmp(node, cfg->nodes[0]))
 		nn->port = cfg->port;
 	return 0;
 }

@@ -84,6 +84,20 @@ static int connect_addrs(struct conn *c, const struct node_name *target,
 	return fd;
 }
 
+/* What to do about a TLS failure, after it: "" if nothing to say.  A
+ * node that wants our certificate says "certificate required" (TLS 1.3)
+ * or only "handshake failure" (1.2). */
+static const char *tls_hint(const char *why, bool have_cert)
+{
+	if (strstr(why, "certificate required") ||
+	    (!have_cert && strstr(why, "handshake failure")))
+		return "; the node wants a certificate of ours: give --tls-cert "
+			"and --tls-key";
+	if (strstr(why, "did not verify") && !strstr(why, "expired"))
+		return "; is --tls-ca the CA that signed the node's certificate?";
+	return "";
+}
+
 enum conn_status conn_open(struct conn *c, const struct node_name *target,
 			   const char *cookie, const struct distopt *tls,
 			   unsigned tmo_ms, struct sbuf *err)
@@ -127,14 +141,8 @@ enum conn_status conn_open(struct conn *c, const struct node_name *target,
 	if (fd == -2)
 		return CONN_UNREACHABLE;
 	if (fd < 0 && c->to.err[0]) {
-		const char *e2 = c->to.err;
 		sbuf_addf(err, "TLS with node \"%s\" at port %d: %s%s", c->target,
-			  port, e2, strstr(e2, "certificate required") ||
-			  ((!tls || !tls->cert[0]) && strstr(e2, "handshake failure")) ?
-			  "; the node wants a certificate of ours: give "
-			  "--tls-cert and --tls-key" : strstr(e2, "did not verify") &&
-			  !strstr(e2, "expired") ? "; is --tls-ca the CA that "
-			  "signed the node's certificate?" : "");
+			  port, c->to.err, tls_hint(c->to.err, tls && tls->cert[0]));
 		return CONN_UNREACHABLE;
 	}
 	if (fd < 0 && !c->to.tls && auth_like(e) &&
